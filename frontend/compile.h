@@ -1,0 +1,34 @@
+// compile.h - the front end's public API: a kernel source file -> Kernel IR -> isa::Program.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/kernel.h"
+#include "isa/program.h"
+#include "isa/target.h"
+
+namespace nkisim::frontend {
+
+struct TensorArgSpec {  // what an input tensor looks like (the kernel is specialised on it)
+  isa::DType dtype = isa::DType::float32;
+  std::vector<int64_t> shape;
+};
+
+struct CompileOptions {
+  std::string kernel_name;              // -k; empty = the only @nki.jit function in the file
+  std::string target = "trn2";          // trn1 | trn2 | trn3
+  std::vector<TensorArgSpec> inputs;    // bound in order to the kernel's tensor parameters
+  // --arg NAME=VALUE: VALUE is a Python literal (int, float, bool, None, string, tuple/list of those).
+  std::vector<std::pair<std::string, std::string>> args;
+  std::vector<std::string> include_dirs;  // -I search paths for the kernel's own imports
+};
+
+// Parses and evaluates the kernel's meta-program. Tensor parameters are the kernel parameters that have
+// no default and no --arg value, in signature order. Throws nkisim::Error located in the source.
+ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts);
+
+// compile_to_ir, then the back end (ir::lower) for the target.
+isa::Program compile(const std::string& path, const CompileOptions& opts, const isa::TargetDesc& target);
+
+}  // namespace nkisim::frontend

@@ -1,0 +1,108 @@
+// access.cpp - lowering ir::View to isa::AccessPattern, with the operand rules of the instruction table.
+#include <string>
+
+#include "ir/passes.h"
+
+namespace nkisim::ir {
+namespace {
+
+std::string opname(const Op& op, int slot) {
+  const isa::InstrInfo& in = isa::info(op.opcode);
+  return std::string(in.mnemonic) + ": operand '" + in.operands[slot].name + "'";
+}
+
+// Drops size-1 dims and merges an outer dim into the next inner one when they are contiguous.
+std::vector<ViewDim> canonical_free_dims(const std::vector<ViewDim>& dims, size_t first) {
+  std::vector<ViewDim> out;
+  for (size_t i = first; i < dims.size(); ++i) {
+    if (dims[i].count == 1) continue;
+    out.push_back(dims[i]);
+  }
+  std::vector<ViewDim> merged;
+  for (auto& d : out) {
+    if (!merged.empty() && merged.back().stride == d.stride * d.count) {
+      merged.back() = ViewDim{d.stride, merged.back().count * d.count};
+      continue;
+    }
+    merged.push_back(d);
+  }
+  return merged;
+}
+
+}  // namespace
+
+isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placement>& pl, const View& v,
+                                     const Op& op, int slot, const isa::TargetDesc& t) {
+  const Tensor& tt = k.tensors.at(size_t(v.tensor));
+  const Placement& p = pl.at(size_t(v.tensor));
+  const isa::InstrInfo& in = isa::info(op.opcode);
+  const int64_t es = isa::dtype_size(v.dtype);
+  isa::AccessPattern ap;
+  ap.mem = p.mem;
+  ap.dtype = v.dtype;
+  if (!(in.operands[slot].memories & isa::memory_bit(p.mem))) {
+    std::string allowed;
+    for (auto m : {isa::Memory::HBM, isa::Memory::SBUF, isa::Memory::PSUM})
+      if (in.operands[slot].memories & isa::memory_bit(m))
+        allowed += (allowed.empty() ? "" : ", ") + std::string(isa::memory_name(m));
+    throw error_at(op, opname(op, slot) + " cannot be in " + std::string(isa::memory_name(p.mem)) + " (allowed: " + allowed + ")");
+  }
+  for (auto& d : v.dims)
+    if (d.count <= 0) throw error_at(op, opname(op, slot) + " is empty (a dimension has size " + std::to_string(d.count) + ")");
+
+  std::vector<ViewDim> free;
+  if (p.mem == isa::Memory::HBM) {
+    ap.offset = p.address + v.offset * es;
+    if (v.dims.size() <= 1) {
+      ap.num_partitions = 1;
+      ap.partition_stride = 0;
+      free = canonical_free_dims(v.dims, 0);
+    } else {
+      ap.num_partitions = uint32_t(v.dims[0].count);
+      ap.partition_stride = v.dims[0].count > 1 ? v.dims[0].stride : 0;
+      free = canonical_free_dims(v.dims, 1);
+    }
+  } else {
+    int64_t part_bytes = 1;
+    for (size_t i = 1; i < tt.shape.size(); ++i) part_bytes *= tt.shape[i];
+    part_bytes *= isa::dtype_size(tt.dtype);
+    if (part_bytes % es != 0) throw error_at(op, opname(op, slot) + ": a partition's size is not a whole number of " + std::string(isa::dtype_name(v.dtype)) + " elements");
+    const int64_t f = part_bytes / es;
+    const int64_t parts = v.dims.empty() ? 1 : v.dims[0].count;
+    if (parts > 1 && v.dims[0].stride != f)
+      throw error_at(op, opname(op, slot) + ": the partition dimension cannot be strided or reshaped (stride " +
+                             std::to_string(v.dims[0].stride) + ", expected " + std::to_string(f) + ")");
+    ap.start_partition = uint32_t(p.partition + v.offset / f);
+    ap.num_partitions = uint32_t(parts);
+    ap.offset = p.address + (v.offset % f) * es;
+    free = canonical_free_dims(v.dims, 1);
+    if (int64_t(ap.start_partition) + parts > int64_t(t.partitions) || parts > int64_t(t.partitions))
+      throw error_at(op, opname(op, slot) + ": Size of partition dimension " + std::to_string(parts) +
+                             " exceeds architecture limitation of " + std::to_string(int64_t(t.partitions)));
+    // Start-partition rule for compute engines (nki-isa.md §1.3): 64<P<=128 -> 0; 32<P<=64 -> 0|64;
+    // P<=32 -> 0|32|64|96. DMA has no such rule.
+    if (in.cost != isa::CostClass::dma) {
+      const int64_t quantum = parts > 64 ? 128 : parts > 32 ? 64 : 32;
+      if (ap.start_partition % quantum != 0)
+        throw error_at(op, opname(op, slot) + " starts at partition " + std::to_string(ap.start_partition) + " with " +
+                               std::to_string(parts) + " partitions; an access of " +
+                               (parts > 64 ? "more than 64 partitions must start at partition 0"
+                                : parts > 32 ? "33 to 64 partitions must start at partition 0 or 64"
+                                             : "32 or fewer partitions must start at partition 0, 32, 64 or 96"));
+    }
+  }
+  if (free.size() > size_t(isa::kMaxFreeDims))
+    throw error_at(op, opname(op, slot) + " needs " + std::to_string(free.size()) +
+                           " free dimensions after merging; the hardware walks at most 4");
+  if (free.empty()) free.push_back(ViewDim{1, 1});
+  ap.num_dims = uint8_t(free.size());
+  for (size_t i = 0; i < free.size(); ++i) {
+    if (p.mem != isa::Memory::HBM && (free[i].count > 65535 || free[i].stride > INT32_MAX || free[i].stride < INT32_MIN))
+      throw error_at(op, opname(op, slot) + ": a free dimension of " + std::to_string(free[i].count) + " elements with stride " +
+                             std::to_string(free[i].stride) + " is outside the hardware's pattern limits");
+    ap.dims[i] = isa::ApDim{free[i].stride, uint32_t(free[i].count)};
+  }
+  return ap;
+}
+
+}  // namespace nkisim::ir

@@ -1,0 +1,185 @@
+// allocate.cpp - memory allocation: HBM tensors, and SBUF/PSUM with liveness-based reuse.
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "ir/passes.h"
+
+namespace nkisim::ir {
+namespace {
+
+constexpr int64_t kHbmAlign = 64;  // byte alignment of HBM tensors (a cache line; our choice)
+
+int64_t align_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+int64_t per_partition_bytes(const Tensor& t) {
+  int64_t n = 1;
+  for (size_t i = 1; i < t.shape.size(); ++i) n *= t.shape[i];
+  return n * isa::dtype_size(t.dtype);
+}
+
+std::string where(const SourceLoc& l) {
+  if (!l.known()) return "";
+  return " (" + l.file + ":" + std::to_string(l.line) + ")";
+}
+
+struct Live {
+  int tensor;
+  int64_t first = -1, last = -1;  // op indices
+};
+
+// One on-chip memory: per-partition byte space [0, capacity), next-fit placement with a rotating cursor
+// so a freed block is not reused immediately (which would serialise producer and consumer).
+class OnChipAllocator {
+ public:
+  OnChipAllocator(std::string name, int64_t capacity, int64_t align) : name_(std::move(name)), cap_(capacity), align_(align) {}
+
+  void release_before(int64_t op_index, const std::vector<Live>& live) {
+    for (auto it = blocks_.begin(); it != blocks_.end();)
+      if (live[size_t(it->second.tensor)].last < op_index) it = blocks_.erase(it);
+      else ++it;
+  }
+
+  // Returns the byte offset, or -1 when nothing fits.
+  int64_t place(int tensor, int64_t bytes) {
+    bytes = align_up(std::max<int64_t>(bytes, 1), align_);
+    auto try_from = [&](int64_t start, int64_t limit) -> int64_t {
+      int64_t pos = align_up(start, align_);
+      for (auto& [off, b] : blocks_) {
+        if (off + b.bytes <= pos) continue;
+        if (off >= pos + bytes) break;
+        pos = align_up(off + b.bytes, align_);
+      }
+      return pos + bytes <= limit ? pos : -1;
+    };
+    int64_t pos = try_from(cursor_, cap_);
+    if (pos < 0) pos = try_from(0, cap_);
+    if (pos < 0) return -1;
+    blocks_[pos] = Block{tensor, bytes};
+    cursor_ = pos + bytes;
+    return pos;
+  }
+
+  void reserve(int tensor, int64_t off, int64_t bytes) { blocks_[off] = Block{tensor, bytes}; }
+
+  std::string describe_live(const Kernel& k) const {
+    std::ostringstream os;
+    int64_t used = 0;
+    for (auto& [off, b] : blocks_) used += b.bytes;
+    os << used << " of " << cap_ << " bytes per partition are in use by " << blocks_.size() << " live allocation(s)";
+    int shown = 0;
+    for (auto& [off, b] : blocks_) {
+      if (shown++ == 8) {
+        os << "; ...";
+        break;
+      }
+      const Tensor& t = k.tensors[size_t(b.tensor)];
+      os << (shown == 1 ? ": " : ", ") << "'" << t.name << "' " << b.bytes << " B" << where(t.loc);
+    }
+    return os.str();
+  }
+  const std::string& name() const { return name_; }
+  int64_t capacity() const { return cap_; }
+
+ private:
+  struct Block {
+    int tensor;
+    int64_t bytes;
+  };
+  std::string name_;
+  int64_t cap_, align_;
+  int64_t cursor_ = 0;
+  std::map<int64_t, Block> blocks_;
+};
+
+}  // namespace
+
+std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p) {
+  std::vector<Placement> pl(k.tensors.size());
+
+  // Live ranges from first to last op that touches a tensor.
+  std::vector<Live> live(k.tensors.size());
+  for (size_t i = 0; i < k.tensors.size(); ++i) live[i].tensor = int(i);
+  for (size_t oi = 0; oi < k.ops.size(); ++oi)
+    for (auto& v : k.ops[oi].operands)
+      if (v) {
+        Live& l = live[size_t(v->tensor)];
+        if (l.first < 0) l.first = int64_t(oi);
+        l.last = int64_t(oi);
+      }
+
+  // HBM: parameters in order, then every other HBM tensor in creation order.
+  int64_t hbm = 0;
+  std::vector<int> hbm_index(k.tensors.size(), -1);
+  auto place_hbm = [&](int ti) {
+    const Tensor& tt = k.tensors[size_t(ti)];
+    isa::HbmTensor h;
+    h.name = tt.name;
+    h.dtype = tt.dtype;
+    h.shape = tt.shape;
+    h.bytes = uint64_t(tt.num_elements()) * isa::dtype_size(tt.dtype);
+    h.address = uint64_t(hbm);
+    h.kind = tt.role == Tensor::Role::Param ? isa::HbmTensor::Kind::Input : isa::HbmTensor::Kind::Internal;
+    h.param_index = tt.param_index;
+    hbm = align_up(hbm + int64_t(h.bytes), kHbmAlign);
+    pl[size_t(ti)] = Placement{isa::Memory::HBM, 0, int64_t(h.address), true};
+    hbm_index[size_t(ti)] = int(p.hbm_tensors.size());
+    p.hbm_tensors.push_back(std::move(h));
+  };
+  for (int ti : k.params) place_hbm(ti);
+  for (size_t ti = 0; ti < k.tensors.size(); ++ti)
+    if (!is_on_chip(k.tensors[ti].buffer) && !pl[ti].allocated) place_hbm(int(ti));
+  for (size_t oi = 0; oi < k.outputs.size(); ++oi) {
+    int ti = k.outputs[oi];
+    const Tensor& tt = k.tensors[size_t(ti)];
+    if (is_on_chip(tt.buffer) || (tt.role != Tensor::Role::Param && tt.buffer != Buffer::shared_hbm))
+      throw Error("kernel output '" + tt.name + "' is in " + std::string(buffer_name(tt.buffer)) +
+                      "; outputs must be allocated with buffer=nl.shared_hbm",
+                  tt.loc.known() ? std::optional<SourceLoc>(tt.loc) : std::nullopt);
+    isa::HbmTensor& h = p.hbm_tensors[size_t(hbm_index[size_t(ti)])];
+    if (h.output_index >= 0)
+      throw Error("kernel returns '" + tt.name + "' more than once", tt.loc.known() ? std::optional<SourceLoc>(tt.loc) : std::nullopt);
+    h.output_index = int32_t(oi);
+    if (h.kind == isa::HbmTensor::Kind::Internal) h.kind = isa::HbmTensor::Kind::Output;
+  }
+  p.hbm_bytes = uint64_t(std::max<int64_t>(hbm, kHbmAlign));
+
+  // On-chip: walk tensors in order of first use; free those whose last use is before it.
+  // PSUM allocations are bank-aligned (nki-language.md §3.2).
+  const int64_t bank_bytes = int64_t(t.psum_partition_bytes / t.psum_banks);
+  OnChipAllocator sbuf("SBUF", int64_t(t.sbuf_partition_bytes), 64);
+  OnChipAllocator psum("PSUM", int64_t(t.psum_partition_bytes), bank_bytes);
+  std::vector<int> order;
+  for (size_t ti = 0; ti < k.tensors.size(); ++ti)
+    if (is_on_chip(k.tensors[ti].buffer) && live[ti].first >= 0) order.push_back(int(ti));
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return live[size_t(a)].first < live[size_t(b)].first; });
+  for (int ti : order) {
+    const Tensor& tt = k.tensors[size_t(ti)];
+    OnChipAllocator& a = tt.buffer == Buffer::psum ? psum : sbuf;
+    isa::Memory mem = tt.buffer == Buffer::psum ? isa::Memory::PSUM : isa::Memory::SBUF;
+    std::optional<SourceLoc> loc = tt.loc.known() ? std::optional<SourceLoc>(tt.loc) : std::nullopt;
+    a.release_before(live[size_t(ti)].first, live);
+    int64_t bytes = per_partition_bytes(tt);
+    int64_t parts = tt.shape.empty() ? 1 : tt.shape[0];
+    if (parts > int64_t(t.partitions))
+      throw Error("tensor '" + tt.name + "': Size of partition dimension " + std::to_string(parts) +
+                      " exceeds architecture limitation of " + std::to_string(int64_t(t.partitions)), loc);
+    if (tt.address) {
+      auto [p0, off] = *tt.address;
+      if (p0 < 0 || p0 + parts > int64_t(t.partitions) || off < 0 || off + bytes > a.capacity())
+        throw Error("tensor '" + tt.name + "': address=(" + std::to_string(p0) + ", " + std::to_string(off) +
+                        ") does not fit in " + a.name(), loc);
+      a.reserve(ti, off, bytes);
+      pl[size_t(ti)] = Placement{mem, p0, off, true};
+      continue;
+    }
+    int64_t off = a.place(ti, bytes);
+    if (off < 0)
+      throw Error(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
+                      " bytes per partition; " + a.describe_live(k), loc);
+    pl[size_t(ti)] = Placement{mem, 0, off, true};
+  }
+  return pl;
+}
+
+}  // namespace nkisim::ir

@@ -1,0 +1,89 @@
+// kernel.h - the Kernel IR: tensors, views over them, and nki.isa-level operations in program order.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isa/diagnostic.h"
+#include "isa/instruction.h"
+
+namespace nkisim::ir {
+
+enum class Buffer : uint8_t { sbuf, psum, hbm, shared_hbm };  // hbm == private_hbm
+std::string_view buffer_name(Buffer b);
+inline bool is_on_chip(Buffer b) { return b == Buffer::sbuf || b == Buffer::psum; }
+
+struct Tensor {
+  enum class Role : uint8_t { Temp, Param };
+  std::string name;
+  isa::DType dtype = isa::DType::float32;
+  std::vector<int64_t> shape;  // on-chip: shape[0] is the partition dim
+  Buffer buffer = Buffer::sbuf;
+  Role role = Role::Temp;
+  int param_index = -1;  // Role::Param: position among the kernel's tensor parameters
+  // `address=` placement for on-chip tensors: (start partition, byte offset in each partition).
+  std::optional<std::pair<int64_t, int64_t>> address;
+  SourceLoc loc;  // where it was created
+  int64_t num_elements() const {
+    int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+  }
+};
+
+struct ViewDim {
+  int64_t stride = 0;  // elements (of the view's dtype) in the base tensor's row-major storage
+  int64_t count = 1;
+};
+
+// A view: element (i0, i1, ...) is at flat element index `offset + sum(ik * dims[k].stride)` of the base
+// tensor's row-major storage (in units of `dtype`, which may reinterpret the base's dtype).
+// On-chip views: dims[0] is the partition dim and its stride equals the base's per-partition element count.
+struct View {
+  int tensor = -1;
+  isa::DType dtype = isa::DType::float32;
+  int64_t offset = 0;
+  std::vector<ViewDim> dims;
+  std::vector<int64_t> shape() const {
+    std::vector<int64_t> s;
+    for (auto& d : dims) s.push_back(d.count);
+    return s;
+  }
+  int64_t num_elements() const {
+    int64_t n = 1;
+    for (auto& d : dims) n *= d.count;
+    return n;
+  }
+};
+
+struct Op {
+  isa::Opcode opcode = isa::Opcode::tensor_copy;
+  std::array<std::optional<View>, isa::kMaxOperands> operands{};  // slots as in the instruction table
+  isa::InstrParams params{};
+  std::optional<isa::Engine> engine;  // nullopt = engine.unknown: the back end chooses
+  SourceLoc loc;                       // the kernel line that issued it
+  std::vector<SourceLoc> call_chain;   // enclosing call sites, innermost first (for notes)
+};
+
+// Contract: ops execute in program order (the meaning of the kernel); params lists the tensor ids of the
+// kernel's tensor parameters in order; outputs lists the returned tensor ids in return order (a returned
+// parameter appears in both).
+struct Kernel {
+  std::string name;
+  std::string target = "trn2";
+  std::string file;  // the kernel's source file
+  std::vector<Tensor> tensors;
+  std::vector<Op> ops;
+  std::vector<int> params;
+  std::vector<int> outputs;
+
+  int add_tensor(Tensor t) {
+    tensors.push_back(std::move(t));
+    return int(tensors.size()) - 1;
+  }
+  View full_view(int tensor) const;  // the whole tensor, row-major
+};
+
+}  // namespace nkisim::ir

@@ -1,0 +1,41 @@
+// passes.h - the back end's passes over the Kernel IR (internal to ir/; lower.cpp runs them in order).
+#pragma once
+#include <vector>
+
+#include "ir/kernel.h"
+#include "isa/program.h"
+#include "isa/target.h"
+
+namespace nkisim::ir {
+
+// Where each tensor lives after allocation.
+struct Placement {
+  isa::Memory mem = isa::Memory::None;
+  int64_t partition = 0;  // on-chip: first partition
+  int64_t address = 0;    // on-chip: byte offset in each partition; HBM: byte address
+  bool allocated = false;
+};
+
+// Chooses an engine for every op: the op's own, or the table's default for engine=unknown. DMA ops get
+// their trigger engine later (insert_semaphores). Throws if an op names an engine that cannot run it.
+std::vector<isa::Engine> assign_engines(const Kernel& k);
+
+// Places HBM tensors (inputs first, in parameter order) and on-chip tensors (SBUF/PSUM, liveness-based
+// reuse with next-fit placement, address= honoured). Fills the program's hbm_tensors / hbm_bytes.
+std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p);
+
+// Lowers an ir::View to an access pattern with the tensor's placement; validates it for `slot` of `op`
+// (memory kinds, partition count and start, at most 4 free dims). Throws located errors.
+isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placement>& pl, const View& v,
+                                     const Op& op, int slot, const isa::TargetDesc& t);
+
+// Emits instructions into the program's streams with the semaphore waits and updates that program order
+// requires (RAW, WAR, WAW over overlapping memory), and nothing more.
+void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines,
+                          const std::vector<std::vector<isa::AccessPattern>>& operands,
+                          const isa::TargetDesc& t, isa::Program& p);
+
+// Location helpers.
+Error error_at(const Op& op, std::string msg);
+
+}  // namespace nkisim::ir

@@ -1,0 +1,56 @@
+// access_pattern.h - the universal operand: where a tensor lives and how an instruction walks it.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "isa/dtype.h"
+
+namespace nkisim::isa {
+
+enum class Memory : uint8_t { None, HBM, SBUF, PSUM };
+std::string_view memory_name(Memory m);  // "none", "hbm", "sbuf", "psum"
+
+struct ApDim {
+  int64_t stride = 0;  // in elements of the pattern's dtype
+  uint32_t count = 1;
+};
+
+inline constexpr int kMaxFreeDims = 4;
+
+// Contract:
+// * On-chip (SBUF/PSUM): the operand covers partitions [start_partition, start_partition+num_partitions);
+//   in every partition it visits the elements at byte `offset + dtype_size * sum(idx_d * dims[d].stride)`
+//   for idx_d in [0, dims[d].count), outermost dim first (dims[0]). `partition_stride` is unused (0).
+// * HBM: `offset` is an absolute byte address in the HBM space; the "partition" dim is the outermost
+//   walking dim with its own element stride `partition_stride` and count `num_partitions`
+//   (start_partition is 0).
+// * mem == None marks an absent optional operand.
+// Element order (what "the i-th element" means for copies between differently shaped operands) is
+// partition-major, then dims[0] .. dims[num_dims-1] (innermost last).
+struct AccessPattern {
+  Memory mem = Memory::None;
+  DType dtype = DType::float32;
+  uint32_t start_partition = 0;
+  uint32_t num_partitions = 0;
+  int64_t partition_stride = 0;
+  int64_t offset = 0;
+  uint8_t num_dims = 0;
+  std::array<ApDim, kMaxFreeDims> dims{};
+
+  bool present() const { return mem != Memory::None; }
+  uint64_t free_elements() const {  // elements per partition
+    uint64_t n = 1;
+    for (int d = 0; d < num_dims; ++d) n *= dims[d].count;
+    return n;
+  }
+  uint64_t total_elements() const { return free_elements() * num_partitions; }
+  // Stride of the innermost free dim in elements (1 when there are no free dims).
+  int64_t inner_stride() const { return num_dims ? dims[num_dims - 1].stride : 1; }
+  bool operator==(const AccessPattern&) const = default;
+};
+
+// Profiler-like text form, e.g. "sbuf:fp32@p0+128:0x400[[1,512]]" (see asm.cpp for the exact grammar).
+std::string to_string(const AccessPattern& ap);
+
+}  // namespace nkisim::isa

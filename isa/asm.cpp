@@ -1,0 +1,110 @@
+// asm.cpp - the text assembly printer (grammar in docs/asm.md). Deterministic; floats print exactly.
+#include <cstdio>
+#include <sstream>
+
+#include "isa/program.h"
+
+namespace nkisim::isa {
+namespace {
+
+std::string fmt_float(float v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", double(v));
+  return buf;
+}
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+  return buf;
+}
+
+}  // namespace
+
+// sbuf:float32@p0:128+0x400[[1,512]]      on-chip: partitions start:count, byte offset, free dims
+// hbm:bfloat16@0x2000[[1024,128],[1,512]] HBM: byte address, partition pair first, then free dims
+std::string to_string(const AccessPattern& ap) {
+  if (!ap.present()) return "none";
+  std::string s{memory_name(ap.mem)};
+  s += ':';
+  s += dtype_name(ap.dtype);
+  s += '@';
+  if (ap.mem == Memory::HBM) {
+    s += hex(uint64_t(ap.offset));
+    s += "[[" + std::to_string(ap.partition_stride) + "," + std::to_string(ap.num_partitions) + "]";
+  } else {
+    s += "p" + std::to_string(ap.start_partition) + ":" + std::to_string(ap.num_partitions) + "+" +
+         hex(uint64_t(ap.offset));
+    s += "[";
+  }
+  for (int d = 0; d < ap.num_dims; ++d) {
+    if (ap.mem == Memory::HBM || d > 0) s += ",";
+    s += "[" + std::to_string(ap.dims[d].stride) + "," + std::to_string(ap.dims[d].count) + "]";
+  }
+  s += "]";
+  return s;
+}
+
+std::string print_instruction(const Instruction& ins) {
+  const InstrInfo& in = info(ins.op);
+  std::string s = in.mnemonic;
+  for (int i = 0; i < in.num_operands; ++i) {
+    if (!ins.operands[i].present()) continue;
+    s += ' ';
+    s += in.operands[i].name;
+    s += '=';
+    s += to_string(ins.operands[i]);
+  }
+  const InstrParams d{};
+  const InstrParams& p = ins.params;
+  if (p.op0 != d.op0) s += " op0=" + std::string(alu_name(p.op0));
+  if (p.op1 != d.op1) s += " op1=" + std::string(alu_name(p.op1));
+  if (p.func != d.func) s += " func=" + std::string(act_name(p.func));
+  if (p.scale != d.scale) s += " scale=" + fmt_float(p.scale);
+  if (p.imm0 != d.imm0) s += " imm0=" + fmt_float(p.imm0);
+  if (p.imm1 != d.imm1) s += " imm1=" + fmt_float(p.imm1);
+  if (p.reverse0) s += " reverse0";
+  if (p.reverse1) s += " reverse1";
+  if (in.cost == CostClass::dma) s += " queue=" + std::to_string(p.dma_queue);
+  for (size_t i = 0; i < ins.waits.size(); ++i)
+    s += (i ? "," : " wait=") + ("s" + std::to_string(ins.waits[i].sem) + ">=" + std::to_string(ins.waits[i].value));
+  for (size_t i = 0; i < ins.updates.size(); ++i)
+    s += (i ? "," : " signal=") + ("s" + std::to_string(ins.updates[i].sem) + "+" + std::to_string(ins.updates[i].add));
+  if (ins.loc) s += " @L" + std::to_string(ins.loc);
+  return s;
+}
+
+std::string print_asm(const Program& p) {
+  std::ostringstream os;
+  os << "; nki-sim assembly\n";
+  os << ".target " << p.target << "\n";
+  os << ".kernel " << p.kernel_name << "\n";
+  os << ".semaphores " << p.num_semaphores << "\n";
+  os << ".hbm_bytes " << hex(p.hbm_bytes) << "\n";
+  for (auto& t : p.hbm_tensors) {
+    const char* kind = t.kind == HbmTensor::Kind::Input ? "input" : t.kind == HbmTensor::Kind::Output ? "output" : "internal";
+    os << ".tensor " << t.name << " " << kind << " " << dtype_name(t.dtype) << " [";
+    for (size_t i = 0; i < t.shape.size(); ++i) os << (i ? "," : "") << t.shape[i];
+    os << "] @" << hex(t.address) << " bytes=" << t.bytes;
+    if (t.param_index >= 0) os << " param=" << t.param_index;
+    if (t.output_index >= 0) os << " out=" << t.output_index;
+    os << "\n";
+  }
+  for (size_t i = 1; i < p.locations.size(); ++i)
+    os << ".loc L" << i << " \"" << p.locations[i].file << "\" " << p.locations[i].line << " " << p.locations[i].col << "\n";
+  for (int e = 0; e < kNumEngines; ++e) {
+    if (p.streams[e].empty()) continue;
+    os << "\n.stream " << engine_name(Engine(e)) << "\n";
+    for (auto& ins : p.streams[e]) os << "  " << print_instruction(ins) << "\n";
+  }
+  return os.str();
+}
+
+uint32_t Program::add_location(const SourceLoc& l) {
+  if (!l.known()) return 0;
+  for (size_t i = 1; i < locations.size(); ++i)
+    if (locations[i] == l) return uint32_t(i);
+  locations.push_back(l);
+  return uint32_t(locations.size() - 1);
+}
+
+}  // namespace nkisim::isa

@@ -1,0 +1,115 @@
+// diagnostic.cpp - compiler-style rendering of nkisim::Error (location, source line, caret, notes).
+//
+// Layout (columns are 1-based byte offsets into the line, as Python's col_offset + 1):
+//   kernel.py:12:5: error: message
+//      12 |     nisa.foo(x)
+//         |     ^
+//   kernel.py:40:3: note: called from here
+//      40 |   k(x)
+//         |   ^
+// * The gutter is the line number right-aligned in 5 columns (wider numbers just widen it), then " | ".
+// * The caret line copies tabs from the source line so the caret lines up; UTF-8 continuation bytes are
+//   skipped so a multi-byte character before the column takes one display column.
+// * col == 0 (unknown column): `file:line: error: ...`, the source line, no caret line.
+// * line == 0: `file: error: ...` (no source), or `nki-sim: error: ...` when the file is empty too.
+//   A known line with an empty file name prints as `<unknown>:line:col`.
+// Notes use the same rules with `note` as the severity.
+#include "isa/diagnostic.h"
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+namespace nkisim {
+namespace {
+
+void append_located(std::string& out, const std::optional<SourceLoc>& loc, const char* severity,
+                    const std::string& msg,
+                    const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line) {
+  if (!loc || (loc->file.empty() && !loc->known())) {
+    out += "nki-sim: ";
+  } else if (!loc->known()) {
+    out += loc->file + ": ";
+  } else {
+    out += loc->file.empty() ? std::string("<unknown>") : loc->file;
+    out += ':' + std::to_string(loc->line);
+    if (loc->col) out += ':' + std::to_string(loc->col);
+    out += ": ";
+  }
+  out += severity;
+  out += ": ";
+  out += msg;
+  out += '\n';
+  if (!loc || !loc->known() || loc->file.empty() || !read_line) return;
+  std::optional<std::string> text = read_line(loc->file, loc->line);
+  if (!text) return;
+  std::string num = std::to_string(loc->line);
+  if (num.size() < 5) num.insert(0, 5 - num.size(), ' ');
+  const std::string blank(num.size(), ' ');
+  out += num + " | " + *text + '\n';
+  if (loc->col == 0) return;
+  out += blank + " | ";
+  for (size_t i = 0; i + 1 < loc->col; ++i) {
+    if (i < text->size()) {
+      const unsigned char c = static_cast<unsigned char>((*text)[i]);
+      if (c == '\t') {
+        out += '\t';
+        continue;
+      }
+      if ((c & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
+    }
+    out += ' ';
+  }
+  out += "^\n";
+}
+
+}  // namespace
+
+std::string format_diagnostic(const Error& e,
+                              const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line) {
+  std::string out;
+  append_located(out, e.loc, "error", e.what(), read_line);
+  for (const auto& [loc, text] : e.notes) append_located(out, loc, "note", text, read_line);
+  return out;
+}
+
+std::optional<std::string> read_source_line(const std::string& file, uint32_t line) {
+  // Cache the lines of the last file read (a diagnostic with a call chain reads one file many times);
+  // the cache is keyed by name, size and modification time so a rewritten file is read again.
+  static std::mutex mu;
+  static std::string cached_file;
+  static std::uintmax_t cached_size = 0;
+  static std::filesystem::file_time_type cached_mtime;
+  static std::vector<std::string> cached_lines;
+  static bool cached_ok = false;
+  if (line == 0) return std::nullopt;
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  if (ec) return std::nullopt;
+  const auto mtime = std::filesystem::last_write_time(file, ec);
+  if (ec) return std::nullopt;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!cached_ok || cached_file != file || cached_size != size || cached_mtime != mtime) {
+    cached_ok = false;
+    cached_lines.clear();
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::string s;
+    while (std::getline(in, s)) {
+      if (!s.empty() && s.back() == '\r') s.pop_back();
+      cached_lines.push_back(std::move(s));
+    }
+    if (in.bad()) {
+      cached_lines.clear();
+      return std::nullopt;
+    }
+    cached_file = file;
+    cached_size = size;
+    cached_mtime = mtime;
+    cached_ok = true;
+  }
+  if (line > cached_lines.size()) return std::nullopt;
+  return cached_lines[line - 1];
+}
+
+}  // namespace nkisim

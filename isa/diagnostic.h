@@ -1,0 +1,38 @@
+// diagnostic.h - errors as values with a source location, printed like a compiler.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nkisim {
+
+// A position in a kernel source file. `line` and `col` are 1-based; 0 means unknown.
+struct SourceLoc {
+  std::string file;
+  uint32_t line = 0;
+  uint32_t col = 0;
+  bool known() const { return line != 0; }
+  bool operator==(const SourceLoc&) const = default;
+};
+
+// Every user-facing failure (bad kernel, bad input, hardware-rule violation at run time) is an Error.
+// `loc` points into the kernel when known; `notes` carry e.g. the call chain ("called from k.py:40").
+struct Error : std::runtime_error {
+  std::optional<SourceLoc> loc;
+  std::vector<std::pair<SourceLoc, std::string>> notes;
+  explicit Error(std::string msg, std::optional<SourceLoc> l = std::nullopt)
+      : std::runtime_error(std::move(msg)), loc(std::move(l)) {}
+};
+
+// Formats `file:line:col: error: msg`, then the source line and a caret under the column, then notes.
+// `read_line(file, line)` returns the text of that line if available. Without a location:
+// `nki-sim: error: msg` (or `file: error: msg` when only the file is known, line == 0).
+std::string format_diagnostic(const Error& e,
+                              const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line);
+// Reads line `line` (1-based) of a file from disk; nullopt if unreadable.
+std::optional<std::string> read_source_line(const std::string& file, uint32_t line);
+
+}  // namespace nkisim

@@ -1,0 +1,106 @@
+// instruction.cpp - the C++ view of the instruction table and of the op/function/engine enums.
+#include "isa/instruction.h"
+
+#include <array>
+
+namespace nkisim::isa {
+namespace {
+
+constexpr bool REQ = true;
+constexpr bool OPT = false;
+#define OPND(n, mem, req) OperandSpec{#n, uint8_t(mem), req},
+
+template <size_t N>
+constexpr uint8_t count_operands(const std::array<OperandSpec, N>& a) {
+  uint8_t n = 0;
+  for (auto& o : a) n += o.name != nullptr;
+  return n;
+}
+
+constexpr Engine first_engine(uint8_t bit) {
+  return bit == E_T ? Engine::Tensor
+         : bit == E_V ? Engine::Vector
+         : bit == E_S ? Engine::Scalar
+         : bit == E_G ? Engine::GpSimd
+                      : Engine::Sync;
+}
+
+#define INST(id, engines, def_engine, cost, formula, doc, ...)                                        \
+  InstrInfo{Opcode::id,                                                                              \
+            #id,                                                                                     \
+            uint8_t(engines),                                                                        \
+            first_engine(def_engine),                                                                \
+            CostClass::cost,                                                                         \
+            formula,                                                                                 \
+            doc,                                                                                     \
+            count_operands(std::array<OperandSpec, kMaxOperands>{__VA_ARGS__}),                      \
+            std::array<OperandSpec, kMaxOperands>{__VA_ARGS__}},
+const InstrInfo kTable[] = {
+#include "isa/instructions.def"
+};
+#undef INST
+#undef OPND
+
+struct AluRow {
+  const char* name;
+  AluClass cls;
+  bool reduce_ok;
+};
+const AluRow kAlu[] = {
+#define ALU(id, name, cls, red) {name, AluClass::cls, red},
+#include "isa/alu_ops.def"
+#undef ALU
+};
+const char* const kAct[] = {
+#define ACT(id, name) name,
+#include "isa/act_funcs.def"
+#undef ACT
+};
+const char* const kEngines[] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
+
+}  // namespace
+
+static_assert(sizeof(kTable) / sizeof(kTable[0]) == size_t(kNumOpcodes));
+
+const InstrInfo& info(Opcode op) { return kTable[size_t(op)]; }
+
+std::optional<Opcode> parse_opcode(std::string_view m) {
+  for (auto& r : kTable)
+    if (m == r.mnemonic) return r.op;
+  return std::nullopt;
+}
+
+std::string_view alu_name(AluOp op) { return kAlu[size_t(op)].name; }
+AluClass alu_class(AluOp op) { return kAlu[size_t(op)].cls; }
+bool alu_reduce_ok(AluOp op) { return kAlu[size_t(op)].reduce_ok; }
+std::optional<AluOp> parse_alu(std::string_view name) {
+  for (size_t i = 0; i < std::size(kAlu); ++i)
+    if (name == kAlu[i].name) return AluOp(i);
+  return std::nullopt;
+}
+
+std::string_view act_name(ActFunc f) { return kAct[size_t(f)]; }
+std::optional<ActFunc> parse_act(std::string_view name) {
+  for (size_t i = 0; i < std::size(kAct); ++i)
+    if (name == kAct[i]) return ActFunc(i);
+  return std::nullopt;
+}
+
+std::string_view engine_name(Engine e) { return kEngines[size_t(e)]; }
+std::optional<Engine> parse_engine(std::string_view name) {
+  for (size_t i = 0; i < std::size(kEngines); ++i)
+    if (name == kEngines[i]) return Engine(i);
+  return std::nullopt;
+}
+
+std::string_view memory_name(Memory m) {
+  switch (m) {
+    case Memory::None: return "none";
+    case Memory::HBM: return "hbm";
+    case Memory::SBUF: return "sbuf";
+    case Memory::PSUM: return "psum";
+  }
+  return "?";
+}
+
+}  // namespace nkisim::isa

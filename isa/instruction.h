@@ -1,0 +1,123 @@
+// instruction.h - opcodes, engines, the instruction table's C++ view, and one instruction instance.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "isa/access_pattern.h"
+
+namespace nkisim::isa {
+
+// The five in-order instruction streams of a NeuronCore (machine.md §2).
+enum class Engine : uint8_t { Tensor, Vector, Scalar, GpSimd, Sync };
+inline constexpr int kNumEngines = 5;
+std::string_view engine_name(Engine e);  // "tensor", "vector", "scalar", "gpsimd", "sync"
+std::optional<Engine> parse_engine(std::string_view name);
+
+enum EngineBit : uint8_t { E_T = 1, E_V = 2, E_S = 4, E_G = 8, E_Y = 16 };
+inline uint8_t engine_bit(Engine e) { return uint8_t(1u << unsigned(e)); }
+enum MemoryBit : uint8_t { M_HBM = 1, M_SB = 2, M_PS = 4 };
+inline uint8_t memory_bit(Memory m) {
+  return m == Memory::HBM ? M_HBM : m == Memory::SBUF ? M_SB : m == Memory::PSUM ? M_PS : 0;
+}
+
+enum class Opcode : uint16_t {
+#define INST(id, ...) id,
+#include "isa/instructions.def"
+#undef INST
+};
+inline constexpr int kNumOpcodes = 0
+#define INST(id, ...) +1
+#include "isa/instructions.def"
+#undef INST
+    ;
+
+enum class AluOp : uint8_t {
+#define ALU(id, name, cls, red) id,
+#include "isa/alu_ops.def"
+#undef ALU
+};
+enum class AluClass : uint8_t { Bitvec, Arith, Unary, Special };
+std::string_view alu_name(AluOp op);
+AluClass alu_class(AluOp op);
+bool alu_reduce_ok(AluOp op);
+std::optional<AluOp> parse_alu(std::string_view name);
+
+enum class ActFunc : uint8_t {
+#define ACT(id, name) id,
+#include "isa/act_funcs.def"
+#undef ACT
+};
+std::string_view act_name(ActFunc f);
+std::optional<ActFunc> parse_act(std::string_view name);
+
+enum class CostClass : uint8_t {
+#define COST(id) id,
+#include "isa/costs.def"
+#undef COST
+};
+
+inline constexpr int kMaxOperands = 6;
+struct OperandSpec {
+  const char* name = nullptr;
+  uint8_t memories = 0;  // MemoryBit mask
+  bool required = false;
+};
+
+// One row of the instruction table.
+struct InstrInfo {
+  Opcode op;
+  const char* mnemonic;
+  uint8_t engines;         // EngineBit mask of engines that can execute it
+  Engine default_engine;   // used for engine=unknown
+  CostClass cost;
+  const char* cost_formula;  // human-readable formula (docs, --explain)
+  const char* doc;
+  uint8_t num_operands;
+  std::array<OperandSpec, kMaxOperands> operands;
+};
+const InstrInfo& info(Opcode op);
+std::optional<Opcode> parse_opcode(std::string_view mnemonic);
+
+// Semaphores: a program has `num_semaphores` counters, all starting at 0.
+struct SemWait {  // the instruction may not start until sem >= value
+  uint16_t sem = 0;
+  uint32_t value = 0;
+  bool operator==(const SemWait&) const = default;
+};
+struct SemUpdate {  // when the instruction completes (for DMA: when the transfer completes): sem += add
+  uint16_t sem = 0;
+  uint32_t add = 1;
+  bool operator==(const SemUpdate&) const = default;
+};
+
+// Non-operand fields. Which fields an opcode reads is stated in its table doc; the rest keep defaults.
+struct InstrParams {
+  AluOp op0 = AluOp::bypass;
+  AluOp op1 = AluOp::bypass;
+  ActFunc func = ActFunc::copy;
+  float scale = 1.0f;  // activation scale immediate (when the scale operand is absent)
+  float imm0 = 0.0f;   // tensor_scalar operand0 / memset value
+  float imm1 = 0.0f;   // tensor_scalar operand1
+  bool reverse0 = false;
+  bool reverse1 = false;
+  uint16_t dma_queue = 0;  // dma_*: the DMA queue the transfer goes to
+  bool operator==(const InstrParams&) const = default;
+};
+
+struct Instruction {
+  Opcode op = Opcode::sem_wait;
+  Engine engine = Engine::Sync;  // the stream it sits in (for DMA: the triggering sequencer)
+  std::array<AccessPattern, kMaxOperands> operands{};  // slots as in the table; absent = mem None
+  InstrParams params{};
+  std::vector<SemWait> waits;
+  std::vector<SemUpdate> updates;
+  uint32_t loc = 0;  // index into Program::locations (0 = unknown)
+  bool operator==(const Instruction&) const = default;
+
+  const AccessPattern& operand(int slot) const { return operands[slot]; }
+};
+
+}  // namespace nkisim::isa

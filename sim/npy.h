@@ -1,0 +1,37 @@
+// npy.h - reading and writing NumPy .npy files, and turning their contents into kernel inputs.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "sim/host_array.h"
+
+namespace nkisim::sim {
+
+// The raw contents of an .npy file: its dtype descriptor (normalised to little-endian, e.g. "<f4",
+// "|u1", "<V2", "|b1", "<f8"), shape and C-order data (Fortran-order files are rejected).
+struct NpyFile {
+  std::string descr;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+};
+
+// Reads an .npy file (format versions 1, 2, 3). Throws nkisim::Error whose message starts with the path
+// and says what is wrong: missing/unreadable file, bad magic, bad header, unsupported dtype, size
+// mismatch (truncated data), Fortran order.
+NpyFile read_npy(const std::string& path);
+
+// Turns file contents into a kernel input:
+// * no requested dtype: the descriptor must be a numpy-native NKI dtype (<f4 <f2 |i1 |u1 <i2 <u2 <i4 <u4 |b1);
+//   anything else (e.g. <f8, <i8) is an error suggesting FILE:DTYPE.
+// * requested dtype D: float data (<f8 <f4 <f2) is rounded to D with the hardware conversion (via fp32);
+//   raw data of D's width (<V2, <u2, <i2 for 2-byte D, ...) is reinterpreted bit for bit when D is a float
+//   type numpy lacks; integer data converts numerically (saturating, as from_f32 does).
+// Throws nkisim::Error with a message that does not include the path (the caller prefixes it).
+HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested);
+
+// Writes `a`. Float dtypes numpy lacks (bfloat16, tfloat32, fp8) are widened to float32 (exact) unless
+// raw_low_precision, in which case their raw bits are written as unsigned integers of the same width.
+// Throws nkisim::Error ("path: cannot write ...") on I/O failure.
+void write_npy(const std::string& path, const HostArray& a, bool raw_low_precision = false);
+
+}  // namespace nkisim::sim
