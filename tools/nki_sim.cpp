@@ -1,2 +1,185 @@
-// nki_sim.cpp - the nki-sim command line (being written).
-int main() { return 0; }
+// nki_sim.cpp - the nki-sim command line: compile an NKI kernel, simulate it, write outputs and reports.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "frontend/compile.h"
+#include "ir/lower.h"
+#include "ir/print.h"
+#include "isa/diagnostic.h"
+#include "sim/npy.h"
+#include "sim/simulate.h"
+#include "sim/summary.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using namespace nkisim;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: nki-sim KERNEL.py [-k NAME] [--inputs FILE[:DTYPE] ...] [--arg NAME=VALUE ...] [-o DIR]\n"
+    "               [--target trn1|trn2|trn3] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm FILE] [-q]\n";
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::pair<std::string, std::string> split_assignment(const std::string& s, const char* what) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) throw UsageError(std::string(what) + " expects NAME=VALUE, got '" + s + "'");
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f || !(f << text) || !f.flush()) throw Error(path + ": cannot write file");
+}
+
+int run(int argc, char** argv) {
+  po::options_description opts("options");
+  opts.add_options()
+      ("help,h", "print this help and exit")
+      ("kernel,k", po::value<std::string>(), "the @nki.jit function to run (default: the only one in the file)")
+      ("inputs", po::value<std::vector<std::string>>()->multitoken(),
+       "input .npy files, bound in order to the kernel's tensor parameters; FILE:DTYPE converts float data "
+       "to DTYPE with hardware rounding or reinterprets raw data of the same width")
+      ("arg", po::value<std::vector<std::string>>()->composing(),
+       "NAME=VALUE for a non-tensor kernel parameter (a Python literal); repeatable")
+      ("output-dir,o", po::value<std::string>()->default_value("nki-sim-out"), "directory for output_<i>.npy files")
+      ("target", po::value<std::string>()->default_value("trn2"), "trn1 | trn2 | trn3")
+      ("param", po::value<std::vector<std::string>>()->composing(),
+       "NAME=VALUE overrides a target parameter (see docs/cost-model.md); repeatable")
+      ("stats", po::value<std::string>(), "write run statistics as JSON to FILE")
+      ("trace", po::value<std::string>(), "write a Chrome/Perfetto trace JSON to FILE")
+      ("emit", po::value<std::vector<std::string>>()->multitoken(), "ir|asm FILE: write the kernel IR or the assembly")
+      ("include,I", po::value<std::vector<std::string>>()->composing(), "add a directory to the kernel import search path")
+      ("raw-low-precision", "write bfloat16/fp8/tfloat32 outputs as raw bits (unsigned ints) instead of float32")
+      ("quiet,q", "print nothing on success");
+  po::options_description hidden;
+  hidden.add_options()("kernel-file", po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("kernel-file", 1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("help")) {
+    std::cout << kUsage << "\n" << opts << "\n";
+    return 0;
+  }
+  if (!vm.count("kernel-file")) throw UsageError("no kernel file given");
+  const std::string kernel_path = vm["kernel-file"].as<std::string>();
+  const bool quiet = vm.count("quiet") > 0;
+
+  std::optional<isa::TargetDesc> target = isa::find_target(vm["target"].as<std::string>());
+  if (!target) throw UsageError("unknown target '" + vm["target"].as<std::string>() + "' (expected trn1, trn2 or trn3)");
+  if (vm.count("param"))
+    for (auto& s : vm["param"].as<std::vector<std::string>>()) {
+      auto [name, value] = split_assignment(s, "--param");
+      char* end = nullptr;
+      double v = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0') throw UsageError("--param " + name + ": '" + value + "' is not a number");
+      if (!isa::set_target_param(*target, name, v)) throw UsageError("--param: unknown target parameter '" + name + "'");
+    }
+  std::string emit_kind, emit_file;
+  if (vm.count("emit")) {
+    auto e = vm["emit"].as<std::vector<std::string>>();
+    if (e.size() != 2 || (e[0] != "ir" && e[0] != "asm")) throw UsageError("--emit expects 'ir FILE' or 'asm FILE'");
+    emit_kind = e[0];
+    emit_file = e[1];
+  }
+
+  // Inputs: FILE or FILE:DTYPE (the suffix after the last ':' when it names a dtype).
+  frontend::CompileOptions copts;
+  copts.target = target->name;
+  if (vm.count("kernel")) copts.kernel_name = vm["kernel"].as<std::string>();
+  if (vm.count("arg"))
+    for (auto& s : vm["arg"].as<std::vector<std::string>>()) copts.args.push_back(split_assignment(s, "--arg"));
+  if (vm.count("include")) copts.include_dirs = vm["include"].as<std::vector<std::string>>();
+  std::vector<sim::HostArray> inputs;
+  if (vm.count("inputs"))
+    for (auto& spec : vm["inputs"].as<std::vector<std::string>>()) {
+      std::string path = spec;
+      std::optional<isa::DType> dtype;
+      size_t colon = spec.rfind(':');
+      if (colon != std::string::npos && spec.find('/', colon) == std::string::npos) {
+        std::string suffix = spec.substr(colon + 1);
+        dtype = isa::parse_dtype(suffix);
+        if (!dtype) throw UsageError("--inputs " + spec + ": unknown dtype '" + suffix + "'");
+        path = spec.substr(0, colon);
+      }
+      sim::NpyFile f = sim::read_npy(path);
+      try {
+        inputs.push_back(sim::to_host_array(f, dtype));
+      } catch (const Error& e) {
+        throw Error(path + ": " + e.what());
+      }
+      copts.inputs.push_back({inputs.back().dtype, inputs.back().shape});
+    }
+
+  ir::Kernel kernel = frontend::compile_to_ir(kernel_path, copts);
+  if (emit_kind == "ir") write_text(emit_file, ir::print_kernel(kernel));
+  isa::Program program = ir::lower(kernel, *target);
+  if (emit_kind == "asm") write_text(emit_file, isa::print_asm(program));
+
+  sim::Options sopts;
+  sopts.target = *target;
+  sopts.trace = vm.count("trace") > 0;
+  sim::Result r = sim::simulate(program, inputs, sopts);
+
+  const std::string out_dir = vm["output-dir"].as<std::string>();
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw Error(out_dir + ": cannot create output directory: " + ec.message());
+  const bool raw = vm.count("raw-low-precision") > 0;
+  std::vector<std::string> written;
+  for (size_t i = 0; i < r.outputs.size(); ++i) {
+    written.push_back((fs::path(out_dir) / ("output_" + std::to_string(i) + ".npy")).string());
+    sim::write_npy(written.back(), r.outputs[i], raw);
+  }
+  for (auto& [name, arr] : r.written_inputs) {
+    written.push_back((fs::path(out_dir) / ("input_" + name + ".npy")).string());
+    sim::write_npy(written.back(), arr, raw);
+  }
+  if (vm.count("stats")) {
+    std::ofstream f(vm["stats"].as<std::string>());
+    sim::write_stats_json(r, f);
+    if (!f.flush()) throw Error(vm["stats"].as<std::string>() + ": cannot write file");
+  }
+  if (vm.count("trace")) {
+    std::ofstream f(vm["trace"].as<std::string>());
+    sim::write_trace_json(r, f);
+    if (!f.flush()) throw Error(vm["trace"].as<std::string>() + ": cannot write file");
+  }
+  if (!quiet) std::cout << sim::format_summary(program, r, written);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "nki-sim: error: " << e.what() << "\n" << kUsage << "Try 'nki-sim --help' for more information.\n";
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << format_diagnostic(e, read_source_line);
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "nki-sim: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "nki-sim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# setup.sh - installs the Debian packages nki-sim needs (only missing ones, quietly) and builds build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs=(g++ cmake ninja-build libeigen3-dev libboost-program-options-dev libxtensor-dev xtl-dev doctest-dev
+      nlohmann-json3-dev python3-numpy libopenblas0-pthread)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build build -- -j"$(nproc)" | grep -v '^\[' || true
+test -x build/nki-sim

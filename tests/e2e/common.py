@@ -1,0 +1,62 @@
+"""Shared helpers for the end-to-end tests: run the nki-sim CLI and compare with numpy goldens."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+NKISIM = os.environ.get("NKISIM", "build/nki-sim")
+SRC = os.environ.get("NKISIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+EXAMPLES = os.path.join(SRC, "examples")
+
+_failures = []
+_passes = 0
+
+
+def run(*args, cwd=None):
+    """Runs nki-sim with the arguments; returns (exit code, stdout, stderr)."""
+    p = subprocess.run([NKISIM, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def tmpdir():
+    return tempfile.mkdtemp(prefix="nkisim-e2e-")
+
+
+def save(d, name, arr):
+    path = os.path.join(d, name)
+    np.save(path, arr)
+    return path
+
+
+def to_bf16(x):
+    """float32 -> float32 holding the nearest bfloat16 (round to nearest even); NaN stays NaN."""
+    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    r = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
+    out = r.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), np.float32(np.nan), out)
+
+
+def check(cond, what):
+    global _passes
+    if cond:
+        _passes += 1
+    else:
+        _failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def check_equal(actual, expected, what):
+    check(actual == expected, f"{what}: expected {expected!r}, got {actual!r}")
+
+
+def finish():
+    print(f"{_passes} passed, {len(_failures)} failed")
+    sys.exit(1 if _failures else 0)
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)

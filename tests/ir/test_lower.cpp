@@ -1,0 +1,208 @@
+// test_lower.cpp - the back end: allocation, access patterns, semaphore insertion, located errors.
+#include <doctest/doctest.h>
+
+#include "ir/lower.h"
+#include "ir/print.h"
+
+using namespace nkisim;
+using namespace nkisim::ir;
+using isa::DType;
+using isa::Engine;
+using isa::Opcode;
+
+namespace {
+
+const isa::TargetDesc& trn2() {
+  static isa::TargetDesc t = *isa::find_target("trn2");
+  return t;
+}
+
+int add(Kernel& k, const char* name, std::vector<int64_t> shape, Buffer b, DType dt = DType::float32, int line = 0) {
+  Tensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  t.buffer = b;
+  t.dtype = dt;
+  t.loc = SourceLoc{"k.py", uint32_t(line), 5};
+  return k.add_tensor(t);
+}
+
+View rows(const Kernel& k, int t, int64_t r0, int64_t nr, int64_t c0, int64_t nc) {
+  View v = k.full_view(t);
+  v.offset = r0 * v.dims[0].stride + c0;
+  v.dims[0].count = nr;
+  v.dims[1].count = nc;
+  return v;
+}
+
+Op make(Opcode oc, std::initializer_list<std::optional<View>> ops, int line) {
+  Op op;
+  op.opcode = oc;
+  size_t i = 0;
+  for (auto& v : ops) op.operands[i++] = v;
+  op.loc = SourceLoc{"k.py", uint32_t(line), 9};
+  return op;
+}
+
+// a + b over two [128, 512] tiles of [128, 1024] inputs.
+Kernel tensor_add_kernel() {
+  Kernel k;
+  k.name = "add";
+  int a = add(k, "a", {128, 1024}, Buffer::hbm), b = add(k, "b", {128, 1024}, Buffer::hbm);
+  k.tensors[size_t(a)].role = k.tensors[size_t(b)].role = Tensor::Role::Param;
+  k.tensors[size_t(a)].param_index = 0;
+  k.tensors[size_t(b)].param_index = 1;
+  k.params = {a, b};
+  int c = add(k, "c", {128, 1024}, Buffer::shared_hbm);
+  for (int j = 0; j < 2; ++j) {
+    int ta = add(k, "ta", {128, 512}, Buffer::sbuf), tb = add(k, "tb", {128, 512}, Buffer::sbuf);
+    int tc = add(k, "tc", {128, 512}, Buffer::sbuf);
+    k.ops.push_back(make(Opcode::dma_copy, {k.full_view(ta), rows(k, a, 0, 128, j * 512, 512)}, 10));
+    k.ops.push_back(make(Opcode::dma_copy, {k.full_view(tb), rows(k, b, 0, 128, j * 512, 512)}, 11));
+    Op tt = make(Opcode::tensor_tensor, {k.full_view(tc), k.full_view(ta), k.full_view(tb)}, 12);
+    tt.params.op0 = isa::AluOp::add;
+    k.ops.push_back(tt);
+    k.ops.push_back(make(Opcode::dma_copy, {rows(k, c, 0, 128, j * 512, 512), k.full_view(tc)}, 13));
+  }
+  k.outputs = {c};
+  return k;
+}
+
+std::string error_of(const Kernel& k) {
+  try {
+    lower(k, trn2());
+  } catch (const Error& e) {
+    std::string s = e.what();
+    if (e.loc) s = std::to_string(e.loc->line) + ": " + s;
+    return s;
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("tensor_add lowers to DMA loads on Sync, adds on Vector, stores triggered by Vector") {
+  isa::Program p = lower(tensor_add_kernel(), trn2());
+  auto& sync = p.streams[size_t(Engine::Sync)];
+  auto& vec = p.streams[size_t(Engine::Vector)];
+  REQUIRE(sync.size() == 4);
+  REQUIRE(vec.size() == 4);  // add, store, add, store
+  CHECK(vec[0].op == Opcode::tensor_tensor);
+  CHECK(vec[1].op == Opcode::dma_copy);
+  // HBM: a at 0, b after it, c after b.
+  REQUIRE(p.hbm_tensors.size() == 3);
+  CHECK(p.hbm_tensors[1].address == 128 * 1024 * 4);
+  CHECK(p.hbm_tensors[2].kind == isa::HbmTensor::Kind::Output);
+  CHECK(p.hbm_tensors[2].output_index == 0);
+  // The first load of b reads row-strided HBM: partition pair (1024, 128), free [1, 512].
+  const isa::AccessPattern& src = sync[1].operands[1];
+  CHECK(src.mem == isa::Memory::HBM);
+  CHECK(src.offset == int64_t(p.hbm_tensors[1].address));
+  CHECK(src.partition_stride == 1024);
+  CHECK(src.num_partitions == 128);
+  CHECK(src.num_dims == 1);
+  CHECK(src.dims[0].count == 512);
+  // The add waits for both load queues; the loads signal their queues; the store needs no wait.
+  CHECK(vec[0].waits.size() == 2);
+  CHECK(sync[0].updates.size() == 1);
+  CHECK(vec[1].waits.empty());
+  // Locations point at the kernel lines.
+  CHECK(p.locations[vec[0].loc].line == 12);
+}
+
+TEST_CASE("independent tiles get distinct SBUF addresses (next-fit) and no cross-tile waits") {
+  isa::Program p = lower(tensor_add_kernel(), trn2());
+  auto& sync = p.streams[size_t(Engine::Sync)];
+  CHECK(sync[0].operands[0].offset != sync[2].operands[0].offset);
+  // The second iteration's loads do not wait on the first iteration's work.
+  CHECK(sync[2].waits.empty());
+  CHECK(sync[3].waits.empty());
+}
+
+TEST_CASE("write-after-read on a reused SBUF address becomes a wait") {
+  Kernel k;
+  k.name = "war";
+  int a = add(k, "a", {128, 64}, Buffer::hbm);
+  k.tensors[size_t(a)].role = Tensor::Role::Param;
+  k.tensors[size_t(a)].param_index = 0;
+  k.params = {a};
+  int t = add(k, "t", {128, 64}, Buffer::sbuf), u = add(k, "u", {128, 64}, Buffer::sbuf);
+  k.ops.push_back(make(Opcode::dma_copy, {k.full_view(t), k.full_view(a)}, 1));
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(u), k.full_view(t)}, 2));  // Vector reads t
+  k.ops.push_back(make(Opcode::dma_copy, {k.full_view(t), k.full_view(a)}, 3));     // overwrites t
+  isa::Program p = lower(k, trn2());
+  auto& vec = p.streams[size_t(Engine::Vector)];
+  REQUIRE(vec.size() == 2);  // the copy, and the second load, triggered after it on Vector (WAR, in order)
+  CHECK(vec[0].waits.size() == 1);
+  CHECK(vec[1].op == Opcode::dma_copy);
+  CHECK(vec[1].waits.empty());
+}
+
+TEST_CASE("SBUF capacity is checked with the live allocations named") {
+  Kernel k;
+  k.name = "big";
+  int a = add(k, "a", {128, 40000}, Buffer::sbuf, DType::float32, 3);
+  int b = add(k, "b", {128, 40000}, Buffer::sbuf, DType::float32, 4);
+  k.ops.push_back(make(Opcode::memset, {k.full_view(a)}, 5));
+  k.ops.push_back(make(Opcode::memset, {k.full_view(b)}, 6));
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(a), k.full_view(b)}, 7));
+  CHECK(error_of(k) ==
+        "4: SBUF capacity exceeded: tensor 'b' needs 160000 bytes per partition; 160000 of 229376 bytes per "
+        "partition are in use by 1 live allocation(s): 'a' 160000 B (k.py:3)");
+}
+
+TEST_CASE("operand rules: memory kinds, partition limits and the start-partition rule") {
+  Kernel k;
+  k.name = "rules";
+  int s = add(k, "s", {128, 64}, Buffer::sbuf);
+  int h = add(k, "h", {128, 64}, Buffer::hbm);
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(s), k.full_view(h)}, 7));
+  CHECK(error_of(k) == "7: tensor_copy: operand 'src' cannot be in hbm (allowed: sbuf, psum)");
+
+  k.ops.clear();
+  View lo = rows(k, s, 16, 32, 0, 64);
+  k.ops.push_back(make(Opcode::tensor_copy, {lo, lo}, 8));
+  CHECK(error_of(k) ==
+        "8: tensor_copy: operand 'dst' starts at partition 16 with 32 partitions; an access of 32 or fewer "
+        "partitions must start at partition 0, 32, 64 or 96");
+
+  k.ops.clear();
+  k.ops.push_back(make(Opcode::tensor_copy, {rows(k, s, 64, 64, 0, 64), rows(k, s, 0, 64, 0, 64)}, 9));
+  CHECK(lower(k, trn2()).num_instructions() == 1);  // cross-half move is legal
+
+  Kernel k2;
+  k2.name = "huge";
+  add(k2, "x", {256, 4}, Buffer::sbuf, DType::float32, 2);
+  k2.ops.push_back(make(Opcode::memset, {k2.full_view(0)}, 3));
+  CHECK(error_of(k2) == "2: tensor 'x': Size of partition dimension 256 exceeds architecture limitation of 128");
+}
+
+TEST_CASE("outputs must live in shared_hbm") {
+  Kernel k;
+  k.name = "out";
+  int t = add(k, "t", {128, 4}, Buffer::hbm, DType::float32, 6);
+  k.outputs = {t};
+  CHECK(error_of(k) == "6: kernel output 't' is in hbm; outputs must be allocated with buffer=nl.shared_hbm");
+}
+
+TEST_CASE("engine= is honoured and checked against the table") {
+  Kernel k;
+  k.name = "eng";
+  int s = add(k, "s", {128, 64}, Buffer::sbuf);
+  Op op = make(Opcode::tensor_copy, {k.full_view(s), k.full_view(s)}, 4);
+  op.engine = Engine::Tensor;
+  k.ops.push_back(op);
+  CHECK(error_of(k) == "4: tensor_copy cannot run on the tensor engine");
+  k.ops[0].engine = Engine::GpSimd;
+  isa::Program p = lower(k, trn2());
+  CHECK(p.streams[size_t(Engine::GpSimd)].size() == 1);
+}
+
+TEST_CASE("the IR printer shows tensors, views and params") {
+  std::string s = print_kernel(tensor_add_kernel());
+  CHECK(s.find("kernel add") == 0);
+  CHECK(s.find("tensor %a : float32[128,1024] in hbm param 0") != std::string::npos);
+  CHECK(s.find("tensor_tensor dst=%tc.float32{off=0 ap=[[512,128],[1,512]]}") != std::string::npos);
+  CHECK(s.find("op0=add") != std::string::npos);
+  CHECK(s.find("queue=") == std::string::npos);
+}
