@@ -39,6 +39,11 @@ enum class AluOp : uint8_t {
 #include "isa/alu_ops.def"
 #undef ALU
 };
+inline constexpr int kNumAluOps = 0
+#define ALU(id, name, cls, red) +1
+#include "isa/alu_ops.def"
+#undef ALU
+    ;
 enum class AluClass : uint8_t { Bitvec, Arith, Unary, Special };
 std::string_view alu_name(AluOp op);
 AluClass alu_class(AluOp op);
@@ -50,6 +55,11 @@ enum class ActFunc : uint8_t {
 #include "isa/act_funcs.def"
 #undef ACT
 };
+inline constexpr int kNumActFuncs = 0
+#define ACT(id, name) +1
+#include "isa/act_funcs.def"
+#undef ACT
+    ;
 std::string_view act_name(ActFunc f);
 std::optional<ActFunc> parse_act(std::string_view name);
 
