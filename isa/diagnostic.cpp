@@ -23,8 +23,7 @@
 namespace nkisim {
 namespace {
 
-void append_located(std::string& out, const std::optional<SourceLoc>& loc, const char* severity,
-                    const std::string& msg,
+void append_located(std::string& out, const std::optional<SourceLoc>& loc, const char* severity, const std::string& msg,
                     const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line) {
   if (!loc || (loc->file.empty() && !loc->known())) {
     out += "nki-sim: ";
@@ -65,8 +64,8 @@ void append_located(std::string& out, const std::optional<SourceLoc>& loc, const
 
 }  // namespace
 
-std::string format_diagnostic(const Error& e,
-                              const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line) {
+std::string format_diagnostic(
+    const Error& e, const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line) {
   std::string out;
   append_located(out, e.loc, "error", e.what(), read_line);
   for (const auto& [loc, text] : e.notes) append_located(out, loc, "note", text, read_line);

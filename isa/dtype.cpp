@@ -23,12 +23,12 @@
 //   bool_ is stored as uint8 and converts exactly like uint8 (2.0 -> 2, 300 -> 255, -1 -> 0): the hardware
 //   has no separate boolean datapath, so a bool_ destination holds whatever uint8 would.
 // * to_f32 on tfloat32 ignores the 13 low bits (a tf32 value never has them set).
+#include "isa/dtype.h"
+
 #include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
-
-#include "isa/dtype.h"
 
 namespace nkisim::isa {
 namespace {
@@ -59,9 +59,9 @@ struct FloatFormat {
 };
 
 constexpr FloatFormat kFloat16{5, 10, 15, Special::IEEE};
-constexpr FloatFormat kFloat8E4M3{4, 3, 7, Special::IEEE};     // Trainium "cFP8": max 240
-constexpr FloatFormat kFloat8E5M2{5, 2, 15, Special::IEEE};    // max 57344
-constexpr FloatFormat kFloat8E4M3FN{4, 3, 7, Special::FN};     // OCP: max 448
+constexpr FloatFormat kFloat8E4M3{4, 3, 7, Special::IEEE};   // Trainium "cFP8": max 240
+constexpr FloatFormat kFloat8E5M2{5, 2, 15, Special::IEEE};  // max 57344
+constexpr FloatFormat kFloat8E4M3FN{4, 3, 7, Special::FN};   // OCP: max 448
 
 // fp32 -> format F, returning the encoding in the low 1+E+M bits.
 template <FloatFormat F>
@@ -185,22 +185,35 @@ std::optional<DType> parse_dtype(std::string_view name) {
 float to_f32(DType t, uint32_t bits) {
   switch (t) {
     case DType::bool_:
-    case DType::uint8: return float(uint8_t(bits));
-    case DType::int8: return float(int8_t(bits));
-    case DType::uint16: return float(uint16_t(bits));
-    case DType::int16: return float(int16_t(bits));
-    case DType::uint32: return float(bits);
-    case DType::int32: return float(int32_t(bits));
-    case DType::float32: return bits_to_float(bits);
-    case DType::bfloat16: return bits_to_float(bits << 16);
+    case DType::uint8:
+      return float(uint8_t(bits));
+    case DType::int8:
+      return float(int8_t(bits));
+    case DType::uint16:
+      return float(uint16_t(bits));
+    case DType::int16:
+      return float(int16_t(bits));
+    case DType::uint32:
+      return float(bits);
+    case DType::int32:
+      return float(int32_t(bits));
+    case DType::float32:
+      return bits_to_float(bits);
+    case DType::bfloat16:
+      return bits_to_float(bits << 16);
     case DType::tfloat32:
       if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return bits_to_float((bits & 0xFFFFE000u) | 0x7FC00000u);
       return bits_to_float(bits & 0xFFFFE000u);
-    case DType::float16: return bits_to_float(decode<kFloat16>(bits & 0xFFFFu));
-    case DType::float8_e4m3: return kE4M3Table[bits & 0xFFu];
-    case DType::float8_e5m2: return kE5M2Table[bits & 0xFFu];
-    case DType::float8_e4m3fn: return kE4M3FNTable[bits & 0xFFu];
-    case DType::float8_e8m0fnu: return decode_e8m0(bits);
+    case DType::float16:
+      return bits_to_float(decode<kFloat16>(bits & 0xFFFFu));
+    case DType::float8_e4m3:
+      return kE4M3Table[bits & 0xFFu];
+    case DType::float8_e5m2:
+      return kE5M2Table[bits & 0xFFu];
+    case DType::float8_e4m3fn:
+      return kE4M3FNTable[bits & 0xFFu];
+    case DType::float8_e8m0fnu:
+      return decode_e8m0(bits);
   }
   return 0.0f;
 }
@@ -209,20 +222,34 @@ uint32_t from_f32(DType t, float v) {
   const uint32_t x = float_to_bits(v);
   switch (t) {
     case DType::bool_:
-    case DType::uint8: return to_int<uint8_t>(v);
-    case DType::int8: return to_int<int8_t>(v);
-    case DType::uint16: return to_int<uint16_t>(v);
-    case DType::int16: return to_int<int16_t>(v);
-    case DType::uint32: return to_int<uint32_t>(v);
-    case DType::int32: return to_int<int32_t>(v);
-    case DType::float32: return x;
-    case DType::bfloat16: return encode_bf16(x);
-    case DType::tfloat32: return encode_tf32(x);
-    case DType::float16: return encode<kFloat16>(x);
-    case DType::float8_e4m3: return encode<kFloat8E4M3>(x);
-    case DType::float8_e5m2: return encode<kFloat8E5M2>(x);
-    case DType::float8_e4m3fn: return encode<kFloat8E4M3FN>(x);
-    case DType::float8_e8m0fnu: return encode_e8m0(x);
+    case DType::uint8:
+      return to_int<uint8_t>(v);
+    case DType::int8:
+      return to_int<int8_t>(v);
+    case DType::uint16:
+      return to_int<uint16_t>(v);
+    case DType::int16:
+      return to_int<int16_t>(v);
+    case DType::uint32:
+      return to_int<uint32_t>(v);
+    case DType::int32:
+      return to_int<int32_t>(v);
+    case DType::float32:
+      return x;
+    case DType::bfloat16:
+      return encode_bf16(x);
+    case DType::tfloat32:
+      return encode_tf32(x);
+    case DType::float16:
+      return encode<kFloat16>(x);
+    case DType::float8_e4m3:
+      return encode<kFloat8E4M3>(x);
+    case DType::float8_e5m2:
+      return encode<kFloat8E5M2>(x);
+    case DType::float8_e4m3fn:
+      return encode<kFloat8E4M3FN>(x);
+    case DType::float8_e8m0fnu:
+      return encode_e8m0(x);
   }
   return 0;
 }

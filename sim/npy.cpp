@@ -1,0 +1,468 @@
+// npy.cpp - a defensive .npy reader/writer and the conversion of file contents into kernel inputs.
+//
+// Reader policy:
+// * Versions 1.0 (2-byte header length), 2.0 and 3.0 (4-byte). Headers longer than 1 MiB are rejected.
+// * The header is parsed as the Python dict literal numpy writes: keys 'descr', 'fortran_order', 'shape'
+//   (exactly these, any order, either quote style, optional trailing comma, Python 2 "3L" integers).
+// * Accepted descriptors: b1, i1/i2/i4/i8, u1/u2/u4/u8, f2/f4/f8 and raw V1/V2/V4 (numpy writes
+//   "|V2"; we normalise to "<V2" as dtypes.def does). Big-endian ('>') numeric data is byte-swapped to
+//   little-endian on read, so NpyFile always holds little-endian data; '=' means native (little-endian).
+// * Fortran-order files are rejected. Trailing bytes after the data are ignored (numpy does the same).
+// * Sizes are checked against the actual file size before anything is allocated, so hostile headers
+//   cannot trigger huge allocations.
+#include "sim/npy.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+
+#include "isa/diagnostic.h"
+
+namespace nkisim::sim {
+namespace {
+
+constexpr size_t kMaxHeader = size_t(1) << 20;
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+[[noreturn]] void fail(const std::string& path, const std::string& msg) { throw Error(path + ": " + msg); }
+
+// --- header dict parser ---------------------------------------------------------------------------
+struct HeaderParser {
+  std::string_view s;
+  size_t i = 0;
+
+  void ws() {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
+  }
+  bool eat(char c) {
+    ws();
+    if (i < s.size() && s[i] == c) {
+      ++i;
+      return true;
+    }
+    return false;
+  }
+  bool string(std::string& out) {
+    ws();
+    if (i >= s.size() || (s[i] != '\'' && s[i] != '"')) return false;
+    const char q = s[i++];
+    const size_t start = i;
+    while (i < s.size() && s[i] != q) {
+      if (s[i] == '\\' || s[i] == '\n') return false;
+      ++i;
+    }
+    if (i >= s.size()) return false;
+    out.assign(s.substr(start, i - start));
+    ++i;
+    return true;
+  }
+  bool word(std::string_view w) {
+    ws();
+    if (s.substr(i, w.size()) != w) return false;
+    const size_t end = i + w.size();
+    if (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_')) return false;
+    i = end;
+    return true;
+  }
+  bool integer(int64_t& out) {
+    ws();
+    const size_t start = i;
+    uint64_t v = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      const uint64_t d = uint64_t(s[i] - '0');
+      if (v > (uint64_t(std::numeric_limits<int64_t>::max()) - d) / 10) return false;
+      v = v * 10 + d;
+      ++i;
+    }
+    if (i == start) return false;
+    if (i < s.size() && s[i] == 'L') ++i;  // Python 2 long
+    out = int64_t(v);
+    return true;
+  }
+  bool shape(std::vector<int64_t>& out) {
+    if (!eat('(')) return false;
+    out.clear();
+    if (eat(')')) return true;
+    for (;;) {
+      int64_t d;
+      if (!integer(d)) return false;
+      out.push_back(d);
+      if (out.size() > 64) return false;
+      if (eat(')')) return out.size() > 1;  // "(3)" is an int, not a tuple
+      if (!eat(',')) return false;
+      if (eat(')')) return true;
+    }
+  }
+};
+
+struct Header {
+  std::string descr;
+  bool fortran = false;
+  std::vector<int64_t> shape;
+};
+
+Header parse_header(const std::string& path, std::string_view text) {
+  HeaderParser p{text};
+  Header h;
+  bool have_descr = false, have_fortran = false, have_shape = false;
+  auto bad = [&](const std::string& why) { fail(path, "malformed header: " + why); };
+  if (!p.eat('{')) bad("expected a Python dict literal");
+  while (!p.eat('}')) {
+    std::string key;
+    if (!p.string(key)) bad("expected a quoted key at offset " + std::to_string(p.i));
+    if (!p.eat(':')) bad("expected ':' after '" + key + "'");
+    if (key == "descr") {
+      p.ws();
+      if (p.i < text.size() && text[p.i] == '[') fail(path, "unsupported dtype: structured arrays are not supported");
+      if (!p.string(h.descr)) bad("'descr' must be a string");
+      have_descr = true;
+    } else if (key == "fortran_order") {
+      if (p.word("True"))
+        h.fortran = true;
+      else if (p.word("False"))
+        h.fortran = false;
+      else
+        bad("'fortran_order' must be True or False");
+      have_fortran = true;
+    } else if (key == "shape") {
+      if (!p.shape(h.shape)) bad("'shape' must be a tuple of non-negative integers");
+      have_shape = true;
+    } else {
+      bad("unexpected key '" + key + "'");
+    }
+    if (!p.eat(',')) {
+      if (!p.eat('}')) bad("expected ',' or '}' after '" + key + "'");
+      break;
+    }
+  }
+  p.ws();
+  if (p.i != text.size()) bad("unexpected text after the dict");
+  if (!have_descr) bad("missing key 'descr'");
+  if (!have_fortran) bad("missing key 'fortran_order'");
+  if (!have_shape) bad("missing key 'shape'");
+  return h;
+}
+
+// Splits a descriptor into byte order, kind and item size; normalises it. Returns false if unsupported.
+bool normalise_descr(const std::string& d, char& order, char& kind, unsigned& size, std::string& norm) {
+  if (d.size() < 3 || d.size() > 4) return false;
+  order = d[0];
+  if (order != '<' && order != '>' && order != '|' && order != '=') return false;
+  kind = d[1];
+  size = 0;
+  for (size_t k = 2; k < d.size(); ++k) {
+    if (d[k] < '0' || d[k] > '9') return false;
+    size = size * 10 + unsigned(d[k] - '0');
+  }
+  bool ok = false;
+  switch (kind) {
+    case 'b':
+      ok = size == 1;
+      break;
+    case 'i':
+    case 'u':
+      ok = size == 1 || size == 2 || size == 4 || size == 8;
+      break;
+    case 'f':
+      ok = size == 2 || size == 4 || size == 8;
+      break;
+    case 'V':
+      ok = size == 1 || size == 2 || size == 4;
+      break;
+    default:
+      ok = false;
+  }
+  if (!ok) return false;
+  if (order == '=') order = '<';
+  if (size == 1) order = '|';
+  norm = std::string(1, size == 1 ? '|' : '<') + kind + std::to_string(size);
+  return true;
+}
+
+}  // namespace
+
+NpyFile read_npy(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(path, std::string("cannot open: ") + std::strerror(EISDIR));
+  FilePtr f(std::fopen(path.c_str(), "rb"));
+  if (!f) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  if (std::fseek(f.get(), 0, SEEK_END) != 0) fail(path, std::string("cannot read: ") + std::strerror(errno));
+  const long end = std::ftell(f.get());
+  if (end < 0) fail(path, std::string("cannot read: ") + std::strerror(errno));
+  std::rewind(f.get());
+  const uint64_t file_size = uint64_t(end);
+
+  auto read_exact = [&](void* dst, size_t n) { return std::fread(dst, 1, n, f.get()) == n; };
+
+  if (file_size == 0) fail(path, "not an .npy file (file is empty)");
+  unsigned char pre[8];
+  static const unsigned char kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (file_size < 8 || !read_exact(pre, 8) || std::memcmp(pre, kMagic, 6) != 0)
+    fail(path, "not an .npy file (bad magic)");
+  const unsigned major = pre[6], minor = pre[7];
+  if ((major != 1 && major != 2 && major != 3) || minor != 0)
+    fail(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+  const unsigned len_bytes = major == 1 ? 2 : 4;
+  unsigned char lb[4] = {0, 0, 0, 0};
+  if (!read_exact(lb, len_bytes)) fail(path, "malformed header: file ends inside the header");
+  const uint64_t hlen = uint64_t(lb[0]) | uint64_t(lb[1]) << 8 | uint64_t(lb[2]) << 16 | uint64_t(lb[3]) << 24;
+  if (hlen > kMaxHeader) fail(path, "malformed header: header length " + std::to_string(hlen) + " exceeds 1 MiB");
+  const uint64_t data_start = 8 + len_bytes + hlen;
+  if (data_start > file_size) fail(path, "malformed header: file ends inside the header");
+  std::string text(hlen, '\0');
+  if (!read_exact(text.data(), hlen)) fail(path, "malformed header: file ends inside the header");
+
+  Header h = parse_header(path, text);
+  NpyFile out;
+  char order, kind;
+  unsigned size;
+  if (!normalise_descr(h.descr, order, kind, size, out.descr)) fail(path, "unsupported dtype '" + h.descr + "'");
+  if (h.fortran) fail(path, "Fortran-order arrays are not supported");
+  uint64_t count = 1;
+  bool overflow = false;
+  for (int64_t d : h.shape) overflow |= __builtin_mul_overflow(count, uint64_t(d), &count);
+  uint64_t bytes = 0;
+  overflow |= __builtin_mul_overflow(count, uint64_t(size), &bytes);
+  if (overflow) fail(path, "malformed header: shape is too large");
+  const uint64_t avail = file_size - data_start;
+  if (bytes > avail)
+    fail(path, "truncated data: expected " + std::to_string(bytes) + " bytes, found " + std::to_string(avail));
+  out.shape = std::move(h.shape);
+  out.data.resize(size_t(bytes));
+  if (bytes && !read_exact(out.data.data(), size_t(bytes)))
+    fail(path, std::string("cannot read: ") + (std::ferror(f.get()) ? std::strerror(errno) : "unexpected end of file"));
+  if (order == '>' && kind != 'V' && size > 1)
+    for (size_t k = 0; k < out.data.size(); k += size) std::reverse(&out.data[k], &out.data[k] + size);
+  return out;
+}
+
+// --- conversion into kernel inputs -----------------------------------------------------------------
+namespace {
+
+std::string numpy_name(char kind, unsigned size) {
+  switch (kind) {
+    case 'b':
+      return "bool";
+    case 'i':
+      return "int" + std::to_string(size * 8);
+    case 'u':
+      return "uint" + std::to_string(size * 8);
+    case 'f':
+      return "float" + std::to_string(size * 8);
+  }
+  return std::string("raw ") + kind + std::to_string(size);
+}
+
+// Loads a little-endian signed/unsigned/bool element as int64 (uint64 beyond INT64_MAX saturates, which
+// is only used for integer targets where it saturates anyway).
+int64_t load_int(const uint8_t* p, char kind, unsigned size) {
+  if (kind == 'b' || kind == 'u') {
+    uint64_t v = 0;
+    std::memcpy(&v, p, size);
+    return v > uint64_t(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max() : int64_t(v);
+  }
+  switch (size) {
+    case 1:
+      return int8_t(p[0]);
+    case 2: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case 4: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+  }
+}
+
+uint64_t load_u64(const uint8_t* p, unsigned size) {
+  uint64_t v = 0;
+  std::memcpy(&v, p, size);
+  return v;
+}
+
+float load_float(const uint8_t* p, unsigned size) {
+  if (size == 2) return isa::to_f32(isa::DType::float16, isa::load_bits(p, 2));
+  if (size == 4) return isa::bits_to_float(isa::load_bits(p, 4));
+  double d;
+  std::memcpy(&d, p, 8);
+  return static_cast<float>(d);  // round to nearest even (default FP environment)
+}
+
+// Saturating integer -> integer conversion (exact, no detour through fp32).
+uint32_t int_to_int(int64_t v, isa::DType t) {
+  int64_t lo = 0, hi = 0;
+  switch (t) {
+    case isa::DType::int8:
+      lo = INT8_MIN;
+      hi = INT8_MAX;
+      break;
+    case isa::DType::int16:
+      lo = INT16_MIN;
+      hi = INT16_MAX;
+      break;
+    case isa::DType::int32:
+      lo = INT32_MIN;
+      hi = INT32_MAX;
+      break;
+    case isa::DType::bool_:
+    case isa::DType::uint8:
+      lo = 0;
+      hi = UINT8_MAX;
+      break;
+    case isa::DType::uint16:
+      lo = 0;
+      hi = UINT16_MAX;
+      break;
+    default:
+      lo = 0;
+      hi = UINT32_MAX;
+      break;
+  }
+  v = v < lo ? lo : v > hi ? hi : v;
+  return uint32_t(uint64_t(v));
+}
+
+}  // namespace
+
+HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested) {
+  char order, kind;
+  unsigned size;
+  std::string norm;
+  if (!normalise_descr(f.descr, order, kind, size, norm)) throw Error("unsupported dtype '" + f.descr + "'");
+  HostArray a;
+  a.shape = f.shape;
+  const size_t n = a.elements();
+  if (n * size != f.data.size())
+    throw Error("data size " + std::to_string(f.data.size()) + " does not match shape and dtype " + norm);
+
+  if (!requested) {
+    for (int k = 0; k < isa::kNumDTypes; ++k) {
+      const auto t = static_cast<isa::DType>(k);
+      if (isa::is_numpy_native(t) && isa::dtype_numpy_descr(t) == norm) {
+        a.dtype = t;
+        a.data = f.data;
+        return a;
+      }
+    }
+    if (kind == 'V') {
+      const char* hint = size == 1 ? "float8_e4m3" : size == 2 ? "bfloat16" : "tfloat32";
+      throw Error("raw dtype " + norm + " has no meaning by itself; name it with FILE:DTYPE (e.g. FILE:" + hint + ")");
+    }
+    const char* hint = kind == 'f' ? "float32" : kind == 'i' ? "int32" : kind == 'u' ? "uint32" : nullptr;
+    throw Error("dtype " + numpy_name(kind, size) + " is not an NKI dtype; convert it with " +
+                (hint ? "FILE:" + std::string(hint) + " (or FILE:DTYPE)" : std::string("FILE:DTYPE")));
+  }
+
+  const isa::DType t = *requested;
+  const unsigned tsize = isa::dtype_size(t);
+  a.dtype = t;
+  const bool native_same = isa::is_numpy_native(t) && isa::dtype_numpy_descr(t) == norm;
+  const bool raw_same_width =
+      size == tsize && (kind == 'V' || (!isa::is_numpy_native(t) && (kind == 'u' || kind == 'i')));
+  if (native_same || raw_same_width) {
+    a.data = f.data;
+    return a;
+  }
+  if (kind == 'V')
+    throw Error("raw dtype " + norm + " has " + std::to_string(size) + "-byte elements but " +
+                std::string(isa::dtype_name(t)) + " needs " + std::to_string(tsize));
+  a.data.resize(n * tsize);
+  const uint8_t* src = f.data.data();
+  uint8_t* dst = a.data.data();
+  for (size_t k = 0; k < n; ++k, src += size, dst += tsize) {
+    uint32_t bits;
+    if (kind == 'f') {
+      bits = isa::from_f32(t, load_float(src, size));
+    } else if (isa::is_integer(t)) {
+      bits = int_to_int(load_int(src, kind, size), t);
+    } else if (kind == 'u' || kind == 'b') {
+      bits = isa::from_f32(t, static_cast<float>(load_u64(src, size)));
+    } else {
+      bits = isa::from_f32(t, static_cast<float>(load_int(src, kind, size)));
+    }
+    isa::store_bits(dst, tsize, bits);
+  }
+  return a;
+}
+
+// --- writer ----------------------------------------------------------------------------------------
+void write_npy(const std::string& path, const HostArray& a, bool raw_low_precision) {
+  const isa::DType t = a.dtype;
+  const unsigned size = isa::dtype_size(t);
+  const size_t n = a.elements();
+  if (a.data.size() < n * size) throw Error(path + ": cannot write: array data is smaller than its shape");
+  std::string descr;
+  const uint8_t* data = a.data.data();
+  size_t nbytes = n * size;
+  std::vector<uint8_t> widened;
+  if (isa::is_numpy_native(t)) {
+    descr = std::string(isa::dtype_numpy_descr(t));
+  } else if (raw_low_precision) {
+    descr = size == 1 ? "|u1" : "<u" + std::to_string(size);
+  } else {
+    descr = "<f4";
+    widened.resize(n * 4);
+    for (size_t k = 0; k < n; ++k)
+      isa::store_bits(&widened[k * 4], 4, isa::float_to_bits(isa::to_f32(t, isa::load_bits(&a.data[k * size], size))));
+    data = widened.data();
+    nbytes = n * 4;
+  }
+
+  // Header exactly as numpy 1.24 writes it (sorted keys, repr'd values, growth-axis spaces, 64-byte align).
+  std::string shape = "(";
+  for (size_t k = 0; k < a.shape.size(); ++k) shape += (k ? ", " : "") + std::to_string(a.shape[k]);
+  shape += a.shape.size() == 1 ? ",)" : ")";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  if (!a.shape.empty()) {
+    const size_t digits = std::to_string(a.shape[0]).size();
+    if (digits < 21) header.append(21 - digits, ' ');
+  }
+  const size_t hlen = header.size() + 1;
+  size_t len_bytes = 2;  // version 1.0 unless the header does not fit a 16-bit length
+  size_t pad = 64 - ((8 + len_bytes + hlen) % 64);
+  if (hlen + pad > 65535) {
+    len_bytes = 4;
+    pad = 64 - ((8 + len_bytes + hlen) % 64);
+  }
+  header.append(pad, ' ');
+  header += '\n';
+  std::string prefix("\x93NUMPY", 6);
+  prefix += char(len_bytes == 2 ? 1 : 2);
+  prefix += char(0);
+  const uint32_t total = uint32_t(header.size());
+  for (size_t k = 0; k < len_bytes; ++k) prefix += char((total >> (8 * k)) & 0xFF);
+
+  FilePtr f(std::fopen(path.c_str(), "wb"));
+  if (!f) fail(path, std::string("cannot write: ") + std::strerror(errno));
+  errno = 0;
+  bool ok = std::fwrite(prefix.data(), 1, prefix.size(), f.get()) == prefix.size() &&
+            std::fwrite(header.data(), 1, header.size(), f.get()) == header.size() &&
+            (nbytes == 0 || std::fwrite(data, 1, nbytes, f.get()) == nbytes);
+  int err = errno;
+  std::FILE* raw = f.release();
+  if (std::fclose(raw) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) fail(path, std::string("cannot write: ") + (err ? std::strerror(err) : "I/O error"));
+}
+
+}  // namespace nkisim::sim

@@ -1,0 +1,74 @@
+"""Bad input gets one clear message and exit 1 (2 for a bad command line); never a crash."""
+import os
+
+import numpy as np
+
+from common import EXAMPLES, check, check_equal, finish, run, save, tmpdir
+
+ADD = os.path.join(EXAMPLES, "tensor_add.py")
+d = tmpdir()
+a = save(d, "a.npy", np.ones((256, 1024), np.float32))
+b = save(d, "b.npy", np.ones((256, 1024), np.float32))
+
+
+def write(name, data):
+    path = os.path.join(d, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def expect(args, code, stderr, what):
+    rc, so, se = run(*args, "-o", os.path.join(d, "out"))
+    check_equal(rc, code, f"{what}: exit code (stderr: {se!r})")
+    check_equal(se, stderr, f"{what}: message")
+
+
+# Command-line errors: exit 2 with usage.
+rc, so, se = run("--bogus-flag")
+check_equal(rc, 2, "unknown option exits 2")
+check(se.startswith("nki-sim: error: unrecognised option '--bogus-flag'\nusage: nki-sim KERNEL.py"), f"unknown option message {se!r}")
+rc, so, se = run()
+check_equal((rc, se.splitlines()[0]), (2, "nki-sim: error: no kernel file given"), "no kernel file")
+rc, so, se = run(ADD, "--target", "trn9")
+check_equal((rc, se.splitlines()[0]), (2, "nki-sim: error: unknown target 'trn9' (expected trn1, trn2 or trn3)"), "bad target")
+rc, so, se = run(ADD, "--inputs", a + ":bfloat17")
+check_equal((rc, se.splitlines()[0]), (2, f"nki-sim: error: --inputs {a}:bfloat17: unknown dtype 'bfloat17'"), "bad dtype suffix")
+rc, so, se = run(ADD, "--param", "min_ii_cycles=abc")
+check_equal((rc, se.splitlines()[0]), (2, "nki-sim: error: --param min_ii_cycles: 'abc' is not a number"), "bad param value")
+rc, so, se = run(ADD, "--emit", "bin", "x")
+check_equal((rc, se.splitlines()[0]), (2, "nki-sim: error: --emit expects 'ir FILE' or 'asm FILE'"), "bad --emit")
+rc, so, se = run("--help")
+check(rc == 0 and "--inputs" in so and "--trace" in so, "--help prints the options")
+
+# Input files.
+missing = os.path.join(d, "missing.npy")
+expect([ADD, "--inputs", missing, b], 1, f"nki-sim: error: {missing}: cannot open: No such file or directory\n", "missing input")
+expect([ADD, "--inputs", d, b], 1, f"nki-sim: error: {d}: cannot open: Is a directory\n", "directory as input")
+bad_magic = write("bad_magic.npy", b"PK\x03\x04 not numpy at all")
+expect([ADD, "--inputs", bad_magic, b], 1, f"nki-sim: error: {bad_magic}: not an .npy file (bad magic)\n", "bad magic")
+empty = write("empty.npy", b"")
+expect([ADD, "--inputs", empty, b], 1, f"nki-sim: error: {empty}: not an .npy file (bad magic)\n", "empty file")
+with open(a, "rb") as f:
+    good = f.read()
+trunc = write("trunc.npy", good[:1000])
+expect([ADD, "--inputs", trunc, b], 1,
+       f"nki-sim: error: {trunc}: truncated data: expected 1048576 bytes, found {1000 - 128}\n", "truncated data")
+trunc_hdr = write("trunc_hdr.npy", good[:40])
+rc, so, se = run(ADD, "--inputs", trunc_hdr, b)
+check(rc == 1 and se.startswith(f"nki-sim: error: {trunc_hdr}: ") and "header" in se and se.count("\n") == 1,
+      f"truncated header: {rc} {se!r}")
+garbage = write("garbage.npy", b"\x93NUMPY\x01\x00\x10\x00{'descr': 12}  \n")
+rc, so, se = run(ADD, "--inputs", garbage, b)
+check(rc == 1 and se.startswith(f"nki-sim: error: {garbage}: malformed header") and se.count("\n") == 1,
+      f"malformed header: {rc} {se!r}")
+c8 = save(d, "c8.npy", np.ones((4,), np.complex64))
+expect([ADD, "--inputs", c8, b], 1, f"nki-sim: error: {c8}: unsupported dtype '<c8'\n", "complex dtype")
+f64 = save(d, "f64.npy", np.ones((256, 1024)))
+rc, so, se = run(ADD, "--inputs", f64, b)
+check(rc == 1 and se.startswith(f"nki-sim: error: {f64}: dtype float64 is not an NKI dtype"), f"float64 input: {se!r}")
+# ...but FILE:float32 converts it.
+rc, so, se = run(ADD, "--inputs", f64 + ":float32", b, "-q", "-o", os.path.join(d, "o64"))
+check_equal(rc, 0, f"float64 input with :float32 ({se!r})")
+
+finish()
