@@ -1,0 +1,142 @@
+// alu.cpp - ALU operator bodies; loops are instantiated per op so the compiler vectorises them.
+#include "sim/alu.h"
+
+#include <cmath>
+#include <cstdint>
+
+namespace nkisim::sim {
+using isa::AluOp;
+
+namespace {
+enum class Cls { Bitvec, Arith, Unary, Special };
+constexpr Cls kClass[] = {
+#define ALU(id, name, cls, red) Cls::cls,
+#include "isa/alu_ops.def"
+#undef ALU
+};
+
+inline float b2f(bool b) { return b ? 1.0f : 0.0f; }
+// float -> int32 without undefined behaviour: NaN -> 0, saturating, truncating toward zero.
+inline int32_t to_i32(float x) {
+  if (x != x) return 0;
+  if (x >= 2147483648.0f) return INT32_MAX;
+  if (x < -2147483648.0f) return INT32_MIN;
+  return int32_t(x);
+}
+
+// The single definition of every op's float semantics. `Op` is a constant in the loops below, so the
+// switch folds away after inlining.
+inline float eval_f32(AluOp op, float a, float b) {
+  switch (op) {
+    case AluOp::bypass: return a;
+    case AluOp::add: return a + b;
+    case AluOp::subtract: return a - b;
+    case AluOp::multiply: return a * b;
+    case AluOp::divide: return a / b;
+    case AluOp::maximum: return (a != a || b != b) ? a + b : (a > b ? a : b);
+    case AluOp::minimum: return (a != a || b != b) ? a + b : (a < b ? a : b);
+    case AluOp::power: return std::pow(a, b);
+    case AluOp::abs_max: return std::fabs(a) > std::fabs(b) ? a : b;
+    case AluOp::abs_min: return std::fabs(a) < std::fabs(b) ? a : b;
+    case AluOp::equal: return b2f(a == b);
+    case AluOp::not_equal: return b2f(a != b);
+    case AluOp::greater: return b2f(a > b);
+    case AluOp::greater_equal: return b2f(a >= b);
+    case AluOp::less: return b2f(a < b);
+    case AluOp::less_equal: return b2f(a <= b);
+    case AluOp::logical_and: return b2f(a != 0.0f && b != 0.0f);
+    case AluOp::logical_or: return b2f(a != 0.0f || b != 0.0f);
+    case AluOp::logical_xor: return b2f((a != 0.0f) != (b != 0.0f));
+    case AluOp::logical_not: return b2f(a == 0.0f);
+    case AluOp::abs: return std::fabs(a);
+    case AluOp::reciprocal: return 1.0f / a;
+    case AluOp::rsqrt: return 1.0f / std::sqrt(a);
+    case AluOp::square: return a * a;
+    case AluOp::relu: return a != a ? a : (a > 0.0f ? a : 0.0f);
+    default: {  // bitvec ops on the int32 values (callers normally use the integer path)
+      auto ia = uint32_t(to_i32(a)), ib = uint32_t(to_i32(b));
+      switch (op) {
+        case AluOp::bitwise_and: return float(int32_t(ia & ib));
+        case AluOp::bitwise_or: return float(int32_t(ia | ib));
+        case AluOp::bitwise_xor: return float(int32_t(ia ^ ib));
+        case AluOp::invert: return float(int32_t(~ia));
+        case AluOp::left_shift: return float(int32_t(ib >= 32 ? 0 : ia << ib));
+        case AluOp::right_shift: return float(int32_t(ib >= 32 ? 0 : ia >> ib));
+        default: return a;
+      }
+    }
+  }
+}
+
+inline uint32_t eval_int(AluOp op, uint32_t a, uint32_t b, unsigned a_bits) {
+  switch (op) {
+    case AluOp::bitwise_and: return a & b;
+    case AluOp::bitwise_or: return a | b;
+    case AluOp::bitwise_xor: return a ^ b;
+    case AluOp::invert: return ~a;
+    case AluOp::left_shift: return b >= 32 ? 0u : a << b;
+    case AluOp::right_shift: {
+      uint32_t m = a_bits >= 32 ? a : (a & ((1u << a_bits) - 1u));
+      return b >= 32 ? 0u : m >> b;
+    }
+    case AluOp::bypass: return a;
+    default: return uint32_t(to_i32(eval_f32(op, float(int32_t(a)), float(int32_t(b)))));
+  }
+}
+
+template <AluOp Op>
+void loop_tt(const float* a, const float* b, float* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) out[i] = eval_f32(Op, a[i], b[i]);
+}
+template <AluOp Op>
+void loop_ts(const float* a, float s, bool reverse, float* out, size_t n) {
+  if (reverse) {
+    for (size_t i = 0; i < n; ++i) out[i] = eval_f32(Op, s, a[i]);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = eval_f32(Op, a[i], s);
+  }
+}
+}  // namespace
+
+bool alu_is_bitvec(AluOp op) { return kClass[size_t(op)] == Cls::Bitvec; }
+bool alu_is_unary(AluOp op) { return kClass[size_t(op)] == Cls::Unary || op == AluOp::bypass || op == AluOp::invert; }
+
+float alu_f32(AluOp op, float a, float b) { return eval_f32(op, a, b); }
+
+void alu_tt_f32(AluOp op, const float* a, const float* b, float* out, size_t n) {
+  switch (op) {
+#define ALU(id, name, cls, red) \
+  case AluOp::id:               \
+    return loop_tt<AluOp::id>(a, b, out, n);
+#include "isa/alu_ops.def"
+#undef ALU
+  }
+}
+
+void alu_ts_f32(AluOp op, const float* a, float s, bool reverse, float* out, size_t n) {
+  if (alu_is_unary(op)) reverse = false;
+  switch (op) {
+#define ALU(id, name, cls, red) \
+  case AluOp::id:               \
+    return loop_ts<AluOp::id>(a, s, reverse, out, n);
+#include "isa/alu_ops.def"
+#undef ALU
+  }
+}
+
+uint32_t alu_int(AluOp op, uint32_t a, uint32_t b, unsigned a_bits) { return eval_int(op, a, b, a_bits); }
+
+void alu_tt_int(AluOp op, const uint32_t* a, const uint32_t* b, unsigned a_bits, uint32_t* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) out[i] = eval_int(op, a[i], b[i], a_bits);
+}
+
+void alu_ts_int(AluOp op, const uint32_t* a, uint32_t s, bool reverse, unsigned a_bits, uint32_t* out, size_t n) {
+  if (alu_is_unary(op)) reverse = false;
+  if (reverse) {
+    for (size_t i = 0; i < n; ++i) out[i] = eval_int(op, s, a[i], a_bits);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = eval_int(op, a[i], s, a_bits);
+  }
+}
+
+}  // namespace nkisim::sim

@@ -1,0 +1,36 @@
+// alu.h - semantic bodies of the ALU operators (isa/alu_ops.def): fp32 arithmetic and integer bitvec paths.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "isa/instruction.h"
+
+namespace nkisim::sim {
+
+// Class of an ALU op, straight from alu_ops.def (no dependency on the table's .cpp).
+bool alu_is_bitvec(isa::AluOp op);
+// Unary ops (and bypass) use only their first operand.
+bool alu_is_unary(isa::AluOp op);
+
+// Float semantics (all math in fp32, nki-isa.md §1.5):
+//   comparisons give 1.0 / 0.0; logical ops treat nonzero (and NaN) as true and give 1.0 / 0.0;
+//   maximum/minimum propagate NaN (as numpy does); abs_max/abs_min return the operand of larger/smaller
+//   magnitude with its sign, ties -> b; power = powf; divide = IEEE a / b; bypass returns a;
+//   unary ops (abs reciprocal rsqrt square relu logical_not) ignore b. Bitvec ops are not float ops:
+//   callers route them to the integer path (alu_int); here they act on the values cast to int32.
+float alu_f32(isa::AluOp op, float a, float b);
+
+// out[i] = a[i] op b[i]
+void alu_tt_f32(isa::AluOp op, const float* a, const float* b, float* out, size_t n);
+// out[i] = reverse ? s op a[i] : a[i] op s   (reverse is ignored for unary ops and bypass)
+void alu_ts_f32(isa::AluOp op, const float* a, float s, bool reverse, float* out, size_t n);
+
+// Integer semantics for bitvec ops on 32-bit values (signed sources already sign-extended).
+// right_shift is logical on the low `a_bits` bits of a; shift counts >= 32 (as unsigned) give 0;
+// left_shift is a << b. Non-bitvec ops are evaluated via alu_f32 on the int32 values.
+uint32_t alu_int(isa::AluOp op, uint32_t a, uint32_t b, unsigned a_bits);
+void alu_tt_int(isa::AluOp op, const uint32_t* a, const uint32_t* b, unsigned a_bits, uint32_t* out, size_t n);
+void alu_ts_int(isa::AluOp op, const uint32_t* a, uint32_t s, bool reverse, unsigned a_bits, uint32_t* out,
+                size_t n);
+
+}  // namespace nkisim::sim

@@ -1,0 +1,145 @@
+// exec.h - the numerics side of the simulator: executor context, per-instruction executors, dispatch.
+#pragma once
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isa/program.h"
+#include "isa/target.h"
+#include "sim/memory.h"
+#include "sim/view.h"
+
+namespace nkisim::sim {
+
+// Everything an executor touches: the memories, the program (for locations and HBM tensors), the target,
+// and scratch buffers reused across instructions (no per-element or per-instruction allocation once warm).
+class ExecContext {
+ public:
+  ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes);
+
+  const isa::Program& program;
+  const isa::TargetDesc& target;
+  Memories mem;
+  std::vector<uint8_t> tensor_written;  // per program.hbm_tensors entry: an instruction wrote its bytes
+
+  // Resolves operand `slot` of `ins` for reading / writing: checks that it is present (when the table
+  // says REQ; an absent optional operand gives an empty View with mem None), lives in a memory the table
+  // allows and lies inside that memory (throws a located Error otherwise), binds it to memory and makes
+  // its bytes valid. write() also records which Input tensors an HBM write touched.
+  View read(const isa::Instruction& ins, int slot) { return resolve(ins, slot, false); }
+  View write(const isa::Instruction& ins, int slot) { return resolve(ins, slot, true); }
+  // The same checks without binding (the validation pass before simulation).
+  View check(const isa::Instruction& ins, int slot, bool writes) const;
+
+  std::optional<SourceLoc> location(const isa::Instruction& ins) const;
+  [[noreturn]] void fail(const isa::Instruction& ins, const std::string& msg) const;
+
+  // Scratch buffer k (0..7) of at least n elements.
+  float* f32(int k, size_t n) { return grow(f32_[k], n); }
+  uint32_t* u32(int k, size_t n) { return grow(u32_[k], n); }
+  uint8_t* bytes(int k, size_t n) { return grow(bytes_[k], n); }
+
+  // Shape checks shared by the executors (throw a located Error naming both operands).
+  void require_same_shape(const isa::Instruction& ins, int slot_a, const View& a, int slot_b, const View& b) const;
+  // Per-partition scalar operand (a [P,1] tile): element 0 of each of its partitions, as fp32, or nullptr
+  // when the optional operand is absent. Its partition count must equal `partitions`.
+  const float* column_f32(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch);
+  const uint32_t* column_int(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch);
+
+ private:
+  View resolve(const isa::Instruction& ins, int slot, bool writes);
+  void track_hbm_write(const View& v);
+  template <class T>
+  static T* grow(std::vector<T>& v, size_t n) {
+    if (v.size() < n) v.resize(n);
+    return v.data();
+  }
+  std::array<std::vector<float>, 8> f32_;
+  std::array<std::vector<uint32_t>, 8> u32_;
+  std::array<std::vector<uint8_t>, 4> bytes_;
+  std::vector<size_t> input_tensors_;  // indices of Input tensors in program.hbm_tensors
+};
+
+// Element-wise driver: for every partition i of dst, calls body(i, in, out, n) where in[k] points to the
+// n = dst.free_elems fp32 values of partition i of *inputs[k] and out to n fp32 results that end up in dst.
+// Contiguous float32 operands are used in place; everything else is gathered/scattered through scratch.
+// Inputs are always read before dst is written (also when a cross-partition copy overlaps itself).
+template <size_t K, class Body>
+void elementwise_f32(ExecContext& ctx, const View& dst, const std::array<const View*, K>& inputs, Body&& body) {
+  const size_t n = dst.free_elems;
+  const uint32_t P = dst.partitions;
+  if (n == 0 || P == 0) return;
+  bool hazard = false, out_direct = direct_f32(dst, 0) != nullptr;
+  for (const View* v : inputs) {
+    if (!may_overlap(dst, *v)) continue;
+    if (v->start_partition != dst.start_partition) hazard = true;
+    if (!(v->row(0) == dst.row(0) && v->contiguous_rows() && v->dtype == dst.dtype)) out_direct = false;
+  }
+  std::array<const float*, K> in{};
+  if (hazard) {  // gather all inputs of all partitions before writing anything
+    std::array<float*, K> all{};
+    for (size_t k = 0; k < K; ++k) {
+      all[k] = ctx.f32(int(k), n * P);
+      for (uint32_t i = 0; i < P; ++i) gather_f32(*inputs[k], i, all[k] + i * n);
+    }
+    float* out = ctx.f32(int(K), n);
+    for (uint32_t i = 0; i < P; ++i) {
+      for (size_t k = 0; k < K; ++k) in[k] = all[k] + i * n;
+      body(i, in, out, n);
+      scatter_f32(dst, i, out);
+    }
+    return;
+  }
+  std::array<float*, K> scratch{};
+  for (size_t k = 0; k < K; ++k) scratch[k] = ctx.f32(int(k), n);
+  float* out_scratch = ctx.f32(int(K), n);
+  for (uint32_t i = 0; i < P; ++i) {
+    for (size_t k = 0; k < K; ++k) {
+      const float* d = direct_f32(*inputs[k], i);
+      if (!d) {
+        gather_f32(*inputs[k], i, scratch[k]);
+        d = scratch[k];
+      }
+      in[k] = d;
+    }
+    float* out = out_direct ? direct_f32(dst, i) : out_scratch;
+    body(i, in, out, n);
+    if (!out_direct) scatter_f32(dst, i, out);
+  }
+}
+
+// The integer (raw bits) twin of elementwise_f32 for bitvec ops; values as loaded by load_int.
+template <size_t K, class Body>
+void elementwise_int(ExecContext& ctx, const View& dst, const std::array<const View*, K>& inputs, Body&& body) {
+  const size_t n = dst.free_elems;
+  const uint32_t P = dst.partitions;
+  if (n == 0 || P == 0) return;
+  std::array<uint32_t*, K> all{};
+  std::array<const uint32_t*, K> in{};
+  for (size_t k = 0; k < K; ++k) {  // gather everything first: simple and always hazard-free
+    all[k] = ctx.u32(int(k), n * P);
+    for (uint32_t i = 0; i < P; ++i) gather_int(*inputs[k], i, all[k] + i * n);
+  }
+  uint32_t* out = ctx.u32(int(K), n);
+  for (uint32_t i = 0; i < P; ++i) {
+    for (size_t k = 0; k < K; ++k) in[k] = all[k] + i * n;
+    body(i, in, out, n);
+    scatter_int(dst, i, out);
+  }
+}
+
+// dst <- src element by element in element order (partition-major, free dims outer -> inner); bit-exact
+// when the dtypes are equal, otherwise src -> fp32 -> dst. Requires equal total element counts. Reads
+// everything before writing when the operands overlap.
+void copy_elements(ExecContext& ctx, const View& dst, const View& src);
+
+// One semantic function per instruction-table row (sim/exec_*.cpp).
+#define INST(id, ...) void exec_##id(ExecContext& ctx, const isa::Instruction& ins);
+#include "isa/instructions.def"
+#undef INST
+
+// Applies the data effect of `ins` (dispatch through a table generated from instructions.def).
+void execute(ExecContext& ctx, const isa::Instruction& ins);
+
+}  // namespace nkisim::sim

@@ -1,0 +1,150 @@
+// exec_context.cpp - operand resolution (checks, binding, write tracking) and the executor dispatch table.
+#include <algorithm>
+#include <sstream>
+
+#include "sim/exec.h"
+
+namespace nkisim::sim {
+using isa::Memory;
+
+ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes)
+    : program(p), target(t) {
+  mem.hbm.init(1, hbm_bytes);
+  mem.sbuf.init(uint32_t(t.partitions), uint64_t(t.sbuf_partition_bytes));
+  mem.psum.init(uint32_t(t.partitions), uint64_t(t.psum_partition_bytes));
+  tensor_written.assign(p.hbm_tensors.size(), 0);
+  for (size_t i = 0; i < p.hbm_tensors.size(); ++i)
+    if (p.hbm_tensors[i].kind == isa::HbmTensor::Kind::Input) input_tensors_.push_back(i);
+}
+
+std::optional<SourceLoc> ExecContext::location(const isa::Instruction& ins) const {
+  if (ins.loc == 0 || ins.loc >= program.locations.size()) return std::nullopt;
+  return program.locations[ins.loc];
+}
+
+void ExecContext::fail(const isa::Instruction& ins, const std::string& msg) const {
+  throw Error(msg, location(ins));
+}
+
+View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) const {
+  const isa::InstrInfo& inf = isa::info(ins.op);
+  const isa::AccessPattern& ap = ins.operands[slot];
+  auto head = [&] {  // message prefix, built only on failure
+    const char* name = slot < inf.num_operands ? inf.operands[slot].name : "?";
+    return std::string(inf.mnemonic) + ": operand '" + name + "' ";
+  };
+  if (!ap.present()) {
+    if (slot < inf.num_operands && inf.operands[slot].required) fail(ins, head() + "is missing");
+    return View{};
+  }
+  if (slot >= inf.num_operands)
+    fail(ins, std::string(inf.mnemonic) + ": unexpected operand in slot " + std::to_string(slot));
+  if (!(isa::memory_bit(ap.mem) & inf.operands[slot].memories))
+    fail(ins, head() + "cannot be in " + std::string(isa::memory_name(ap.mem)));
+  View v = describe(ap);
+  const MemorySpace& space = mem.of(ap.mem);
+  std::string why = check_bounds(v, space.partitions(), space.partition_bytes());
+  if (!why.empty()) fail(ins, head() + (writes ? "writes " : "reads ") + why);
+  return v;
+}
+
+View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
+  View v = check(ins, slot, writes);
+  if (!ins.operands[slot].present()) return v;
+  const isa::AccessPattern& ap = ins.operands[slot];
+  MemorySpace& space = mem.of(ap.mem);
+  if (ap.mem == Memory::HBM) {
+    v.base = space.ptr(0, 0) + ap.offset;
+    if (!v.empty()) space.prepare(0, 1, uint64_t(v.lo), uint64_t(v.hi));
+    if (writes && !v.empty()) track_hbm_write(v);
+  } else {
+    v.base = space.ptr(v.start_partition, 0) + ap.offset;
+    v.pstep = int64_t(space.partition_bytes());
+    if (!v.empty()) space.prepare(v.start_partition, v.partitions, uint64_t(v.lo), uint64_t(v.hi));
+  }
+  return v;
+}
+
+void ExecContext::track_hbm_write(const View& v) {
+  const uint8_t* hbm0 = mem.hbm.ptr(0, 0);
+  for (size_t t : input_tensors_) {
+    if (tensor_written[t]) continue;
+    const isa::HbmTensor& ht = program.hbm_tensors[t];
+    int64_t a0 = int64_t(ht.address), a1 = int64_t(ht.address + ht.bytes);
+    if (v.hi <= a0 || a1 <= v.lo) continue;
+    if (v.lo >= a0 && v.hi <= a1) {  // the whole access lies inside the tensor
+      tensor_written[t] = 1;
+      continue;
+    }
+    bool hit = false;  // exact, run by run
+    for (uint32_t i = 0; i < v.partitions && !hit; ++i) {
+      for_each_run(v, i, [&](uint8_t* p, size_t n, int64_t st) {
+        int64_t s = p - hbm0, e = s + int64_t(n - 1) * st;
+        int64_t lo = std::min(s, e), hi = std::max(s, e) + int64_t(v.esize);
+        if (lo < a1 && a0 < hi) hit = true;
+      });
+    }
+    if (hit) tensor_written[t] = 1;
+  }
+}
+
+void ExecContext::require_same_shape(const isa::Instruction& ins, int slot_a, const View& a, int slot_b,
+                                     const View& b) const {
+  if (a.partitions == b.partitions && a.free_elems == b.free_elems) return;
+  const isa::InstrInfo& inf = isa::info(ins.op);
+  std::ostringstream os;
+  os << inf.mnemonic << ": operand '" << inf.operands[slot_b].name << "' has " << b.partitions << " partitions x "
+     << b.free_elems << " elements but '" << inf.operands[slot_a].name << "' has " << a.partitions
+     << " partitions x " << a.free_elems << " elements";
+  fail(ins, os.str());
+}
+
+static void check_column(const ExecContext& ctx, const isa::Instruction& ins, int slot, const View& v,
+                         uint32_t partitions) {
+  if (v.partitions == partitions && v.free_elems >= 1) return;
+  const isa::InstrInfo& inf = isa::info(ins.op);
+  std::ostringstream os;
+  os << inf.mnemonic << ": operand '" << inf.operands[slot].name << "' must be a [" << partitions
+     << ", 1] tile (one value per partition), got " << v.partitions << " partitions x " << v.free_elems
+     << " elements";
+  ctx.fail(ins, os.str());
+}
+
+const float* ExecContext::column_f32(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch) {
+  if (!ins.operands[slot].present()) return nullptr;
+  View v = read(ins, slot);
+  check_column(*this, ins, slot, v, partitions);
+  float* out = f32(scratch, partitions);
+  for (uint32_t i = 0; i < partitions; ++i) load_f32(v.dtype, v.row(i), v.esize, 1, out + i);
+  return out;
+}
+
+const uint32_t* ExecContext::column_int(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch) {
+  if (!ins.operands[slot].present()) return nullptr;
+  View v = read(ins, slot);
+  check_column(*this, ins, slot, v, partitions);
+  uint32_t* out = u32(scratch, partitions);
+  for (uint32_t i = 0; i < partitions; ++i) {
+    if (isa::is_integer(v.dtype)) {
+      load_int(v.dtype, v.row(i), v.esize, 1, out + i);
+    } else {  // a float tile used as an integer operand: its value, rounded to nearest
+      float f;
+      load_f32(v.dtype, v.row(i), v.esize, 1, &f);
+      out[i] = isa::from_f32(isa::DType::int32, f);
+    }
+  }
+  return out;
+}
+
+namespace {
+using ExecFn = void (*)(ExecContext&, const isa::Instruction&);
+constexpr ExecFn kExec[] = {
+#define INST(id, ...) &exec_##id,
+#include "isa/instructions.def"
+#undef INST
+};
+}  // namespace
+
+void execute(ExecContext& ctx, const isa::Instruction& ins) { kExec[size_t(ins.op)](ctx, ins); }
+
+}  // namespace nkisim::sim

@@ -1,0 +1,64 @@
+// exec_copy.cpp - copies: dma_copy (applied when the transfer completes) and tensor_copy.
+#include <cstring>
+#include <sstream>
+
+#include "sim/exec.h"
+
+namespace nkisim::sim {
+
+void copy_elements(ExecContext& ctx, const View& dst, const View& src) {
+  if (dst.empty()) return;
+  const bool same = dst.dtype == src.dtype;
+  const size_t n = dst.free_elems;
+  if (dst.partitions == src.partitions && n == src.free_elems && !may_overlap(dst, src)) {
+    if (same && dst.contiguous_rows() && src.contiguous_rows()) {
+      for (uint32_t i = 0; i < dst.partitions; ++i) std::memcpy(dst.row(i), src.row(i), n * dst.esize);
+    } else if (same) {
+      uint8_t* buf = ctx.bytes(0, n * dst.esize);
+      for (uint32_t i = 0; i < dst.partitions; ++i) {
+        gather_raw(src, i, buf);
+        scatter_raw(dst, i, buf);
+      }
+    } else {
+      float* buf = ctx.f32(0, n);
+      for (uint32_t i = 0; i < dst.partitions; ++i) {
+        gather_f32(src, i, buf);
+        scatter_f32(dst, i, buf);
+      }
+    }
+    return;
+  }
+  // Different shapes or overlapping operands: stage the whole source in element order, then write it.
+  const size_t total = dst.total_elems();
+  if (same) {
+    uint8_t* buf = ctx.bytes(0, total * dst.esize);
+    for (uint32_t i = 0; i < src.partitions; ++i) gather_raw(src, i, buf + i * src.free_elems * src.esize);
+    for (uint32_t i = 0; i < dst.partitions; ++i) scatter_raw(dst, i, buf + i * n * dst.esize);
+  } else {
+    float* buf = ctx.f32(0, total);
+    for (uint32_t i = 0; i < src.partitions; ++i) gather_f32(src, i, buf + i * src.free_elems);
+    for (uint32_t i = 0; i < dst.partitions; ++i) scatter_f32(dst, i, buf + i * n);
+  }
+}
+
+// dst <- src through the DMA engines; element counts must match, shapes may differ (element order).
+void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
+  View dst = ctx.write(ins, 0);
+  View src = ctx.read(ins, 1);
+  if (dst.total_elems() != src.total_elems()) {
+    std::ostringstream os;
+    os << "dma_copy: operand 'dst' has " << dst.total_elems() << " elements but 'src' has " << src.total_elems();
+    ctx.fail(ins, os.str());
+  }
+  copy_elements(ctx, dst, src);
+}
+
+// dst <- src on a compute engine: partition i of src goes to partition i of dst (same shape).
+void exec_tensor_copy(ExecContext& ctx, const isa::Instruction& ins) {
+  View dst = ctx.write(ins, 0);
+  View src = ctx.read(ins, 1);
+  ctx.require_same_shape(ins, 0, dst, 1, src);
+  copy_elements(ctx, dst, src);
+}
+
+}  // namespace nkisim::sim

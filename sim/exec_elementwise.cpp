@@ -1,0 +1,112 @@
+// exec_elementwise.cpp - element-wise compute instructions: tensor_tensor, tensor_scalar, activation, memset.
+#include <sstream>
+
+#include "sim/activation.h"
+#include "sim/alu.h"
+#include "sim/exec.h"
+
+namespace nkisim::sim {
+using isa::AluOp;
+
+namespace {
+// Bitvec ops work on raw integer bits: every operand must have an integer dtype.
+void require_integer(ExecContext& ctx, const isa::Instruction& ins, AluOp op,
+                     std::initializer_list<std::pair<int, const View*>> operands) {
+  for (auto [slot, v] : operands) {
+    if (!v || v->mem == isa::Memory::None || isa::is_integer(v->dtype)) continue;
+    const isa::InstrInfo& inf = isa::info(ins.op);
+    std::ostringstream os;
+    os << inf.mnemonic << ": bitvec op '" << isa::alu_name(op) << "' needs integer dtypes, but operand '"
+       << inf.operands[slot].name << "' is " << isa::dtype_name(v->dtype);
+    ctx.fail(ins, os.str());
+  }
+}
+}  // namespace
+
+// dst = data1 op0 data2 element-wise; fp32 math, or raw integer bits for bitvec ops.
+void exec_tensor_tensor(ExecContext& ctx, const isa::Instruction& ins) {
+  View dst = ctx.write(ins, 0), a = ctx.read(ins, 1), b = ctx.read(ins, 2);
+  ctx.require_same_shape(ins, 0, dst, 1, a);
+  ctx.require_same_shape(ins, 0, dst, 2, b);
+  const AluOp op = ins.params.op0;
+  if (alu_is_bitvec(op)) {
+    require_integer(ctx, ins, op, {{0, &dst}, {1, &a}, {2, &b}});
+    const unsigned bits = a.esize * 8;
+    elementwise_int<2>(ctx, dst, {&a, &b}, [&](uint32_t, const auto& in, uint32_t* out, size_t n) {
+      alu_tt_int(op, in[0], in[1], bits, out, n);
+    });
+    return;
+  }
+  elementwise_f32<2>(ctx, dst, {&a, &b},
+                     [&](uint32_t, const auto& in, float* out, size_t n) { alu_tt_f32(op, in[0], in[1], out, n); });
+}
+
+// dst = (data op0 s0) op1 s1, s0/s1 = per-partition [P,1] tiles (slots 2/3) or the immediates imm0/imm1;
+// reverseK swaps the operands of opK; op1 == bypass means no second op.
+void exec_tensor_scalar(ExecContext& ctx, const isa::Instruction& ins) {
+  View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
+  ctx.require_same_shape(ins, 0, dst, 1, data);
+  const isa::InstrParams& pr = ins.params;
+  const bool two = pr.op1 != AluOp::bypass;
+  const bool bv0 = alu_is_bitvec(pr.op0), bv1 = two && alu_is_bitvec(pr.op1);
+  if (two && pr.op0 != AluOp::bypass && bv0 != bv1)
+    ctx.fail(ins, "tensor_scalar: op0 and op1 must both be bitvec ops or both arithmetic");
+  const uint32_t P = dst.partitions;
+  if (bv0 || bv1) {
+    require_integer(ctx, ins, bv0 ? pr.op0 : pr.op1, {{0, &dst}, {1, &data}});
+    const uint32_t* c0 = ctx.column_int(ins, 2, P, 6);
+    const uint32_t* c1 = ctx.column_int(ins, 3, P, 7);
+    const uint32_t i0 = isa::from_f32(isa::DType::int32, pr.imm0), i1 = isa::from_f32(isa::DType::int32, pr.imm1);
+    const unsigned bits = data.esize * 8;
+    elementwise_int<1>(ctx, dst, {&data}, [&](uint32_t i, const auto& in, uint32_t* out, size_t n) {
+      alu_ts_int(pr.op0, in[0], c0 ? c0[i] : i0, pr.reverse0, bits, out, n);
+      if (two) alu_ts_int(pr.op1, out, c1 ? c1[i] : i1, pr.reverse1, bits, out, n);
+    });
+    return;
+  }
+  const float* c0 = ctx.column_f32(ins, 2, P, 6);
+  const float* c1 = ctx.column_f32(ins, 3, P, 7);
+  elementwise_f32<1>(ctx, dst, {&data}, [&](uint32_t i, const auto& in, float* out, size_t n) {
+    alu_ts_f32(pr.op0, in[0], c0 ? c0[i] : pr.imm0, pr.reverse0, out, n);
+    if (two) alu_ts_f32(pr.op1, out, c1 ? c1[i] : pr.imm1, pr.reverse1, out, n);
+  });
+}
+
+// dst = func(data * scale + bias) in fp32; scale = [P,1] tile (slot 3) or params.scale; bias = [P,1]
+// tile (slot 2) or none (no addition at all, so -0.0 stays -0.0).
+void exec_activation(ExecContext& ctx, const isa::Instruction& ins) {
+  View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
+  ctx.require_same_shape(ins, 0, dst, 1, data);
+  const uint32_t P = dst.partitions;
+  const float* bias = ctx.column_f32(ins, 2, P, 6);
+  const float* scale = ctx.column_f32(ins, 3, P, 7);
+  const float imm_scale = ins.params.scale;
+  const isa::ActFunc func = ins.params.func;
+  elementwise_f32<1>(ctx, dst, {&data}, [&](uint32_t i, const auto& in, float* out, size_t n) {
+    const float s = scale ? scale[i] : imm_scale;
+    const float* x = in[0];
+    if (bias) {
+      const float b = bias[i];
+      for (size_t j = 0; j < n; ++j) out[j] = x[j] * s + b;
+    } else if (s != 1.0f) {
+      for (size_t j = 0; j < n; ++j) out[j] = x[j] * s;
+    } else {
+      act_apply(func, x, out, n);
+      return;
+    }
+    act_apply(func, out, out, n);
+  });
+}
+
+// Fill dst with params.imm0 converted to dst's dtype (isa::from_f32).
+void exec_memset(ExecContext& ctx, const isa::Instruction& ins) {
+  View dst = ctx.write(ins, 0);
+  if (dst.empty()) return;
+  const uint32_t bits = isa::from_f32(dst.dtype, ins.params.imm0);
+  const size_t n = dst.free_elems;
+  uint8_t* row = ctx.bytes(0, n * dst.esize);
+  for (size_t j = 0; j < n; ++j) isa::store_bits(row + j * dst.esize, dst.esize, bits);
+  for (uint32_t i = 0; i < dst.partitions; ++i) scatter_raw(dst, i, row);
+}
+
+}  // namespace nkisim::sim

@@ -1,0 +1,56 @@
+// memory.h - the simulated memories (HBM, SBUF, PSUM) as byte arrays with lazy sentinel initialisation.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "isa/access_pattern.h"
+
+namespace nkisim::sim {
+
+// Byte value that fresh (never written) on-chip and internal HBM memory holds. 0xFF bytes read as NaN in
+// every float dtype (fp32, bf16, fp16, fp8), so a kernel that reads unwritten memory gets visibly wrong
+// output instead of plausible zeros.
+inline constexpr uint8_t kSentinelByte = 0xFF;
+
+// One memory space of `partitions` rows of `partition_bytes` each (HBM is one row of hbm_bytes).
+// Contract: bytes read or written through ptr() must first be covered by prepare() (or prepare_overwrite()
+// when the caller overwrites the whole range), which fills never-touched chunks with kSentinelByte. The
+// allocation itself is left uninitialised so a large SBUF/HBM costs nothing until a chunk is used.
+class MemorySpace {
+ public:
+  void init(uint32_t partitions, uint64_t partition_bytes);
+  uint32_t partitions() const { return partitions_; }
+  uint64_t partition_bytes() const { return partition_bytes_; }
+  uint8_t* ptr(uint32_t partition, uint64_t byte) { return data_.get() + partition * partition_bytes_ + byte; }
+
+  // Makes bytes [lo, hi) of partitions [p0, p0+np) valid (sentinel-filling untouched chunks).
+  void prepare(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi) {
+    if (ready_count_ != chunk_ready_.size() && lo < hi && np) prepare_slow(p0, np, lo, hi);
+  }
+  // Like prepare(), but chunks entirely inside [lo, hi) are marked valid without filling (the caller
+  // writes every byte of the range next).
+  void prepare_overwrite(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
+
+ private:
+  void prepare_slow(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
+  void mark(uint32_t p, uint64_t c, bool fill);
+  static constexpr uint64_t kChunkBytes = 4096;
+  std::unique_ptr<uint8_t[]> data_;
+  uint32_t partitions_ = 0;
+  uint64_t partition_bytes_ = 0;
+  uint64_t chunks_per_partition_ = 0;
+  std::vector<uint8_t> chunk_ready_;     // [partition][chunk]
+  std::vector<uint32_t> column_ready_;   // [chunk]: partitions whose chunk is ready
+  size_t ready_count_ = 0;
+};
+
+struct Memories {
+  MemorySpace hbm, sbuf, psum;
+  MemorySpace& of(isa::Memory m) { return m == isa::Memory::HBM ? hbm : m == isa::Memory::SBUF ? sbuf : psum; }
+  const MemorySpace& of(isa::Memory m) const {
+    return m == isa::Memory::HBM ? hbm : m == isa::Memory::SBUF ? sbuf : psum;
+  }
+};
+
+}  // namespace nkisim::sim

@@ -1,0 +1,79 @@
+// report.cpp - the --stats and --trace JSON writers (deterministic: same Result -> same bytes).
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "sim/simulate.h"
+
+namespace nkisim::sim {
+using ordered_json = nlohmann::ordered_json;
+
+namespace {
+const char* const kEngineOrder[] = {"tensor", "vector", "scalar", "gpsimd", "sync", "dma"};
+
+// Track order in the timeline: the five engines, then DMA queues, then DMA engines (numeric order).
+std::vector<std::string> track_order(const Result& r) {
+  std::vector<std::string> tracks(kEngineOrder, kEngineOrder + 5);
+  std::map<int, std::string> queues, engines;
+  for (const TraceEvent& e : r.trace) {
+    if (e.track.rfind("dma.q", 0) == 0) queues.emplace(std::stoi(e.track.substr(5)), e.track);
+    else if (e.track.rfind("dma.e", 0) == 0) engines.emplace(std::stoi(e.track.substr(5)), e.track);
+    else if (std::find(tracks.begin(), tracks.end(), e.track) == tracks.end()) tracks.push_back(e.track);
+  }
+  for (auto& [k, v] : queues) tracks.push_back(v);
+  for (auto& [k, v] : engines) tracks.push_back(v);
+  return tracks;
+}
+}  // namespace
+
+void write_stats_json(const Result& r, std::ostream& os) {
+  ordered_json j;
+  j["target"] = r.target;
+  j["total_ns"] = r.total_ns;
+  j["total_cycles"] = r.total_cycles;
+  j["instructions"] = r.instructions;
+  ordered_json engines = ordered_json::object();
+  for (const char* name : kEngineOrder) {
+    auto it = r.engines.find(name);
+    EngineStats s = it == r.engines.end() ? EngineStats{} : it->second;
+    engines[name] = {{"busy_ns", s.busy_ns},
+                     {"instructions", s.instructions},
+                     {"utilization_percent", r.total_ns > 0 ? 100.0 * s.busy_ns / r.total_ns : 0.0}};
+  }
+  j["engines"] = std::move(engines);
+  os << j.dump(2) << "\n";
+}
+
+void write_trace_json(const Result& r, std::ostream& os) {
+  std::vector<std::string> tracks = track_order(r);
+  std::map<std::string, int> tid;
+  ordered_json events = ordered_json::array();
+  events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", "NeuronCore (" + r.target + ")"}}}});
+  for (size_t i = 0; i < tracks.size(); ++i) {
+    int t = int(i) + 1;
+    tid[tracks[i]] = t;
+    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", tracks[i]}}}});
+    events.push_back(
+        {{"ph", "M"}, {"pid", 1}, {"tid", t}, {"name", "thread_sort_index"}, {"args", {{"sort_index", t}}}});
+  }
+  for (const TraceEvent& e : r.trace) {
+    events.push_back({{"ph", "X"},
+                      {"pid", 1},
+                      {"tid", tid[e.track]},
+                      {"ts", e.start_ns / 1000.0},
+                      {"dur", e.dur_ns / 1000.0},
+                      {"cat", e.cat},
+                      {"name", e.name},
+                      {"args",
+                       {{"opcode", e.name},
+                        {"operands", e.operands},
+                        {"duration_ns", e.dur_ns},
+                        {"nki_source_location", e.source_location}}}});
+  }
+  ordered_json j;
+  j["traceEvents"] = std::move(events);
+  j["displayTimeUnit"] = "ns";
+  os << j.dump() << "\n";
+}
+
+}  // namespace nkisim::sim

@@ -1,0 +1,96 @@
+// simulate.cpp - the public entry point: set up memories, bind inputs, run, read results back.
+#include "sim/simulate.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "sim/exec.h"
+#include "sim/scheduler.h"
+
+namespace nkisim::sim {
+using isa::HbmTensor;
+
+namespace {
+std::string shape_text(isa::DType t, const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  os << isa::dtype_name(t) << " [";
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  os << "]";
+  return os.str();
+}
+
+// Indices of the tensors of `kind` (or, for outputs, every tensor with an output_index), ordered.
+std::vector<size_t> inputs_in_order(const isa::Program& p) {
+  std::vector<size_t> v;
+  for (size_t i = 0; i < p.hbm_tensors.size(); ++i)
+    if (p.hbm_tensors[i].kind == HbmTensor::Kind::Input) v.push_back(i);
+  std::stable_sort(v.begin(), v.end(),
+                   [&](size_t a, size_t b) { return p.hbm_tensors[a].param_index < p.hbm_tensors[b].param_index; });
+  return v;
+}
+std::vector<size_t> outputs_in_order(const isa::Program& p) {
+  std::vector<size_t> v;
+  for (size_t i = 0; i < p.hbm_tensors.size(); ++i)
+    if (p.hbm_tensors[i].output_index >= 0) v.push_back(i);
+  std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) {
+    return p.hbm_tensors[a].output_index < p.hbm_tensors[b].output_index;
+  });
+  return v;
+}
+
+HostArray read_tensor(ExecContext& ctx, const HbmTensor& t) {
+  HostArray a;
+  a.dtype = t.dtype;
+  a.shape = t.shape;
+  a.data.resize(t.bytes);
+  ctx.mem.hbm.prepare(0, 1, t.address, t.address + t.bytes);
+  if (t.bytes) std::memcpy(a.data.data(), ctx.mem.hbm.ptr(0, t.address), t.bytes);
+  return a;
+}
+}  // namespace
+
+Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const Options& opts) {
+  std::optional<isa::TargetDesc> target = opts.target;
+  if (!target) target = isa::find_target(p.target);
+  if (!target) throw Error("unknown target '" + p.target + "'");
+
+  uint64_t hbm_bytes = p.hbm_bytes;
+  for (const HbmTensor& t : p.hbm_tensors) hbm_bytes = std::max(hbm_bytes, t.address + t.bytes);
+  ExecContext ctx(p, *target, hbm_bytes);
+  validate_program(ctx);
+
+  // Bind the inputs (param_index order) and copy them into HBM.
+  std::vector<size_t> in = inputs_in_order(p);
+  if (inputs.size() != in.size()) {
+    std::ostringstream os;
+    os << "kernel '" << p.kernel_name << "' takes " << in.size() << " input tensor" << (in.size() == 1 ? "" : "s")
+       << " but " << inputs.size() << (inputs.size() == 1 ? " was" : " were") << " given";
+    throw Error(os.str());
+  }
+  for (size_t k = 0; k < in.size(); ++k) {
+    const HbmTensor& t = p.hbm_tensors[in[k]];
+    const HostArray& a = inputs[k];
+    if (a.dtype != t.dtype || a.shape != t.shape) {
+      throw Error("input " + std::to_string(k) + " ('" + t.name + "'): expected " + shape_text(t.dtype, t.shape) +
+                  ", got " + shape_text(a.dtype, a.shape));
+    }
+    if (a.data.size() != t.bytes) {
+      throw Error("input " + std::to_string(k) + " ('" + t.name + "'): expected " + std::to_string(t.bytes) +
+                  " bytes of data, got " + std::to_string(a.data.size()));
+    }
+    ctx.mem.hbm.prepare_overwrite(0, 1, t.address, t.address + t.bytes);
+    if (t.bytes) std::memcpy(ctx.mem.hbm.ptr(0, t.address), a.data.data(), t.bytes);
+  }
+
+  Result r;
+  r.target = target->name;
+  run_program(ctx, opts.trace, r);
+
+  for (size_t i : outputs_in_order(p)) r.outputs.push_back(read_tensor(ctx, p.hbm_tensors[i]));
+  for (size_t i : in)
+    if (ctx.tensor_written[i]) r.written_inputs.emplace_back(p.hbm_tensors[i].name, read_tensor(ctx, p.hbm_tensors[i]));
+  return r;
+}
+
+}  // namespace nkisim::sim
