@@ -34,6 +34,7 @@ TargetDesc make_trn1() {
   t.dma_trigger_cycles = 64;  // [inferred] a DMA trigger costs one MIN_II on the issuing sequencer
   t.control_cycles = 4;       // [inferred] semaphore wait/update control instruction
   t.hbm_bytes_per_ns = 410;   // [inferred] 820 GB/s chip / 2 cores (machine.md §11)
+  t.profiler_ghz = 1.4;       // NeuronCore base clock of Trn1 for neuroncore_cycle_count (machine.md §3, NX)
   return t;
 }
 
@@ -47,6 +48,7 @@ TargetDesc make_trn2() {
   t.scalar_ghz = 1.2;
   t.gpsimd_ghz = 1.2;
   t.sync_ghz = 1.2;  // profiler base clock of Trn2 (machine.md §3, NX)
+  t.profiler_ghz = 1.2;  // NeuronCore base clock of Trn2 (machine.md §3, NX)
   t.sbuf_partition_bytes = 224 * 1024;  // 28 MiB (machine.md §1, ARCH3)
   // 23 B/ns per engine (DMABW table); matches the measured 32 KiB single-engine transfer (machine.md §11).
   t.dma_engine_bytes_per_ns = 23;
@@ -64,6 +66,7 @@ TargetDesc make_trn3() {
   t.scalar_ghz = 1.2;
   t.gpsimd_ghz = 1.2;
   t.sync_ghz = 1.2;                     // [inferred] no Trn3 profiler base clock published; as Trn2
+  t.profiler_ghz = 1.2;                 // [inferred] as Trn2
   t.sbuf_partition_bytes = 256 * 1024;  // 32 MiB (machine.md §1, ARCH4)
   t.dma_engine_bytes_per_ns = 33;       // DMABW table (machine.md §11); [conflict] 38.4 GB/s in DMAOV
   t.hbm_bytes_per_ns = 590;             // [inferred] ~4.7 TB/s chip / 8 cores (machine.md §11)
@@ -76,7 +79,7 @@ const TargetParam kParams[] = {
     P(vector_ghz, "GHz", "Vector Engine clock"),
     P(scalar_ghz, "GHz", "Scalar Engine clock"),
     P(gpsimd_ghz, "GHz", "GpSimd Engine clock"),
-    P(sync_ghz, "GHz", "Sync sequencer clock (also the profiler base clock for total_cycles)"),
+    P(sync_ghz, "GHz", "Sync sequencer clock"),
     P(partitions, "", "SBUF/PSUM partitions"),
     P(sbuf_partition_bytes, "B", "SBUF bytes per partition"),
     P(psum_partition_bytes, "B", "PSUM bytes per partition"),
@@ -93,6 +96,7 @@ const TargetParam kParams[] = {
     P(hbm_bytes_per_ns, "B/ns", "this core's share of HBM bandwidth"),
     P(pe_rows, "", "Tensor Engine PE rows"),
     P(pe_cols, "", "Tensor Engine PE columns"),
+    P(profiler_ghz, "GHz", "profiler base clock: total_cycles = total_ns x this"),
 };
 #undef P
 

@@ -29,6 +29,7 @@ struct TargetDesc {
   double control_cycles = 0;        // cost of a sequencer control instruction (semaphore wait/update)
   double hbm_bytes_per_ns = 0;      // this core's share of HBM bandwidth
   double pe_rows = 128, pe_cols = 128;
+  double profiler_ghz = 0;  // base clock of the profiler's neuroncore_cycle_count (total_cycles)
 
   double engine_ghz(Engine e) const;
 };
