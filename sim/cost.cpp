@@ -18,12 +18,6 @@ using isa::CostClass;
 using isa::Memory;
 
 namespace {
-constexpr CostClass kCostOf[] = {
-#define INST(id, engines, default_engine, cost, ...) CostClass::cost,
-#include "isa/instructions.def"
-#undef INST
-};
-
 double cycles_ns(double cycles, isa::Engine e, const isa::TargetDesc& t) {
   double ghz = t.engine_ghz(e);
   return ghz > 0 ? cycles / ghz : 0.0;
@@ -35,7 +29,7 @@ double main_free_elements(const isa::Instruction& ins) {
 }
 }  // namespace
 
-CostClass cost_class(isa::Opcode op) { return kCostOf[size_t(op)]; }
+CostClass cost_class(isa::Opcode op) { return isa::info(op).cost; }
 
 double cost_stream(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
   return cycles_ns(std::max(t.min_ii_cycles, main_free_elements(ins)), e, t);
