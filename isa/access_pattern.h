@@ -14,6 +14,7 @@ std::string_view memory_name(Memory m);  // "none", "hbm", "sbuf", "psum"
 struct ApDim {
   int64_t stride = 0;  // in elements of the pattern's dtype
   uint32_t count = 1;
+  bool operator==(const ApDim&) const = default;
 };
 
 inline constexpr int kMaxFreeDims = 4;

@@ -1,4 +1,5 @@
-// asm.cpp - the text assembly printer (grammar in docs/asm.md). Deterministic; floats print exactly.
+// asm.cpp - the text assembly printer (grammar in docs/asm.md). Deterministic; parse_asm reads it back exactly.
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -7,15 +8,100 @@
 namespace nkisim::isa {
 namespace {
 
+// %.9g is enough digits for every finite float to read back bit-exactly (strtof). NaNs print as "nan" /
+// "-nan" for the two default quiet NaNs and as "nan(0xBITS)" (all 32 bits, sign included) otherwise.
 std::string fmt_float(float v) {
   char buf[64];
+  if (std::isnan(v)) {
+    const uint32_t b = float_to_bits(v);
+    if (b == 0x7fc00000u) return "nan";
+    if (b == 0xffc00000u) return "-nan";
+    std::snprintf(buf, sizeof buf, "nan(0x%08x)", unsigned(b));
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%.9g", double(v));
   return buf;
 }
+// Parameters are printed when their bits differ from the default (so -0 and NaN are never dropped).
+bool same_bits(float a, float b) { return float_to_bits(a) == float_to_bits(b); }
+
 std::string hex(uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
   return buf;
+}
+
+// A name prints bare when it is a non-empty run of printable ASCII without '"', ';' or '\'; otherwise
+// as a quoted string with \" \\ \n \r \t and \xHH escapes (bytes >= 0x80 are copied as they are).
+bool bare_ok(const std::string& s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s)
+    if (c <= 0x20 || c >= 0x7f || c == '"' || c == ';' || c == '\\') return false;
+  return true;
+}
+std::string quote(const std::string& s) {
+  std::string q = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        q += "\\\"";
+        break;
+      case '\\':
+        q += "\\\\";
+        break;
+      case '\n':
+        q += "\\n";
+        break;
+      case '\r':
+        q += "\\r";
+        break;
+      case '\t':
+        q += "\\t";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", unsigned(c));
+          q += buf;
+        } else {
+          q += char(c);
+        }
+    }
+  }
+  return q + "\"";
+}
+std::string name(const std::string& s) { return bare_ok(s) ? s : quote(s); }
+
+// The instruction text; `stream` is the engine of the stream it is printed in (engine= is printed when the
+// instruction's own engine field differs, which a well-formed program never has).
+std::string instruction_text(const Instruction& ins, std::optional<Engine> stream) {
+  const InstrInfo& in = info(ins.op);
+  std::string s = in.mnemonic;
+  for (int i = 0; i < in.num_operands; ++i) {
+    if (!ins.operands[i].present()) continue;
+    s += ' ';
+    s += in.operands[i].name;
+    s += '=';
+    s += to_string(ins.operands[i]);
+  }
+  const InstrParams d{};
+  const InstrParams& p = ins.params;
+  if (p.op0 != d.op0) s += " op0=" + std::string(alu_name(p.op0));
+  if (p.op1 != d.op1) s += " op1=" + std::string(alu_name(p.op1));
+  if (p.func != d.func) s += " func=" + std::string(act_name(p.func));
+  if (!same_bits(p.scale, d.scale)) s += " scale=" + fmt_float(p.scale);
+  if (!same_bits(p.imm0, d.imm0)) s += " imm0=" + fmt_float(p.imm0);
+  if (!same_bits(p.imm1, d.imm1)) s += " imm1=" + fmt_float(p.imm1);
+  if (p.reverse0) s += " reverse0";
+  if (p.reverse1) s += " reverse1";
+  if (in.cost == CostClass::dma || p.dma_queue != d.dma_queue) s += " queue=" + std::to_string(p.dma_queue);
+  if (stream && ins.engine != *stream) s += " engine=" + std::string(engine_name(ins.engine));
+  for (size_t i = 0; i < ins.waits.size(); ++i)
+    s += (i ? "," : " wait=") + ("s" + std::to_string(ins.waits[i].sem) + ">=" + std::to_string(ins.waits[i].value));
+  for (size_t i = 0; i < ins.updates.size(); ++i)
+    s += (i ? "," : " signal=") + ("s" + std::to_string(ins.updates[i].sem) + "+" + std::to_string(ins.updates[i].add));
+  if (ins.loc) s += " @L" + std::to_string(ins.loc);
+  return s;
 }
 
 }  // namespace
@@ -36,7 +122,8 @@ std::string to_string(const AccessPattern& ap) {
          hex(uint64_t(ap.offset));
     s += "[";
   }
-  for (int d = 0; d < ap.num_dims; ++d) {
+  const int nd = ap.num_dims < kMaxFreeDims ? ap.num_dims : kMaxFreeDims;  // never read past dims[]
+  for (int d = 0; d < nd; ++d) {
     if (ap.mem == Memory::HBM || d > 0) s += ",";
     s += "[" + std::to_string(ap.dims[d].stride) + "," + std::to_string(ap.dims[d].count) + "]";
   }
@@ -44,57 +131,33 @@ std::string to_string(const AccessPattern& ap) {
   return s;
 }
 
-std::string print_instruction(const Instruction& ins) {
-  const InstrInfo& in = info(ins.op);
-  std::string s = in.mnemonic;
-  for (int i = 0; i < in.num_operands; ++i) {
-    if (!ins.operands[i].present()) continue;
-    s += ' ';
-    s += in.operands[i].name;
-    s += '=';
-    s += to_string(ins.operands[i]);
-  }
-  const InstrParams d{};
-  const InstrParams& p = ins.params;
-  if (p.op0 != d.op0) s += " op0=" + std::string(alu_name(p.op0));
-  if (p.op1 != d.op1) s += " op1=" + std::string(alu_name(p.op1));
-  if (p.func != d.func) s += " func=" + std::string(act_name(p.func));
-  if (p.scale != d.scale) s += " scale=" + fmt_float(p.scale);
-  if (p.imm0 != d.imm0) s += " imm0=" + fmt_float(p.imm0);
-  if (p.imm1 != d.imm1) s += " imm1=" + fmt_float(p.imm1);
-  if (p.reverse0) s += " reverse0";
-  if (p.reverse1) s += " reverse1";
-  if (in.cost == CostClass::dma) s += " queue=" + std::to_string(p.dma_queue);
-  for (size_t i = 0; i < ins.waits.size(); ++i)
-    s += (i ? "," : " wait=") + ("s" + std::to_string(ins.waits[i].sem) + ">=" + std::to_string(ins.waits[i].value));
-  for (size_t i = 0; i < ins.updates.size(); ++i)
-    s += (i ? "," : " signal=") + ("s" + std::to_string(ins.updates[i].sem) + "+" + std::to_string(ins.updates[i].add));
-  if (ins.loc) s += " @L" + std::to_string(ins.loc);
-  return s;
-}
+std::string print_instruction(const Instruction& ins) { return instruction_text(ins, std::nullopt); }
 
 std::string print_asm(const Program& p) {
   std::ostringstream os;
   os << "; nki-sim assembly\n";
-  os << ".target " << p.target << "\n";
-  os << ".kernel " << p.kernel_name << "\n";
+  os << ".target " << name(p.target) << "\n";
+  os << ".kernel " << name(p.kernel_name) << "\n";
   os << ".semaphores " << p.num_semaphores << "\n";
   os << ".hbm_bytes " << hex(p.hbm_bytes) << "\n";
   for (auto& t : p.hbm_tensors) {
-    const char* kind = t.kind == HbmTensor::Kind::Input ? "input" : t.kind == HbmTensor::Kind::Output ? "output" : "internal";
-    os << ".tensor " << t.name << " " << kind << " " << dtype_name(t.dtype) << " [";
+    const char* kind = t.kind == HbmTensor::Kind::Input    ? "input"
+                       : t.kind == HbmTensor::Kind::Output ? "output"
+                                                           : "internal";
+    os << ".tensor " << name(t.name) << " " << kind << " " << dtype_name(t.dtype) << " [";
     for (size_t i = 0; i < t.shape.size(); ++i) os << (i ? "," : "") << t.shape[i];
     os << "] @" << hex(t.address) << " bytes=" << t.bytes;
-    if (t.param_index >= 0) os << " param=" << t.param_index;
-    if (t.output_index >= 0) os << " out=" << t.output_index;
+    if (t.param_index != -1) os << " param=" << t.param_index;
+    if (t.output_index != -1) os << " out=" << t.output_index;
     os << "\n";
   }
   for (size_t i = 1; i < p.locations.size(); ++i)
-    os << ".loc L" << i << " \"" << p.locations[i].file << "\" " << p.locations[i].line << " " << p.locations[i].col << "\n";
+    os << ".loc L" << i << " " << quote(p.locations[i].file) << " " << p.locations[i].line << " " << p.locations[i].col
+       << "\n";
   for (int e = 0; e < kNumEngines; ++e) {
     if (p.streams[e].empty()) continue;
     os << "\n.stream " << engine_name(Engine(e)) << "\n";
-    for (auto& ins : p.streams[e]) os << "  " << print_instruction(ins) << "\n";
+    for (auto& ins : p.streams[e]) os << "  " << instruction_text(ins, Engine(e)) << "\n";
   }
   return os.str();
 }

@@ -27,6 +27,9 @@ using isa::Instruction;
 
 void validate_program(const ExecContext& ctx) {
   const isa::Program& p = ctx.program;
+  // Semaphore indices are 16-bit (isa::SemWait); more counters than that cannot be named.
+  if (p.num_semaphores > 65536)
+    throw Error("program declares " + std::to_string(p.num_semaphores) + " semaphores; at most 65536 can be addressed");
   for (int e = 0; e < isa::kNumEngines; ++e) {
     for (const Instruction& ins : p.streams[e]) {
       if (size_t(ins.op) >= size_t(isa::kNumOpcodes)) ctx.fail(ins, "invalid opcode " + std::to_string(int(ins.op)));

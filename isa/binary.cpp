@@ -1,0 +1,380 @@
+// binary.cpp - encoder and defensive decoder of the .nkibin program format (docs/binary-format.md).
+#include "isa/binary.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace nkisim::isa {
+namespace {
+
+constexpr char kMagic[8] = {'N', 'K', 'I', 'S', 'I', 'M', 'B', '\0'};
+constexpr uint32_t tag(const char (&s)[5]) {
+  return uint32_t(uint8_t(s[0])) | uint32_t(uint8_t(s[1])) << 8 | uint32_t(uint8_t(s[2])) << 16 |
+         uint32_t(uint8_t(s[3])) << 24;
+}
+constexpr uint32_t kHead = tag("HEAD"), kTens = tag("TENS"), kLocs = tag("LOCS"), kStrm = tag("STRM");
+
+// Minimum encoded sizes of array elements, used to reject counts the remaining bytes cannot hold.
+constexpr size_t kMinTensor = 4 + 1 + 1 + 4 + 8 + 8 + 4 + 4;
+constexpr size_t kMinLocation = 4 + 4 + 4;
+constexpr size_t kMinInstruction = 2 + 1 + 4 + 3 + 12 + 1 + 2 + 4 + 4;
+constexpr size_t kSemRecord = 2 + 4;
+
+class Writer {
+ public:
+  std::vector<uint8_t> out;
+  void u8(uint8_t v) { out.push_back(v); }
+  void u16(uint16_t v) { le(v, 2); }
+  void u32(uint32_t v) { le(v, 4); }
+  void u64(uint64_t v) { le(v, 8); }
+  void i32(int32_t v) { le(uint32_t(v), 4); }
+  void i64(int64_t v) { le(uint64_t(v), 8); }
+  void f32(float v) { u32(float_to_bits(v)); }
+  void str(const std::string& s) {
+    u32(uint32_t(s.size()));
+    out.insert(out.end(), s.begin(), s.end());
+  }
+  size_t begin_section(uint32_t t) {
+    u32(t);
+    u64(0);
+    return out.size();
+  }
+  void end_section(size_t start) {
+    const uint64_t n = out.size() - start;
+    for (int i = 0; i < 8; ++i) out[start - 8 + size_t(i)] = uint8_t(n >> (8 * i));
+  }
+
+ private:
+  void le(uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) out.push_back(uint8_t(v >> (8 * i)));
+  }
+};
+
+void write_ap(Writer& w, const AccessPattern& ap) {
+  w.u8(uint8_t(ap.mem));
+  if (!ap.present()) return;
+  w.u8(uint8_t(ap.dtype));
+  w.u32(ap.start_partition);
+  w.u32(ap.num_partitions);
+  w.i64(ap.partition_stride);
+  w.i64(ap.offset);
+  const uint8_t nd = ap.num_dims < kMaxFreeDims ? ap.num_dims : uint8_t(kMaxFreeDims);
+  w.u8(nd);
+  for (int d = 0; d < nd; ++d) {
+    w.i64(ap.dims[d].stride);
+    w.u32(ap.dims[d].count);
+  }
+}
+
+void write_instruction(Writer& w, const Instruction& ins) {
+  const InstrInfo& in = info(ins.op);
+  w.u16(uint16_t(ins.op));
+  w.u8(uint8_t(ins.engine));
+  w.u32(ins.loc);
+  w.u8(uint8_t(ins.params.op0));
+  w.u8(uint8_t(ins.params.op1));
+  w.u8(uint8_t(ins.params.func));
+  w.f32(ins.params.scale);
+  w.f32(ins.params.imm0);
+  w.f32(ins.params.imm1);
+  w.u8(uint8_t((ins.params.reverse0 ? 1 : 0) | (ins.params.reverse1 ? 2 : 0)));
+  w.u16(ins.params.dma_queue);
+  w.u32(uint32_t(ins.waits.size()));
+  for (auto& s : ins.waits) {
+    w.u16(s.sem);
+    w.u32(s.value);
+  }
+  w.u32(uint32_t(ins.updates.size()));
+  for (auto& s : ins.updates) {
+    w.u16(s.sem);
+    w.u32(s.add);
+  }
+  for (int i = 0; i < in.num_operands; ++i) write_ap(w, ins.operands[size_t(i)]);
+}
+
+// Reads fields from [pos, end) of the file; every read is bounds-checked and errors name the byte offset.
+class Reader {
+ public:
+  Reader(std::span<const uint8_t> d, const std::string& file) : d_(d), file_(file), end_(d.size()) {}
+  size_t pos() const { return pos_; }
+  size_t left() const { return end_ - pos_; }
+
+  [[noreturn]] void fail(const std::string& msg) const { throw Error(msg, SourceLoc{file_, 0, 0}); }
+  [[noreturn]] void fail_at(size_t at, const std::string& msg) const {
+    fail(msg + " (at byte " + std::to_string(at) + ")");
+  }
+  void need(size_t n, const char* what) const {
+    if (left() >= n) return;
+    if (end_ == d_.size())
+      fail("truncated file at byte " + std::to_string(d_.size()) + ": " + what + " at byte " + std::to_string(pos_) +
+           " needs " + std::to_string(n) + " bytes");
+    fail("corrupt section '" + section_ + "': " + what + " at byte " + std::to_string(pos_) +
+         " runs past the section end at byte " + std::to_string(end_));
+  }
+  uint64_t le(int n, const char* what) {
+    need(size_t(n), what);
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint64_t(d_[pos_ + size_t(i)]) << (8 * i);
+    pos_ += size_t(n);
+    return v;
+  }
+  uint8_t u8(const char* what) { return uint8_t(le(1, what)); }
+  uint16_t u16(const char* what) { return uint16_t(le(2, what)); }
+  uint32_t u32(const char* what) { return uint32_t(le(4, what)); }
+  uint64_t u64(const char* what) { return le(8, what); }
+  int32_t i32(const char* what) { return int32_t(uint32_t(le(4, what))); }
+  int64_t i64(const char* what) { return int64_t(le(8, what)); }
+  float f32(const char* what) { return bits_to_float(u32(what)); }
+  // An enum stored as an integer; must be < n.
+  uint32_t index(int bytes, uint32_t n, const char* what) {
+    const size_t at = pos_;
+    const uint64_t v = le(bytes, what);
+    if (v >= n)
+      fail_at(at, std::string(what) + " " + std::to_string(v) + " out of range (expected < " + std::to_string(n) + ")");
+    return uint32_t(v);
+  }
+  std::string str(const char* what) {
+    const size_t at = pos_;
+    const uint32_t n = u32(what);
+    if (n > left())
+      fail_at(at, std::string(what) + ": string length " + std::to_string(n) + " exceeds file size (" +
+                      std::to_string(left()) + " bytes left" +
+                      (end_ == d_.size() ? "" : " in section '" + section_ + "'") + ")");
+    std::string s(reinterpret_cast<const char*>(d_.data() + pos_), n);
+    pos_ += n;
+    return s;
+  }
+  // An array length; each element takes at least `min_size` bytes, so a count the rest cannot hold is corrupt.
+  uint32_t count(size_t min_size, const char* what) {
+    const size_t at = pos_;
+    const uint32_t n = u32(what);
+    if (n > left() / min_size)
+      fail_at(at, std::string(what) + " " + std::to_string(n) + " too large for the " + std::to_string(left()) +
+                      " remaining bytes");
+    return n;
+  }
+  // Enters section `t` (restricting reads to its payload); leave_section checks it was consumed exactly.
+  void enter_section(uint32_t t, const std::string& name) {
+    const size_t at = pos_;
+    const uint32_t got = u32("section tag");
+    if (got != t) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "0x%08x", unsigned(got));
+      fail_at(at, "expected section '" + name + "', found tag " + buf);
+    }
+    const uint64_t n = u64("section length");
+    if (n > left())
+      fail("truncated file at byte " + std::to_string(d_.size()) + ": section '" + name + "' at byte " +
+           std::to_string(at) + " claims " + std::to_string(n) + " bytes, " + std::to_string(left()) + " left");
+    section_ = name;
+    end_ = pos_ + size_t(n);
+  }
+  void leave_section() {
+    if (pos_ != end_)
+      fail_at(pos_, "section '" + section_ + "' has " + std::to_string(end_ - pos_) + " unexpected trailing bytes");
+    end_ = d_.size();
+    section_.clear();
+  }
+
+ private:
+  std::span<const uint8_t> d_;
+  const std::string& file_;
+  size_t pos_ = 0, end_;
+  std::string section_;
+};
+
+AccessPattern read_ap(Reader& r) {
+  AccessPattern ap;
+  ap.mem = Memory(r.index(1, 4, "operand memory"));
+  if (!ap.present()) return ap;
+  ap.dtype = DType(r.index(1, uint32_t(kNumDTypes), "operand dtype"));
+  size_t at = r.pos();
+  ap.start_partition = r.u32("start partition");
+  if (ap.mem == Memory::HBM && ap.start_partition != 0)
+    r.fail_at(at, "HBM operand with start partition " + std::to_string(ap.start_partition) + " (must be 0)");
+  ap.num_partitions = r.u32("partition count");
+  at = r.pos();
+  ap.partition_stride = r.i64("partition stride");
+  if (ap.mem != Memory::HBM && ap.partition_stride != 0)
+    r.fail_at(at, std::string(memory_name(ap.mem)) + " operand with partition stride " +
+                      std::to_string(ap.partition_stride) + " (must be 0 on chip)");
+  ap.offset = r.i64("offset");
+  ap.num_dims = uint8_t(r.index(1, kMaxFreeDims + 1, "free dim count"));
+  for (int d = 0; d < ap.num_dims; ++d) {
+    ap.dims[d].stride = r.i64("dim stride");
+    ap.dims[d].count = r.u32("dim count");
+  }
+  return ap;
+}
+
+Instruction read_instruction(Reader& r, const Program& p) {
+  Instruction ins;
+  const size_t at = r.pos();
+  ins.op = Opcode(r.index(2, uint32_t(kNumOpcodes), "opcode"));
+  const InstrInfo& in = info(ins.op);
+  ins.engine = Engine(r.index(1, kNumEngines, "engine"));
+  const size_t loc_at = r.pos();
+  ins.loc = r.u32("location index");
+  if (ins.loc >= p.locations.size())
+    r.fail_at(loc_at, "location L" + std::to_string(ins.loc) + " out of range (the program has " +
+                          std::to_string(p.locations.size()) + " locations)");
+  ins.params.op0 = AluOp(r.index(1, kNumAluOps, "ALU op"));
+  ins.params.op1 = AluOp(r.index(1, kNumAluOps, "ALU op"));
+  ins.params.func = ActFunc(r.index(1, kNumActFuncs, "activation function"));
+  ins.params.scale = r.f32("scale");
+  ins.params.imm0 = r.f32("imm0");
+  ins.params.imm1 = r.f32("imm1");
+  const uint32_t flags = r.index(1, 4, "flags");
+  ins.params.reverse0 = flags & 1;
+  ins.params.reverse1 = flags & 2;
+  ins.params.dma_queue = r.u16("DMA queue");
+  auto sem = [&](const char* what) {
+    const size_t s_at = r.pos();
+    const uint16_t s = r.u16(what);
+    if (s >= p.num_semaphores)
+      r.fail_at(s_at, "semaphore s" + std::to_string(s) + " out of range (the program has " +
+                          std::to_string(p.num_semaphores) + " semaphores)");
+    return s;
+  };
+  const uint32_t nw = r.count(kSemRecord, "wait count");
+  ins.waits.reserve(nw);
+  for (uint32_t i = 0; i < nw; ++i) {
+    const uint16_t s = sem("wait semaphore");
+    ins.waits.push_back({s, r.u32("wait value")});
+  }
+  const uint32_t nu = r.count(kSemRecord, "signal count");
+  ins.updates.reserve(nu);
+  for (uint32_t i = 0; i < nu; ++i) {
+    const uint16_t s = sem("signal semaphore");
+    ins.updates.push_back({s, r.u32("signal increment")});
+  }
+  for (int i = 0; i < in.num_operands; ++i) {
+    ins.operands[size_t(i)] = read_ap(r);
+    if (in.operands[i].required && !ins.operands[size_t(i)].present())
+      r.fail_at(at, std::string(in.mnemonic) + " instruction lacks its required operand '" + in.operands[i].name + "'");
+  }
+  return ins;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_program(const Program& p) {
+  Writer w;
+  w.out.insert(w.out.end(), std::begin(kMagic), std::end(kMagic));
+  w.u32(kBinaryFormatVersion);
+
+  size_t s = w.begin_section(kHead);
+  w.str(p.target);
+  w.str(p.kernel_name);
+  w.u32(p.num_semaphores);
+  w.u64(p.hbm_bytes);
+  w.end_section(s);
+
+  s = w.begin_section(kTens);
+  w.u32(uint32_t(p.hbm_tensors.size()));
+  for (auto& t : p.hbm_tensors) {
+    w.str(t.name);
+    w.u8(uint8_t(t.kind));
+    w.u8(uint8_t(t.dtype));
+    w.u32(uint32_t(t.shape.size()));
+    for (int64_t d : t.shape) w.i64(d);
+    w.u64(t.address);
+    w.u64(t.bytes);
+    w.i32(t.param_index);
+    w.i32(t.output_index);
+  }
+  w.end_section(s);
+
+  s = w.begin_section(kLocs);
+  w.u32(uint32_t(p.locations.size()));
+  for (auto& l : p.locations) {
+    w.str(l.file);
+    w.u32(l.line);
+    w.u32(l.col);
+  }
+  w.end_section(s);
+
+  for (int e = 0; e < kNumEngines; ++e) {
+    s = w.begin_section(kStrm);
+    w.u8(uint8_t(e));
+    w.u32(uint32_t(p.streams[size_t(e)].size()));
+    for (auto& ins : p.streams[size_t(e)]) write_instruction(w, ins);
+    w.end_section(s);
+  }
+  return std::move(w.out);
+}
+
+Program decode_program(std::span<const uint8_t> bytes, const std::string& filename) {
+  Reader r(bytes, filename);
+  const size_t m = bytes.size() < sizeof kMagic ? bytes.size() : sizeof kMagic;
+  if (bytes.empty() || std::memcmp(bytes.data(), kMagic, m) != 0) r.fail("bad magic (not an nki-sim binary)");
+  r.need(sizeof kMagic, "the magic bytes");
+  r.le(sizeof kMagic, "the magic bytes");
+  const uint32_t version = r.u32("format version");
+  if (version != kBinaryFormatVersion)
+    r.fail("unsupported format version " + std::to_string(version) + " (this build reads version " +
+           std::to_string(kBinaryFormatVersion) + ")");
+
+  Program p;
+  r.enter_section(kHead, "HEAD");
+  p.target = r.str("target");
+  p.kernel_name = r.str("kernel name");
+  p.num_semaphores = r.u32("semaphore count");
+  p.hbm_bytes = r.u64("HBM size");
+  r.leave_section();
+
+  r.enter_section(kTens, "TENS");
+  const uint32_t nt = r.count(kMinTensor, "tensor count");
+  p.hbm_tensors.reserve(nt);
+  for (uint32_t i = 0; i < nt; ++i) {
+    HbmTensor t;
+    t.name = r.str("tensor name");
+    t.kind = HbmTensor::Kind(r.index(1, 3, "tensor kind"));
+    t.dtype = DType(r.index(1, uint32_t(kNumDTypes), "tensor dtype"));
+    const uint32_t rank = r.count(8, "tensor rank");
+    t.shape.reserve(rank);
+    for (uint32_t k = 0; k < rank; ++k) t.shape.push_back(r.i64("tensor dimension"));
+    t.address = r.u64("tensor address");
+    t.bytes = r.u64("tensor size");
+    t.param_index = r.i32("parameter index");
+    t.output_index = r.i32("output index");
+    p.hbm_tensors.push_back(std::move(t));
+  }
+  r.leave_section();
+
+  r.enter_section(kLocs, "LOCS");
+  const size_t nl_at = r.pos();
+  const uint32_t nl = r.count(kMinLocation, "location count");
+  if (nl == 0) r.fail_at(nl_at, "the location table is empty (L0, the unknown location, must come first)");
+  p.locations.clear();
+  p.locations.reserve(nl);
+  for (uint32_t i = 0; i < nl; ++i) {
+    const size_t at = r.pos();
+    SourceLoc l;
+    l.file = r.str("location file");
+    l.line = r.u32("location line");
+    l.col = r.u32("location column");
+    if (i == 0 && !(l == SourceLoc{})) r.fail_at(at, "location L0 must be the unknown location (\"\" 0 0)");
+    p.locations.push_back(std::move(l));
+  }
+  r.leave_section();
+
+  for (int e = 0; e < kNumEngines; ++e) {
+    r.enter_section(kStrm, "STRM");
+    const size_t at = r.pos();
+    const uint8_t engine = r.u8("stream engine");
+    if (engine != e)
+      r.fail_at(at, "stream section for engine " + std::to_string(engine) + " where engine " + std::to_string(e) +
+                        " (" + std::string(engine_name(Engine(e))) + ") was expected");
+    const uint32_t n = r.count(kMinInstruction, "instruction count");
+    auto& stream = p.streams[size_t(e)];
+    stream.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) stream.push_back(read_instruction(r, p));
+    r.leave_section();
+  }
+  if (r.left() != 0)
+    r.fail_at(r.pos(), "unexpected " + std::to_string(r.left()) + " trailing bytes after the last section");
+  return p;
+}
+
+}  // namespace nkisim::isa

@@ -1,0 +1,26 @@
+// binary.h - the nki-sim binary program format (.nkibin; layout in docs/binary-format.md).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "isa/program.h"
+
+namespace nkisim::isa {
+
+inline constexpr uint32_t kBinaryFormatVersion = 1;
+
+// Serialises a program: magic "NKISIMB\0", format version, then the header, HBM tensor, location and
+// five stream sections. Little-endian, fixed-width fields, length-prefixed strings and arrays.
+// Deterministic: equal programs give equal bytes.
+std::vector<uint8_t> encode_program(const Program& p);
+
+// The inverse: decode_program(encode_program(p), f) == p for every well-formed program p (see the doc).
+// Any malformed input (truncated, bad magic or version, counts or lengths beyond the remaining bytes,
+// enum values or indices out of range, trailing bytes) throws nkisim::Error located at
+// SourceLoc{filename} with the byte offset in the message. Never reads out of bounds; allocation is
+// bounded by a constant times the input size.
+Program decode_program(std::span<const uint8_t> bytes, const std::string& filename);
+
+}  // namespace nkisim::isa
