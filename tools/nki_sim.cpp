@@ -1,6 +1,8 @@
 // nki_sim.cpp - the nki-sim command line: compile an NKI kernel, simulate it, write outputs and reports.
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -8,6 +10,7 @@
 #include "frontend/compile.h"
 #include "ir/lower.h"
 #include "ir/print.h"
+#include "isa/binary.h"
 #include "isa/diagnostic.h"
 #include "sim/npy.h"
 #include "sim/simulate.h"
@@ -21,7 +24,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: nki-sim KERNEL.py [-k NAME] [--inputs FILE[:DTYPE] ...] [--arg NAME=VALUE ...] [-o DIR]\n"
-    "               [--target trn1|trn2|trn3] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm FILE] [-q]\n";
+    "               [--target trn1|trn2|trn3] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm|bin FILE] [-q]\n"
+    "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -36,6 +40,14 @@ std::pair<std::string, std::string> split_assignment(const std::string& s, const
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   if (!f || !(f << text) || !f.flush()) throw Error(path + ": cannot write file");
+}
+
+std::vector<uint8_t> read_binary(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(path + ": cannot open: Is a directory");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot open: " + std::strerror(errno));
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
 int run(int argc, char** argv) {
@@ -54,7 +66,9 @@ int run(int argc, char** argv) {
        "NAME=VALUE overrides a target parameter (see docs/cost-model.md); repeatable")
       ("stats", po::value<std::string>(), "write run statistics as JSON to FILE")
       ("trace", po::value<std::string>(), "write a Chrome/Perfetto trace JSON to FILE")
-      ("emit", po::value<std::vector<std::string>>()->multitoken(), "ir|asm FILE: write the kernel IR or the assembly")
+      ("emit", po::value<std::vector<std::string>>()->multitoken(),
+       "ir|asm|bin FILE: write the kernel IR, the assembly text or the binary program")
+      ("program", po::value<std::string>(), "run a binary program (from --emit bin or nki-as) instead of a kernel")
       ("include,I", po::value<std::vector<std::string>>()->composing(), "add a directory to the kernel import search path")
       ("raw-low-precision", "write bfloat16/fp8/tfloat32 outputs as raw bits (unsigned ints) instead of float32")
       ("quiet,q", "print nothing on success");
@@ -76,12 +90,15 @@ int run(int argc, char** argv) {
     std::cout << kUsage << "\n" << opts << "\n";
     return 0;
   }
-  if (!vm.count("kernel-file")) throw UsageError("no kernel file given");
-  const std::string kernel_path = vm["kernel-file"].as<std::string>();
+  const bool from_binary = vm.count("program") > 0;
+  if (!vm.count("kernel-file") && !from_binary) throw UsageError("no kernel file given");
+  if (vm.count("kernel-file") && from_binary) throw UsageError("give either a kernel file or --program, not both");
+  const std::string kernel_path = from_binary ? vm["program"].as<std::string>() : vm["kernel-file"].as<std::string>();
   const bool quiet = vm.count("quiet") > 0;
 
   std::optional<isa::TargetDesc> target = isa::find_target(vm["target"].as<std::string>());
   if (!target) throw UsageError("unknown target '" + vm["target"].as<std::string>() + "' (expected trn1, trn2 or trn3)");
+  std::vector<std::pair<std::string, double>> params;
   if (vm.count("param"))
     for (auto& s : vm["param"].as<std::vector<std::string>>()) {
       auto [name, value] = split_assignment(s, "--param");
@@ -89,11 +106,14 @@ int run(int argc, char** argv) {
       double v = std::strtod(value.c_str(), &end);
       if (value.empty() || *end != '\0') throw UsageError("--param " + name + ": '" + value + "' is not a number");
       if (!isa::set_target_param(*target, name, v)) throw UsageError("--param: unknown target parameter '" + name + "'");
+      params.push_back({name, v});
     }
   std::string emit_kind, emit_file;
   if (vm.count("emit")) {
     auto e = vm["emit"].as<std::vector<std::string>>();
-    if (e.size() != 2 || (e[0] != "ir" && e[0] != "asm")) throw UsageError("--emit expects 'ir FILE' or 'asm FILE'");
+    if (e.size() != 2 || (e[0] != "ir" && e[0] != "asm" && e[0] != "bin"))
+      throw UsageError("--emit expects 'ir FILE', 'asm FILE' or 'bin FILE'");
+    if (from_binary && e[0] == "ir") throw UsageError("--emit ir needs a kernel file, not --program");
     emit_kind = e[0];
     emit_file = e[1];
   }
@@ -126,10 +146,26 @@ int run(int argc, char** argv) {
       copts.inputs.push_back({inputs.back().dtype, inputs.back().shape});
     }
 
-  ir::Kernel kernel = frontend::compile_to_ir(kernel_path, copts);
-  if (emit_kind == "ir") write_text(emit_file, ir::print_kernel(kernel));
-  isa::Program program = ir::lower(kernel, *target);
+  isa::Program program;
+  if (from_binary) {
+    program = isa::decode_program(read_binary(kernel_path), kernel_path);
+    // A binary runs on the target it was compiled for unless --target says otherwise.
+    if (vm["target"].defaulted() && program.target != target->name) {
+      std::optional<isa::TargetDesc> t = isa::find_target(program.target);
+      if (!t) throw Error(kernel_path + ": unknown target '" + program.target + "'");
+      for (auto& s : params) isa::set_target_param(*t, s.first, s.second);
+      target = t;
+    }
+  } else {
+    ir::Kernel kernel = frontend::compile_to_ir(kernel_path, copts);
+    if (emit_kind == "ir") write_text(emit_file, ir::print_kernel(kernel));
+    program = ir::lower(kernel, *target);
+  }
   if (emit_kind == "asm") write_text(emit_file, isa::print_asm(program));
+  if (emit_kind == "bin") {
+    std::vector<uint8_t> bytes = isa::encode_program(program);
+    write_text(emit_file, std::string(bytes.begin(), bytes.end()));
+  }
 
   sim::Options sopts;
   sopts.target = *target;
