@@ -16,9 +16,9 @@ struct TensorArgSpec {  // what an input tensor looks like (the kernel is specia
 };
 
 struct CompileOptions {
-  std::string kernel_name;              // -k; empty = the only @nki.jit function in the file
-  std::string target = "trn2";          // trn1 | trn2 | trn3
-  std::vector<TensorArgSpec> inputs;    // bound in order to the kernel's tensor parameters
+  std::string kernel_name;            // -k; empty = the only @nki.jit function in the file
+  std::string target = "trn2";        // trn1 | trn2 | trn3
+  std::vector<TensorArgSpec> inputs;  // bound in order to the kernel's tensor parameters
   // --arg NAME=VALUE: VALUE is a Python literal (int, float, bool, None, string, tuple/list of those).
   std::vector<std::pair<std::string, std::string>> args;
   std::vector<std::string> include_dirs;  // -I search paths for the kernel's own imports

@@ -36,8 +36,8 @@ rc, so, se = run(ADD, "--inputs", a + ":bfloat17")
 check_equal((rc, se.splitlines()[0]), (2, f"nki-sim: error: --inputs {a}:bfloat17: unknown dtype 'bfloat17'"), "bad dtype suffix")
 rc, so, se = run(ADD, "--param", "min_ii_cycles=abc")
 check_equal((rc, se.splitlines()[0]), (2, "nki-sim: error: --param min_ii_cycles: 'abc' is not a number"), "bad param value")
-rc, so, se = run(ADD, "--emit", "bin", "x")
-check_equal((rc, se.splitlines()[0]), (2, "nki-sim: error: --emit expects 'ir FILE' or 'asm FILE'"), "bad --emit")
+rc, so, se = run(ADD, "--emit", "elf", "x")
+check_equal((rc, se.splitlines()[0]), (2, "nki-sim: error: --emit expects 'ir FILE', 'asm FILE' or 'bin FILE'"), "bad --emit")
 rc, so, se = run("--help")
 check(rc == 0 and "--inputs" in so and "--trace" in so, "--help prints the options")
 
@@ -48,7 +48,7 @@ expect([ADD, "--inputs", d, b], 1, f"nki-sim: error: {d}: cannot open: Is a dire
 bad_magic = write("bad_magic.npy", b"PK\x03\x04 not numpy at all")
 expect([ADD, "--inputs", bad_magic, b], 1, f"nki-sim: error: {bad_magic}: not an .npy file (bad magic)\n", "bad magic")
 empty = write("empty.npy", b"")
-expect([ADD, "--inputs", empty, b], 1, f"nki-sim: error: {empty}: not an .npy file (bad magic)\n", "empty file")
+expect([ADD, "--inputs", empty, b], 1, f"nki-sim: error: {empty}: not an .npy file (file is empty)\n", "empty file")
 with open(a, "rb") as f:
     good = f.read()
 trunc = write("trunc.npy", good[:1000])
@@ -71,4 +71,34 @@ check(rc == 1 and se.startswith(f"nki-sim: error: {f64}: dtype float64 is not an
 rc, so, se = run(ADD, "--inputs", f64 + ":float32", b, "-q", "-o", os.path.join(d, "o64"))
 check_equal(rc, 0, f"float64 input with :float32 ({se!r})")
 
+# Kernel errors: located, with the source line and a caret.
+expect([ADD, "--inputs", a], 1,
+       f"{ADD}:11:1: error: kernel 'tensor_add' takes 2 tensor inputs (a_input, b_input) but 1 was given\n"
+       "   11 | def tensor_add(a_input, b_input):\n"
+       "      | ^\n", "wrong number of inputs")
+small = save(d, "small.npy", np.ones((100, 1024), np.float32))
+expect([ADD, "--inputs", small, small], 1,
+       f"{ADD}:15:5: error: assertion failed: shape (100, 1024) does not tile by (128, 512)\n"
+       "   15 |     assert M % TILE_P == 0 and N % TILE_F == 0, f\"shape {a_input.shape} does not tile by ({TILE_P}, {TILE_F})\"\n"
+       "      |     ^\n", "shape failing a kernel assert")
+syn = write("syn.py", b"import nki\n@nki.jit\ndef k(a):\n    x = (1 +\n")
+expect([syn, "--inputs", a], 1, f"{syn}:4:9: error: '(' was never closed\n    4 |     x = (1 +\n      |         ^\n",
+       "syntax error")
+nope = os.path.join(d, "nope.py")
+rc, so, se = run(nope)
+check(rc == 1 and se.startswith(f"{nope}: error: cannot read kernel file") and se.count("\n") == 1, f"missing kernel: {se!r}")
+binary = write("binary.py", bytes(range(256)) * 8)
+rc, so, se = run(binary)
+check(rc == 1 and se.startswith(f"{binary}:1:") and "error:" in se, f"binary kernel file: {rc} {se[:80]!r}")
+trunc_py = write("trunc.py", open(ADD, "rb").read()[:700])
+rc, so, se = run(trunc_py, "--inputs", a, b)
+check(rc == 1 and se.startswith(f"{trunc_py}:") and "error:" in se, f"truncated kernel file: {rc} {se[:120]!r}")
+expect([ADD, "-k", "foo", "--inputs", a, b], 1,
+       f"{ADD}: error: no kernel function named 'foo' in file (@nki.jit kernels: tensor_add)\n", "unknown -k")
+expect([ADD, "--arg", "foo=1", "--inputs", a, b], 1,
+       "nki-sim: error: --arg foo: kernel 'tensor_add' has no parameter 'foo' (parameters: a_input, b_input)\n",
+       "unknown --arg")
+two = write("two.py", b"import nki\n@nki.jit\ndef k1(a):\n    return a\n@nki.jit\ndef k2(a):\n    return a\n")
+rc, so, se = run(two, "--inputs", a)
+check(rc == 1 and "k1" in se and "k2" in se and "-k" in se, f"several kernels listed: {se!r}")
 finish()

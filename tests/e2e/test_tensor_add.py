@@ -3,6 +3,8 @@ import os
 
 import numpy as np
 
+np.seterr(over="ignore")  # the inputs include 3e38 + 3e38 on purpose
+
 from common import EXAMPLES, check, check_equal, finish, load_json, run, save, tmpdir, to_bf16
 
 KERNEL = os.path.join(EXAMPLES, "tensor_add.py")
@@ -34,9 +36,9 @@ check_equal(s["target"], "trn2", "stats target")
 check(s["total_ns"] > 0, "stats total_ns > 0")
 for e in ("tensor", "vector", "scalar", "gpsimd", "sync", "dma"):
     check(e in s["engines"] and "busy_ns" in s["engines"][e] and "instructions" in s["engines"][e], f"stats engine {e}")
-# 8 tiles: 8 tensor_tensor on Vector, 24 DMA transfers.
-check_equal(s["engines"]["vector"]["instructions"], 8 + 8, "vector instructions (8 adds + 8 store triggers)")
-check_equal(s["engines"]["dma"]["instructions"], 24, "DMA transfers")
+# 4 tiles: 4 tensor_tensor on Vector, 12 DMA transfers.
+check_equal(s["engines"]["vector"]["instructions"], 4 + 4, "vector instructions (4 adds + 4 store triggers)")
+check_equal(s["engines"]["dma"]["instructions"], 12, "DMA transfers")
 
 # Trace JSON: complete events with the profiler's field names.
 t = load_json(os.path.join(d, "t.json"))

@@ -1,0 +1,189 @@
+// compile.cpp - frontend::compile_to_ir: run the kernel file's meta-program and collect the Kernel IR.
+#include "frontend/compile.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "frontend/interp.h"
+#include "frontend/nki.h"
+
+namespace nkisim::frontend {
+namespace {
+
+int nc_version_of(const std::string& target) {
+  if (target == "trn1") return 2;
+  if (target == "trn2") return 3;
+  if (target == "trn3") return 4;
+  throw Error("unknown target '" + target + "' (expected trn1, trn2 or trn3)");
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return s;
+}
+
+FunctionObj* find_kernel(Interp& in, ModuleObj* m, const CompileOptions& opts, const std::string& path) {
+  SourceLoc file_loc{path, 0, 0};
+  std::vector<FunctionObj*> jits;
+  for (auto& [k, v] : m->globals)
+    if (v.is(VK::Function) && v.as<FunctionObj>()->jit && v.as<FunctionObj>()->module.obj() == m)
+      jits.push_back(v.as<FunctionObj>());
+  std::sort(jits.begin(), jits.end(), [](FunctionObj* a, FunctionObj* b) { return a->code->line < b->code->line; });
+  std::vector<std::string> names;
+  for (auto* f : jits) names.push_back(sym_str(f->code->name));
+  if (!opts.kernel_name.empty()) {
+    auto it = m->globals.find(intern(opts.kernel_name));
+    if (it == m->globals.end() || !it->second.is(VK::Function))
+      throw Error("no kernel function named '" + opts.kernel_name + "' in file" +
+                      (names.empty() ? std::string() : " (@nki.jit kernels: " + join_names(names) + ")"),
+                  file_loc);
+    return it->second.as<FunctionObj>();
+  }
+  if (jits.empty())
+    throw Error("no @nki.jit kernel in file; decorate the kernel with @nki.jit or choose a function with -k NAME",
+                file_loc);
+  if (jits.size() > 1)
+    throw Error("several @nki.jit kernels in file: " + join_names(names) + "; choose one with -k NAME", file_loc);
+  return jits[0];
+}
+
+ir::Kernel run(const std::string& path, const CompileOptions& opts) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error("cannot read kernel file '" + path + "'", SourceLoc{path, 0, 0});
+  std::stringstream ss;
+  ss << f.rdbuf();
+
+  InterpOptions io;
+  io.include_dirs = opts.include_dirs;
+  Interp in(io);
+  in.kernel.file = path;
+  in.kernel.target = opts.target;
+  in.nki->nc_version = nc_version_of(opts.target);
+  std::string stem = std::filesystem::path(path).stem().string();
+  if (stem.empty() || stem == "__main__") stem = "kernel";
+  Value mv = in.load_main(path, ss.str(), stem);
+  auto* m = mv.as<ModuleObj>();
+
+  FunctionObj* fn = find_kernel(in, m, opts, path);
+  const FuncCode* code = fn->code;
+  std::string kname = sym_str(code->name);
+  in.kernel.name = kname;
+  auto param_loc = [&](const Param& p) { return SourceLoc{m->path, p.line, p.col}; };
+  auto fn_module = fn->module.as<ModuleObj>();
+
+  // Parameters: --arg values, then defaults, and the rest are tensor inputs in order.
+  std::vector<std::string> all_names, tensor_names;
+  for (auto& p : code->params) all_names.push_back(sym_str(p.name));
+  for (auto& [name, text] : opts.args) {
+    bool found = false;
+    for (auto& p : code->params) found |= sym_str(p.name) == name;
+    if (!found)
+      throw Error("--arg " + name + ": kernel '" + kname + "' has no parameter '" + name +
+                  "' (parameters: " + join_names(all_names) + ")");
+  }
+  std::vector<Value> args;
+  for (size_t i = 0; i < code->params.size(); ++i) {
+    const Param& p = code->params[i];
+    SourceLoc pl{fn_module->path, p.line, p.col};
+    if (p.kind == ParamKind::KwOnly)
+      throw Error("kernel '" + kname +
+                      "': keyword-only parameters (after '*') are not supported in NKI kernel "
+                      "signatures",
+                  pl);
+    if (p.kind == ParamKind::VarArgs || p.kind == ParamKind::VarKw)
+      throw Error("kernel '" + kname +
+                      "': variadic parameters (*args, **kwargs) are not supported in NKI kernel "
+                      "signatures",
+                  pl);
+    std::string name = sym_str(p.name);
+    const std::string* text = nullptr;
+    for (auto& [n, t] : opts.args)
+      if (n == name) text = &t;
+    if (text) {
+      args.push_back(in.parse_literal(*text, "--arg " + name));
+      continue;
+    }
+    if (!fn->defaults[i].is_unbound()) {
+      args.push_back(fn->defaults[i]);
+      continue;
+    }
+    tensor_names.push_back(name);
+    args.push_back(Value());  // filled below
+  }
+  if (tensor_names.size() != opts.inputs.size())
+    throw Error("kernel '" + kname + "' takes " + std::to_string(tensor_names.size()) + " tensor input" +
+                    (tensor_names.size() == 1 ? "" : "s") +
+                    (tensor_names.empty() ? "" : " (" + join_names(tensor_names) + ")") + " but " +
+                    std::to_string(opts.inputs.size()) + (opts.inputs.size() == 1 ? " was" : " were") + " given",
+                SourceLoc{fn_module->path, code->line, code->col});
+  size_t next = 0;
+  for (size_t i = 0; i < code->params.size(); ++i) {
+    if (!args[i].is_none() ||
+        std::find(tensor_names.begin(), tensor_names.end(), sym_str(code->params[i].name)) == tensor_names.end())
+      continue;
+    const TensorArgSpec& spec = opts.inputs[next];
+    ir::Tensor t;
+    t.name = sym_str(code->params[i].name);
+    t.dtype = spec.dtype;
+    t.shape = spec.shape;
+    t.buffer = ir::Buffer::hbm;
+    t.role = ir::Tensor::Role::Param;
+    t.param_index = int(next);
+    t.loc = param_loc(code->params[i]);
+    if (t.shape.empty()) throw Error("input '" + t.name + "' must have at least one dimension", t.loc);
+    for (auto d : t.shape)
+      if (d <= 0) throw Error("input '" + t.name + "' has an invalid shape " + shape_str(t.shape), t.loc);
+    Value tv = new_tensor(in, std::move(t));
+    in.kernel.params.push_back(tv.as<TensorObj>()->id);
+    args[i] = tv;
+    ++next;
+  }
+
+  CallArgs a{args.data(), args.size(), nullptr, 0, nullptr};
+  Value result;
+  {
+    ModuleScope ms(in, fn_module);
+    result = in.call_function(fn, a);
+  }
+
+  // Outputs: a tensor or a tuple/list of tensors.
+  SourceLoc def_loc{fn_module->path, code->line, code->col};
+  std::vector<Value> outs;
+  if (result.is(VK::Tensor))
+    outs.push_back(result);
+  else if (result.is(VK::Tuple) || result.is(VK::List))
+    outs = items_of(result);
+  else if (!result.is_none())
+    throw Error("kernel '" + kname + "' must return a tensor or a tuple of tensors, not '" + type_name(result) + "'",
+                def_loc);
+  for (auto& o : outs) {
+    if (!o.is(VK::Tensor))
+      throw Error("kernel '" + kname + "' must return tensors, but its result contains a '" + type_name(o) + "'",
+                  def_loc);
+    const ir::Tensor& t = in.kernel.tensors[o.as<TensorObj>()->id];
+    if (t.role != ir::Tensor::Role::Param && t.buffer != ir::Buffer::shared_hbm)
+      throw Error(
+          "kernel output '" + t.name + "' must be allocated in nl.shared_hbm, but it is in " + buffer_str(t.buffer),
+          t.loc);
+    in.kernel.outputs.push_back(o.as<TensorObj>()->id);
+  }
+  return std::move(in.kernel);
+}
+
+}  // namespace
+
+ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts) {
+  try {
+    return run(path, opts);
+  } catch (Error&) {
+    throw;
+  } catch (std::bad_alloc&) {
+    throw Error("out of memory while evaluating the kernel", SourceLoc{path, 0, 0});
+  } catch (std::exception& e) {
+    throw Error(std::string("internal error in the front end: ") + e.what(), SourceLoc{path, 0, 0});
+  }
+}
+
+}  // namespace nkisim::frontend

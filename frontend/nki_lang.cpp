@@ -1,0 +1,417 @@
+// nki_lang.cpp - the nki, nki.language and nki.isa namespaces (+ neuronxcc.nki aliases): dtypes, buffers,
+// op codes, enums, tile_size, ranges, nl.ndarray/zeros/ds, @nki.jit. The nki.isa instructions live in
+// nki_isa.cpp, tensor attributes and indexing in nki_tensor.cpp.
+#include <cmath>
+
+#include "frontend/nki.h"
+#include "ir/view.h"
+
+namespace nkisim::frontend {
+
+void install_nki_isa(Interp& in, ModuleObj* isa);  // nki_isa.cpp
+
+// ---------------------------------------------------------------- tables
+
+std::string_view dtype_str(isa::DType t) {
+  static const char* const names[] = {
+#define DTYPE(id, name, bytes, kind, descr) name,
+#include "isa/dtypes.def"
+#undef DTYPE
+  };
+  return names[int(t)];
+}
+
+std::optional<isa::DType> dtype_from_name(std::string_view name) {
+  for (int i = 0; i < isa::kNumDTypes; ++i)
+    if (dtype_str(isa::DType(i)) == name) return isa::DType(i);
+  if (name == "bool") return isa::DType::bool_;
+  return std::nullopt;
+}
+
+const std::vector<NkiOpInfo>& nki_ops() {
+  static const std::vector<NkiOpInfo> ops = [] {
+    std::vector<NkiOpInfo> v;
+#define ALU(id, nm, cls, red) v.push_back({nm, isa::AluOp::id, std::nullopt});
+#include "isa/alu_ops.def"
+#undef ALU
+#define ACT(id, nm)                                                \
+  {                                                                \
+    bool found = false;                                            \
+    for (auto& o : v)                                              \
+      if (o.name == nm) {                                          \
+        o.act = isa::ActFunc::id;                                  \
+        found = true;                                              \
+      }                                                            \
+    if (!found) v.push_back({nm, std::nullopt, isa::ActFunc::id}); \
+  }
+#include "isa/act_funcs.def"
+#undef ACT
+    return v;
+  }();
+  return ops;
+}
+
+const EnumTypeInfo& enum_type(int t) {
+  static const EnumTypeInfo types[EnumCount] = {
+      {"engine",
+       {{"unknown", 0},
+        {"tensor", 1},
+        {"scalar", 2},
+        {"gpsimd", 3},
+        {"dma", 4},
+        {"vector", 5},
+        {"sync", 6},
+        {"tensor_engine", 1},
+        {"vector_engine", 5},
+        {"scalar_engine", 2},
+        {"gpsimd_engine", 3},
+        {"unknown_engine", 0}}},
+      {"reduce_cmd", {{"idle", 0}, {"reset", 1}, {"reduce", 2}, {"reset_reduce", 3}, {"load_reduce", 4}}},
+      {"dge_mode", {{"unknown", 0}, {"swdge", 1}, {"hwdge", 2}, {"none", 3}}},
+      {"oob_mode", {{"error", 0}, {"skip", 1}}},
+      {"nc_version", {{"gen2", 2}, {"gen3", 3}, {"gen4", 4}}},
+      {"dma_engine", {{"dma", 1}, {"gpsimd_dma", 2}}},
+  };
+  return types[t];
+}
+
+const char* enum_member_name(int type, int value) {
+  for (auto& [n, v] : enum_type(type).members)
+    if (v == value) return n;
+  return "?";
+}
+
+std::string buffer_str(ir::Buffer b) {
+  switch (b) {
+    case ir::Buffer::sbuf:
+      return "sbuf";
+    case ir::Buffer::psum:
+      return "psum";
+    case ir::Buffer::hbm:
+      return "hbm";
+    case ir::Buffer::shared_hbm:
+      return "shared_hbm";
+  }
+  return "?";
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+std::string nki_repr(const Value& v) {
+  switch (v.kind()) {
+    case VK::Buffer:
+      return buffer_str(v.buffer_v());
+    case VK::NkiOp:
+      return nki_ops()[v.nki_op_index()].name;
+    case VK::Enum:
+      return std::string(enum_type(v.enum_type()).name) + "." + enum_member_name(v.enum_type(), v.enum_value());
+    case VK::DType:
+      return std::string(dtype_str(v.dtype_v()));
+    default:
+      return std::string("<") + vk_type_name(v.kind()) + ">";
+  }
+}
+
+// ---------------------------------------------------------------- tensors
+
+Value new_tensor(Interp& in, ir::Tensor t) {
+  // Unique names: a second `a_tile` becomes `a_tile_1`, and so on.
+  int& uses = in.nki->name_uses[t.name];
+  if (uses++ > 0) {
+    std::string base = t.name;
+    do t.name = base + "_" + std::to_string(uses++ - 1);
+    while (in.nki->name_uses.count(t.name));
+    in.nki->name_uses[t.name] = 1;
+  }
+  int id = in.kernel.add_tensor(std::move(t));
+  return make<TensorObj>(id, ir::full_view(in.kernel.tensors[id], id), &in.kernel);
+}
+
+namespace {
+
+const Value* kw(CallArgs& a, const char* name) {
+  for (size_t i = 0; i < a.nkw; ++i)
+    if (sym_name(a.kw[i].first) == name) return &a.kw[i].second;
+  return nullptr;
+}
+
+isa::DType want_dtype(const Value& v, const char* fname) {
+  if (v.is(VK::DType)) return v.dtype_v();
+  if (v.is(VK::Str)) {
+    if (auto d = dtype_from_name(str_of(v))) return *d;
+    raise("TypeError", std::string(fname) + ": unknown dtype '" + str_of(v) + "'");
+  }
+  raise("TypeError",
+        std::string(fname) + ": dtype must be an NKI dtype such as nl.float32, got '" + type_name(v) + "'");
+}
+
+ir::Buffer want_buffer(const Value& v, const char* fname) {
+  if (v.is(VK::Buffer)) return v.buffer_v();
+  std::string got = v.is(VK::Str) ? "'" + str_of(v) + "'" : "'" + type_name(v) + "'";
+  raise("TypeError", std::string(fname) +
+                         ": buffer must be nl.sbuf, nl.psum, nl.hbm, nl.private_hbm or nl.shared_hbm, "
+                         "got " +
+                         got + (v.is(VK::Str) ? " (string buffer names are not accepted)" : ""));
+}
+
+std::vector<int64_t> want_shape(Interp& in, const Value& v, const char* fname) {
+  if (!v.is(VK::Tuple) && !v.is(VK::List))
+    raise("TypeError", std::string(fname) + ": shape must be a tuple of integers, got '" + type_name(v) + "'");
+  std::vector<int64_t> shape;
+  for (auto& d : items_of(v)) {
+    if (!d.is_int_like())
+      raise("TypeError",
+            std::string(fname) + ": shape dimensions must be integers, got '" + type_name(d) + "' in " + in.repr(v));
+    if (d.i() <= 0) raise("ValueError", std::string(fname) + ": shape dimensions must be positive, got " + in.repr(v));
+    shape.push_back(d.i());
+  }
+  if (shape.empty()) raise("ValueError", std::string(fname) + ": shape must have at least one dimension");
+  return shape;
+}
+
+// nl.ndarray(shape, dtype, buffer=nl.sbuf, name='', address=None) and its zeros/ones/full variants.
+Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill, bool fill_param = false) {
+  std::vector<ParamSpec> ps = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"address"}};
+  if (fill) ps = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}};
+  if (fill_param) ps = {{"shape", true}, {"fill_value", true}, {"dtype", true}, {"buffer"}, {"name"}};
+  Value args[5];
+  bind_args(fname, ps.data(), ps.size(), a, args);
+  int off = fill_param ? 1 : 0;
+  ir::Tensor t;
+  t.shape = want_shape(in, args[0], fname);
+  t.dtype = want_dtype(args[1 + off], fname);
+  t.buffer = args[2 + off].is_unbound() ? ir::Buffer::sbuf : want_buffer(args[2 + off], fname);
+  const Value& name = args[3 + off];
+  if (!name.is_unbound() && !name.is_none()) {
+    if (!name.is(VK::Str)) raise("TypeError", std::string(fname) + ": name must be a string");
+    t.name = str_of(name);
+  }
+  if (t.name.empty())
+    t.name = in.nki->hint_call == in.current_site() && in.nki->hint_name
+                 ? sym_str(in.nki->hint_name)
+                 : "tensor" + std::to_string(in.kernel.tensors.size());
+  if (!fill && !args[4].is_unbound() && !args[4].is_none()) {
+    const Value& addr = args[4];
+    if (!(addr.is(VK::Tuple) || addr.is(VK::List)) || items_of(addr).size() != 2 || !items_of(addr)[0].is_int_like() ||
+        !items_of(addr)[1].is_int_like())
+      raise("TypeError", std::string(fname) + ": address must be a (partition, byte offset) tuple of integers");
+    if (!buffer_on_chip(t.buffer))
+      raise("ValueError", std::string(fname) + ": address= is only allowed for sbuf and psum tensors");
+    t.address = std::make_pair(items_of(addr)[0].i(), items_of(addr)[1].i());
+  }
+  if (buffer_on_chip(t.buffer) && t.shape[0] > 128)
+    raise("ValueError",
+          "Size of partition dimension " + std::to_string(t.shape[0]) + " exceeds architecture limitation of 128");
+  t.loc = in.loc_of(in.current_site());
+  Value tensor = new_tensor(in, std::move(t));
+  if (fill) {
+    auto* to = tensor.as<TensorObj>();
+    if (!buffer_on_chip(to->base().buffer))
+      raise("ValueError", std::string(fname) + ": only sbuf and psum tensors can be initialised");
+    ir::Op op;
+    op.opcode = isa::Opcode::memset;
+    op.operands[0] = to->view;
+    op.params.imm0 = float(fill->num());
+    op.loc = in.loc_of(in.current_site());
+    op.call_chain = in.call_chain();
+    in.kernel.ops.push_back(std::move(op));
+  }
+  return tensor;
+}
+
+Value nl_ndarray(Interp& in, const BuiltinObj&, CallArgs& a) { return make_ndarray(in, a, "ndarray", nullptr); }
+Value nl_zeros(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  Value fill = Value::floating(double(b.data));
+  return make_ndarray(in, a, b.name.c_str(), &fill);
+}
+Value nl_full(Interp& in, const BuiltinObj&, CallArgs& a) {
+  // full(shape, fill_value, dtype, buffer=sbuf, name='')
+  const Value* fv = a.npos > 1 ? &a.pos[1] : kw(a, "fill_value");
+  if (!fv) raise("TypeError", "full() missing required argument 'fill_value'");
+  if (!fv->is_number()) raise("TypeError", "full(): fill_value must be a number");
+  Value fill = *fv;
+  return make_ndarray(in, a, "full", &fill, true);
+}
+
+Value nl_ds(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"start", true}, {"size", true}};
+  Value args[2];
+  bind_args("ds", ps, 2, a, args);
+  int64_t start = in.to_index(args[0], "ds() start");
+  int64_t size = in.to_index(args[1], "ds() size");
+  if (size <= 0) raise("ValueError", "ds(): size must be positive, got " + std::to_string(size));
+  return make<SliceObj>(Value::integer(start), Value::integer(start + size), Value());
+}
+
+Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  // range/affine_range/sequential_range/static_range(start, stop=None, step=1): plain unrolled ranges.
+  static const ParamSpec ps[] = {{"start", true}, {"stop"}, {"step"}};
+  Value args[3];
+  bind_args(b.name.c_str(), ps, 3, a, args);
+  int64_t start = in.to_index(args[0], (b.name + "() arguments").c_str());
+  int64_t stop = 0, step = 1;
+  if (args[1].is_unbound() || args[1].is_none()) {
+    stop = start;
+    start = 0;
+  } else {
+    stop = in.to_index(args[1], (b.name + "() arguments").c_str());
+  }
+  if (!args[2].is_unbound()) step = in.to_index(args[2], (b.name + "() arguments").c_str());
+  if (step == 0) raise("ValueError", b.name + "() arg 3 must not be zero");
+  return make<RangeObj>(start, stop, step);
+}
+
+Value nl_program_id(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  static const ParamSpec ps[] = {{"axis"}};
+  Value args[1];
+  bind_args(b.name.c_str(), ps, 1, a, args);
+  return Value::integer(b.data);
+}
+Value nl_program_ndim(Interp&, const BuiltinObj&, CallArgs& a) {
+  if (a.npos || a.nkw) raise("TypeError", "program_ndim() takes no arguments");
+  return Value::integer(0);
+}
+
+Value nl_no_reorder(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  if (a.npos || a.nkw) raise("TypeError", "no_reorder() takes no arguments");
+  return make<InstanceObj>(b.self);
+}
+Value ctx_noop(Interp&, const BuiltinObj&, CallArgs&) { return Value(); }
+
+Value nl_device_print(Interp& in, const BuiltinObj&, CallArgs& a) { return Value(); }
+
+Value nl_buffer_pred(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  if (a.npos != 1) raise("TypeError", b.name + "() takes exactly one argument");
+  ir::Buffer buf =
+      a.pos[0].is(VK::Tensor) ? a.pos[0].as<TensorObj>()->base().buffer : want_buffer(a.pos[0], b.name.c_str());
+  switch (b.data) {
+    case 0:
+      return Value::boolean(buf == ir::Buffer::hbm || buf == ir::Buffer::shared_hbm);
+    case 1:
+      return Value::boolean(buffer_on_chip(buf));
+    case 2:
+      return Value::boolean(buf == ir::Buffer::psum);
+    default:
+      return Value::boolean(buf == ir::Buffer::sbuf);
+  }
+}
+
+// @nki.jit, @nki.jit(...): marks the function as a kernel and returns it.
+Value nki_jit(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  if (a.npos == 1 && a.pos[0].is(VK::Function)) {
+    for (size_t i = 0; i < a.nkw; ++i)
+      if (sym_name(a.kw[i].first) == "platform_target")
+        raise("TypeError", "nki.jit(): platform_target= is not supported (select the target with --target)");
+    a.pos[0].as<FunctionObj>()->jit = true;
+    return a.pos[0];
+  }
+  if (a.npos > 0) raise("TypeError", b.name + "() expects a function");
+  for (size_t i = 0; i < a.nkw; ++i)
+    if (sym_name(a.kw[i].first) == "platform_target")
+      raise("TypeError", "nki.jit(): platform_target= is not supported (select the target with --target)");
+  return in.builtin(b.name.c_str(), nki_jit);
+}
+
+Value nisa_get_nc_version(Interp& in, const BuiltinObj&, CallArgs& a) {
+  if (a.npos || a.nkw) raise("TypeError", "get_nc_version() takes no arguments");
+  return Value::enum_val(EnumNcVersion, in.nki->nc_version);
+}
+
+}  // namespace
+
+void install_nki(Interp& in) {
+  in.nki = std::make_unique<NkiState>();
+  auto def = [&](ModuleObj* m, const char* name, BuiltinFn fn, int64_t data = 0, Value self = Value()) {
+    m->globals[intern(name)] = in.builtin(name, fn, std::move(self), data);
+  };
+  ModuleObj* nki = in.new_module("nki").as<ModuleObj>();
+  ModuleObj* nl = in.new_module("nki.language").as<ModuleObj>();
+  ModuleObj* isa = in.new_module("nki.isa").as<ModuleObj>();
+  ModuleObj* consts = in.new_module("nki.isa.constants").as<ModuleObj>();
+  ModuleObj* typing = in.new_module("nki.typing").as<ModuleObj>();
+  def(nki, "jit", nki_jit);
+  def(nki, "trace", nki_jit);
+
+  // dtypes, buffers, op codes
+  for (int i = 0; i < isa::kNumDTypes; ++i) nl->globals[intern(dtype_str(isa::DType(i)))] = Value::dtype(isa::DType(i));
+  nl->globals[intern("sbuf")] = Value::buffer(ir::Buffer::sbuf);
+  nl->globals[intern("psum")] = Value::buffer(ir::Buffer::psum);
+  nl->globals[intern("hbm")] = Value::buffer(ir::Buffer::hbm);
+  nl->globals[intern("private_hbm")] = Value::buffer(ir::Buffer::hbm);
+  nl->globals[intern("shared_hbm")] = Value::buffer(ir::Buffer::shared_hbm);
+  const auto& ops = nki_ops();
+  for (size_t i = 0; i < ops.size(); ++i) nl->globals[intern(ops[i].name)] = Value::nki_op(int(i));
+
+  // functions
+  def(nl, "ndarray", nl_ndarray);
+  def(nl, "zeros", nl_zeros, 0);
+  def(nl, "ones", nl_zeros, 1);
+  def(nl, "full", nl_full);
+  def(nl, "ds", nl_ds);
+  for (const char* r : {"range", "affine_range", "sequential_range", "static_range"}) def(nl, r, nl_range);
+  def(nl, "program_id", nl_program_id, 0);
+  def(nl, "num_programs", nl_program_id, 1);
+  def(nl, "program_ndim", nl_program_ndim);
+  def(nl, "device_print", nl_device_print);
+  def(nl, "is_hbm", nl_buffer_pred, 0);
+  def(nl, "is_on_chip", nl_buffer_pred, 1);
+  def(nl, "is_psum", nl_buffer_pred, 2);
+  def(nl, "is_sbuf", nl_buffer_pred, 3);
+  Value nr = make<ClassObj>("no_reorder");
+  nr.as<ClassObj>()->mro.push_back(nr.as<ClassObj>());
+  nr.as<ClassObj>()->set(S::__enter__, in.builtin("__enter__", ctx_noop));
+  nr.as<ClassObj>()->set(S::__exit__, in.builtin("__exit__", ctx_noop));
+  def(nl, "no_reorder", nl_no_reorder, 0, nr);
+  Value nkiobj = make<ClassObj>("NKIObject");
+  nkiobj.as<ClassObj>()->is_nkiobject = true;
+  nkiobj.as<ClassObj>()->mro.push_back(nkiobj.as<ClassObj>());
+  nl->globals[intern("NKIObject")] = nkiobj;
+
+  // nl.tile_size: plain ints (nki-language.md §4.1)
+  in.nki->tile_size = make<ModuleObj>("tile_size");
+  ModuleObj* ts = in.nki->tile_size.as<ModuleObj>();
+  in.set_global(ts, "pmax", Value::integer(128));
+  in.set_global(ts, "psum_bank_fmax", Value::integer(512));
+  in.set_global(ts, "psum_fmax", Value::integer(512));
+  in.set_global(ts, "psum_bank_fmax_bytes", Value::integer(2048));
+  in.set_global(ts, "psum_num_banks", Value::integer(8));
+  in.set_global(ts, "gemm_stationary_fmax", Value::integer(128));
+  in.set_global(ts, "gemm_moving_fmax", Value::integer(512));
+  in.set_global(ts, "bn_stats_fmax", Value::integer(512));
+  nl->globals[intern("tile_size")] = in.nki->tile_size;
+
+  // nki.isa: enums and instructions
+  for (int t = 0; t < EnumCount; ++t) {
+    const EnumTypeInfo& info = enum_type(t);
+    Value em = make<ModuleObj>(info.name);
+    for (auto& [n, v] : info.members) em.as<ModuleObj>()->globals[intern(n)] = Value::enum_val(t, v);
+    isa->globals[intern(info.name)] = em;
+    if (t == EnumDgeMode || t == EnumOobMode) consts->globals[intern(info.name)] = em;
+  }
+  def(isa, "get_nc_version", nisa_get_nc_version);
+  install_nki_isa(in, isa);
+
+  for (const char* n : {"tensor", "mutable_tensor"})
+    typing->globals[intern(n)] = make<OpaqueObj>(std::string("nki.typing.") + n);
+
+  // Legacy import paths map onto the same modules.
+  in.new_module("neuronxcc");
+  Value legacy = in.new_module("neuronxcc.nki");
+  for (auto& [k, v] : nki->globals)
+    if (k != S::__name__) legacy.as<ModuleObj>()->globals[k] = v;
+  for (const char* sub : {"language", "isa", "typing"}) {
+    Value m = in.module_cache[intern(std::string("nki.") + sub)];
+    in.module_cache[intern(std::string("neuronxcc.nki.") + sub)] = m;
+    legacy.as<ModuleObj>()->globals[intern(sub)] = m;
+  }
+}
+
+}  // namespace nkisim::frontend

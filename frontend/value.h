@@ -1,0 +1,291 @@
+// value.h - the compile-time Python value model: tagged values, refcounted heap objects, containers.
+// Ints are 64-bit (overflow raises OverflowError); floats are doubles. Heap objects are refcounted and
+// also tracked by the current Heap so reference cycles (closures <-> frames) are freed at teardown.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "frontend/sym.h"
+#include "ir/kernel.h"
+#include "isa/diagnostic.h"
+#include "isa/dtype.h"
+
+namespace nkisim::frontend {
+
+enum class VK : uint8_t {
+  Unbound,
+  None,
+  Bool,
+  Int,
+  Float,
+  Ellipsis,
+  DType,
+  Buffer,
+  NkiOp,
+  Enum,  // inline values
+  Str,
+  Tuple,
+  List,
+  Dict,
+  Set,
+  Slice,
+  Range,
+  Function,
+  Builtin,
+  BoundMethod,
+  Module,
+  Class,
+  Instance,
+  Tensor,
+  Opaque,
+  Property,
+  StaticMethod,
+  ClassMethod,
+  Frame,
+  Other
+};
+const char* vk_type_name(VK k);  // Python type name: "int", "list", ...
+
+struct Heap;
+struct Object {
+  uint32_t rc = 0;
+  VK kind;
+  Object* prev = nullptr;
+  Object* next = nullptr;
+  Heap* heap = nullptr;
+  explicit Object(VK k);
+  virtual ~Object();
+  virtual std::string repr() const;       // repr() of kinds that value.cpp does not format itself
+  virtual std::string type_name() const;  // Python type name (instances: their class name)
+  Object(const Object&) = delete;
+  Object& operator=(const Object&) = delete;
+};
+
+// Owns every object created while it is the current heap (see HeapScope); frees survivors (cycles) at
+// destruction. Values must not outlive their heap.
+struct Heap {
+  Object* head = nullptr;
+  size_t live = 0;
+  ~Heap();  // frees every object still alive (sets tl_teardown while doing so)
+};
+// While alive, Value destructors do not free objects (use when destroying Value holders at teardown).
+struct TeardownGuard {
+  TeardownGuard();
+  ~TeardownGuard();
+  bool saved;
+};
+// Makes `h` the current thread's heap for its lifetime.
+struct HeapScope {
+  explicit HeapScope(Heap& h);
+  ~HeapScope();
+  Heap* saved;
+};
+extern thread_local Heap* tl_heap;
+extern thread_local bool tl_teardown;
+
+class Value {
+ public:
+  Value() : k_(VK::None) { u_.i = 0; }
+  explicit Value(Object* o) : k_(o->kind) {
+    u_.o = o;
+    ++o->rc;
+  }
+  Value(const Value& v) : k_(v.k_), u_(v.u_) {
+    if (is_heap()) ++u_.o->rc;
+  }
+  Value(Value&& v) noexcept : k_(v.k_), u_(v.u_) { v.k_ = VK::None; }
+  Value& operator=(const Value& v) {
+    if (v.is_heap()) ++v.u_.o->rc;
+    release();
+    k_ = v.k_;
+    u_ = v.u_;
+    return *this;
+  }
+  Value& operator=(Value&& v) noexcept {
+    if (this != &v) {
+      release();
+      k_ = v.k_;
+      u_ = v.u_;
+      v.k_ = VK::None;
+    }
+    return *this;
+  }
+  ~Value() { release(); }
+
+  static Value unbound() {
+    Value v;
+    v.k_ = VK::Unbound;
+    return v;
+  }
+  static Value none() { return Value(); }
+  static Value boolean(bool b) {
+    Value v;
+    v.k_ = VK::Bool;
+    v.u_.i = b;
+    return v;
+  }
+  static Value integer(int64_t i) {
+    Value v;
+    v.k_ = VK::Int;
+    v.u_.i = i;
+    return v;
+  }
+  static Value floating(double f) {
+    Value v;
+    v.k_ = VK::Float;
+    v.u_.f = f;
+    return v;
+  }
+  static Value ellipsis() {
+    Value v;
+    v.k_ = VK::Ellipsis;
+    return v;
+  }
+  static Value dtype(isa::DType t) {
+    Value v;
+    v.k_ = VK::DType;
+    v.u_.i = int64_t(t);
+    return v;
+  }
+  static Value buffer(ir::Buffer b) {
+    Value v;
+    v.k_ = VK::Buffer;
+    v.u_.i = int64_t(b);
+    return v;
+  }
+  static Value nki_op(int index) {
+    Value v;
+    v.k_ = VK::NkiOp;
+    v.u_.i = index;
+    return v;
+  }
+  static Value enum_val(int type, int value) {
+    Value v;
+    v.k_ = VK::Enum;
+    v.u_.i = (int64_t(type) << 32) | uint32_t(value);
+    return v;
+  }
+
+  VK kind() const { return k_; }
+  bool is_heap() const { return k_ >= VK::Str; }
+  bool is(VK k) const { return k_ == k; }
+  bool is_none() const { return k_ == VK::None; }
+  bool is_unbound() const { return k_ == VK::Unbound; }
+  bool is_int_like() const { return k_ == VK::Int || k_ == VK::Bool; }  // bool is an int subtype
+  bool is_number() const { return k_ == VK::Int || k_ == VK::Bool || k_ == VK::Float; }
+  int64_t i() const { return u_.i; }
+  double f() const { return u_.f; }
+  bool b() const { return u_.i != 0; }
+  double num() const { return k_ == VK::Float ? u_.f : double(u_.i); }  // for numbers
+  isa::DType dtype_v() const { return isa::DType(u_.i); }
+  ir::Buffer buffer_v() const { return ir::Buffer(u_.i); }
+  int nki_op_index() const { return int(u_.i); }
+  int enum_type() const { return int(u_.i >> 32); }
+  int enum_value() const { return int32_t(uint32_t(u_.i)); }
+  Object* obj() const { return u_.o; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(u_.o);
+  }
+  int64_t raw_bits() const { return u_.i; }
+
+ private:
+  void release() {
+    if (is_heap() && !tl_teardown && --u_.o->rc == 0) delete u_.o;
+  }
+  VK k_;
+  union {
+    int64_t i;
+    double f;
+    Object* o;
+  } u_;
+};
+
+// Creates a heap object owned by the current heap.
+template <class T, class... A>
+Value make(A&&... a) {
+  return Value(new T(std::forward<A>(a)...));
+}
+
+using SymMap = std::unordered_map<Sym, Value>;
+
+struct StrObj : Object {
+  std::string s;
+  bool bytes = false;
+  mutable size_t hash = 0;
+  explicit StrObj(std::string v, bool is_bytes = false) : Object(VK::Str), s(std::move(v)), bytes(is_bytes) {}
+};
+struct SeqObj : Object {  // tuple or list
+  std::vector<Value> items;
+  SeqObj(VK k, std::vector<Value> v) : Object(k), items(std::move(v)) {}
+};
+struct DictObj : Object {  // dict (and set, whose values are None); insertion-ordered
+  struct Entry {
+    Value key, value;
+    size_t hash = 0;
+    bool live = true;
+  };
+  std::vector<Entry> entries;
+  size_t live_count = 0;
+  std::vector<int32_t> table;  // -1 empty, -2 deleted, else index into entries
+  explicit DictObj(VK k = VK::Dict) : Object(k) {}
+  Value* find(const Value& key);  // throws TypeError for unhashable keys
+  void set(const Value& key, Value v);
+  bool erase(const Value& key, Value* out = nullptr);
+  void clear();
+  std::vector<Value> keys() const;
+
+ private:
+  int32_t lookup(const Value& key, size_t h) const;
+  void rebuild();
+};
+struct SliceObj : Object {
+  Value start, stop, step;
+  SliceObj(Value a, Value b, Value c)
+      : Object(VK::Slice), start(std::move(a)), stop(std::move(b)), step(std::move(c)) {}
+};
+struct RangeObj : Object {
+  int64_t start, stop, step;
+  RangeObj(int64_t a, int64_t b, int64_t c) : Object(VK::Range), start(a), stop(b), step(c) {}
+  int64_t length() const;
+};
+struct OpaqueObj : Object {  // a value from a module that is not available at compile time
+  std::string what;
+  explicit OpaqueObj(std::string w) : Object(VK::Opaque), what(std::move(w)) {}
+};
+struct WrapperObj : Object {  // property / staticmethod / classmethod
+  Value fn, setter;
+  WrapperObj(VK k, Value f) : Object(k), fn(std::move(f)) {}
+};
+
+// Value constructors.
+Value make_str(std::string s);
+Value make_tuple(std::vector<Value> v);
+Value make_list(std::vector<Value> v);
+
+// Python-level error with an exception type name ("TypeError", ...). Catchable by try/except.
+struct PyError : Error {
+  std::string type;
+  // The raised exception instance, if any. Not owning: errors may outlive the interpreter, which keeps
+  // raised instances alive itself (Interp::raised).
+  Object* exc = nullptr;
+  PyError(std::string t, std::string msg) : Error(std::move(msg)), type(std::move(t)) {}
+};
+[[noreturn]] void raise(const char* type, const std::string& msg);
+
+// Basic protocol helpers that need no interpreter.
+std::string type_name(const Value& v);
+size_t hash_value(const Value& v);                  // throws TypeError if unhashable
+bool basic_equal(const Value& a, const Value& b);   // Python == for built-in types, identity otherwise
+bool is_truthy_basic(const Value& v, bool* known);  // *known=false for values needing __bool__/__len__
+std::string repr_basic(const Value& v);             // repr() for built-in types
+std::string str_basic(const Value& v);              // str() for built-in types
+std::string float_repr(double d);                   // Python's shortest round-trip repr
+std::string nki_repr(const Value& v);               // Buffer/NkiOp/Enum values (nki_lang.cpp)
+const std::string& str_of(const Value& v);          // the text of a Str value
+std::vector<Value>& items_of(const Value& v);       // the items of a Tuple or List
+
+}  // namespace nkisim::frontend

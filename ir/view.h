@@ -1,0 +1,52 @@
+// view.h - view arithmetic on ir::View: full views, slicing, integer indexing (on-chip vs HBM rules of
+// nki-language.md §3.3), nl.ds, reshape, permute, broadcast. Shared by the front end and IR passes.
+// Every function validates its arguments and throws nkisim::Error (without a location) on misuse;
+// callers attach the source location.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+
+namespace nkisim::ir {
+
+// The whole tensor `id`, row-major, in the tensor's dtype.
+View full_view(const Tensor& t, int id);
+
+// One element of an indexing key: `i`, `start:stop:step` (bounds optional, Python defaults), or `...`.
+struct IndexKey {
+  enum Kind : uint8_t { Int, Slice, Ellipsis } kind = Int;
+  int64_t index = 0;  // Int (negative counts from the end)
+  std::optional<int64_t> start, stop;
+  int64_t step = 1;
+  static IndexKey at(int64_t i) { return {Int, i, std::nullopt, std::nullopt, 1}; }
+  static IndexKey range(std::optional<int64_t> b, std::optional<int64_t> e, int64_t s = 1) {
+    return {Slice, 0, b, e, s};
+  }
+  static IndexKey ds(int64_t start, int64_t size) { return {Slice, 0, start, start + size, 1}; }  // nl.ds
+  static IndexKey all() { return {Ellipsis, 0, std::nullopt, std::nullopt, 1}; }
+};
+
+// `view[keys...]`. On-chip (SBUF/PSUM): an int on dim 0 keeps a size-1 dim; an int on a free dim drops
+// it unless fewer than 2 dims would remain, in which case the last such dim is kept with size 1; the
+// partition dim cannot be strided. HBM: an int drops the dim; the result keeps at least one dim.
+// Indices and slice bounds must lie inside the dimension (negative values count from the end; slices are
+// not clamped); steps must be positive; slices must not be empty.
+View index_view(const View& v, bool on_chip, const std::vector<IndexKey>& keys);
+
+// Elementary operations (dims are 0-based and validated).
+View slice_dim(const View& v, int dim, int64_t start, int64_t stop, int64_t step = 1);
+View select_dim(const View& v, int dim, int64_t index);  // drops the dim
+View permute_view(const View& v, const std::vector<int>& order, bool on_chip);
+View broadcast_dim(const View& v, int dim, int64_t size, bool on_chip);
+View expand_dim(const View& v, int dim, bool on_chip);
+View squeeze_dim(const View& v, int dim, bool on_chip);
+// Reshape without copying; `shape` may contain one -1. On-chip views keep shape[0] (the partition dim).
+View reshape_view(const View& v, std::vector<int64_t> shape, bool on_chip);
+
+bool is_contiguous(const View& v);                            // row-major dense (size-1 dims ignored)
+std::string shape_string(const std::vector<int64_t>& shape);  // "(128, 512)"
+
+}  // namespace nkisim::ir

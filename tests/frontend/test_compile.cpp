@@ -1,0 +1,396 @@
+// test_compile.cpp - compiling kernels to Kernel IR: the examples, nki surface, parameter binding, errors.
+#include <chrono>
+#include <set>
+
+#include "helpers.h"
+
+using nkisim::isa::ActFunc;
+using nkisim::isa::AluOp;
+using nkisim::isa::DType;
+using nkisim::isa::Opcode;
+namespace ir = nkisim::ir;
+
+static std::string example(const char* name) { return std::string(NKISIM_SOURCE_DIR) + "/examples/" + name; }
+
+static std::vector<std::pair<int64_t, int64_t>> dims(const ir::View& v) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (auto& d : v.dims) out.emplace_back(d.stride, d.count);
+  return out;
+}
+using Dims = std::vector<std::pair<int64_t, int64_t>>;
+
+TEST_CASE("compile: examples/tensor_add.py") {
+  fe::CompileOptions o;
+  o.inputs = {spec({256, 1024}), spec({256, 1024})};
+  ir::Kernel k = fe::compile_to_ir(example("tensor_add.py"), o);
+  CHECK(k.name == "tensor_add");
+  CHECK(k.file == example("tensor_add.py"));
+  REQUIRE(k.params.size() == 2);
+  CHECK(k.tensors[k.params[0]].name == "a_input");
+  CHECK(k.tensors[k.params[0]].role == ir::Tensor::Role::Param);
+  CHECK(k.tensors[k.params[0]].buffer == ir::Buffer::hbm);
+  CHECK(k.tensors[k.params[1]].param_index == 1);
+  REQUIRE(k.outputs.size() == 1);
+  const ir::Tensor& out = k.tensors[k.outputs[0]];
+  CHECK(out.name == "c_output");
+  CHECK(out.buffer == ir::Buffer::shared_hbm);
+  CHECK(out.shape == std::vector<int64_t>{256, 1024});
+  // 2 x 2 tiles, each: dma a, dma b, tensor_tensor, dma out
+  REQUIRE(k.ops.size() == 16);
+  for (int t = 0; t < 4; ++t) {
+    CHECK(k.ops[4 * t].opcode == Opcode::dma_copy);
+    CHECK(k.ops[4 * t + 1].opcode == Opcode::dma_copy);
+    CHECK(k.ops[4 * t + 2].opcode == Opcode::tensor_tensor);
+    CHECK(k.ops[4 * t + 3].opcode == Opcode::dma_copy);
+    CHECK(k.ops[4 * t + 2].params.op0 == AluOp::add);
+  }
+  // tile (m=1, n=1): a_input[128:256, 512:1024]
+  const ir::Op& dma = k.ops[12];
+  REQUIRE(dma.operands[1].has_value());
+  const ir::View& src = *dma.operands[1];
+  CHECK(src.tensor == k.params[0]);
+  CHECK(src.offset == 128 * 1024 + 512);
+  CHECK(dims(src) == Dims{{1024, 128}, {1, 512}});
+  const ir::View& dst = *dma.operands[0];
+  CHECK(k.tensors[dst.tensor].name.rfind("a_tile", 0) == 0);
+  CHECK(k.tensors[dst.tensor].buffer == ir::Buffer::sbuf);
+  CHECK(dims(dst) == Dims{{512, 128}, {1, 512}});
+  CHECK(dst.offset == 0);
+  // store: c_output[128:256, 512:1024] <- c_tile
+  CHECK(k.ops[15].operands[0]->tensor == k.outputs[0]);
+  CHECK(k.ops[15].operands[0]->offset == 128 * 1024 + 512);
+  // locations: the call lines in the example
+  CHECK(dma.loc.file == example("tensor_add.py"));
+  CHECK(dma.loc.line == 23);
+  CHECK(dma.loc.col == 13);
+  CHECK(k.ops[14].loc.line == 27);
+  CHECK(dma.call_chain.empty());
+  // tile tensors get unique names derived from their variables
+  std::set<std::string> names;
+  for (auto& t : k.tensors) names.insert(t.name);
+  CHECK(names.size() == k.tensors.size());
+  CHECK(names.count("a_tile_3"));
+}
+
+TEST_CASE("compile: examples/tensor_add.py shape assertion") {
+  fe::CompileOptions o;
+  o.inputs = {spec({256, 1000}), spec({256, 1000})};
+  TempKernel dummy("");
+  try {
+    fe::compile_to_ir(example("tensor_add.py"), o);
+    FAIL("expected an error");
+  } catch (nkisim::Error& e) {
+    REQUIRE(e.loc);
+    CHECK(e.loc->line == 15);
+    CHECK(e.loc->col == 5);
+    CHECK(std::string(e.what()) == "assertion failed: shape (256, 1000) does not tile by (128, 512)");
+  }
+}
+
+TEST_CASE("compile: examples/exp_affine.py") {
+  fe::CompileOptions o;
+  o.inputs = {spec({64, 256}, DType::bfloat16), spec({64, 1})};
+  o.args = {{"scale", "0.25"}};
+  ir::Kernel k = fe::compile_to_ir(example("exp_affine.py"), o);
+  CHECK(k.name == "exp_affine");
+  REQUIRE(k.ops.size() == 5);
+  CHECK(k.ops[0].opcode == Opcode::dma_copy);
+  CHECK(k.ops[1].opcode == Opcode::dma_copy);
+  const ir::Op& act = k.ops[2];
+  CHECK(act.opcode == Opcode::activation);
+  CHECK(act.params.func == ActFunc::exp);
+  CHECK(act.params.scale == 0.25f);
+  REQUIRE(act.operands[2].has_value());  // bias tile in slot 2
+  CHECK(k.tensors[act.operands[2]->tensor].name == "bias_tile");
+  CHECK(dims(*act.operands[2]) == Dims{{1, 64}, {1, 1}});
+  CHECK(!act.operands[3].has_value());
+  CHECK(act.operands[0]->dtype == DType::float32);
+  const ir::Op& ts = k.ops[3];
+  CHECK(ts.opcode == Opcode::tensor_scalar);
+  CHECK(ts.params.op0 == AluOp::multiply);
+  CHECK(ts.params.imm0 == 2.0f);
+  CHECK(ts.params.op1 == AluOp::add);
+  CHECK(ts.params.imm1 == 1.0f);
+  CHECK(ts.operands[0]->dtype == DType::bfloat16);
+  CHECK(k.ops[4].opcode == Opcode::dma_copy);
+  REQUIRE(k.outputs.size() == 1);
+  CHECK(k.tensors[k.outputs[0]].dtype == DType::bfloat16);
+  CHECK(k.tensors[k.outputs[0]].shape == std::vector<int64_t>{64, 256});
+  // default scale when no --arg is given
+  o.args.clear();
+  CHECK(fe::compile_to_ir(example("exp_affine.py"), o).ops[2].params.scale == 0.5f);
+  // the assert in the example
+  o.inputs = {spec({256, 8}), spec({256, 1})};
+  CHECK(compile_error("", o) != "");
+}
+
+TEST_CASE("compile: kernel selection and parameter binding errors") {
+  const char* two = "import nki\n@nki.jit\ndef a(x):\n  return x\n@nki.jit(mode='trace')\ndef b(x):\n  return x\n";
+  CHECK(compile_error(two) == "?:?: several @nki.jit kernels in file: a, b; choose one with -k NAME");
+  fe::CompileOptions o;
+  o.kernel_name = "b";
+  o.inputs = {spec({4, 4})};
+  TempKernel k2(two);
+  CHECK(fe::compile_to_ir(k2.path, o).name == "b");
+  CHECK(compile_error("def f(x):\n  return x\n").find("no @nki.jit kernel in file") != std::string::npos);
+  const char* one = "import nki\n@nki.jit\ndef k(a, b, n=2):\n  return a\n";
+  fe::CompileOptions bad;
+  bad.inputs = {spec({4, 4})};
+  CHECK(compile_error(one, bad) == "3:1: kernel 'k' takes 2 tensor inputs (a, b) but 1 was given");
+  bad.args = {{"zz", "1"}};
+  CHECK(compile_error(one, bad) == "?:?: --arg zz: kernel 'k' has no parameter 'zz' (parameters: a, b, n)");
+  bad.args = {{"b", "(1, 2"}};
+  CHECK(compile_error(one, bad).find("--arg b: '(1, 2' is not a Python literal") != std::string::npos);
+  CHECK(compile_error("import nki\n@nki.jit\ndef k(a, *, b=1):\n  return a\n", bad)
+            .find("3:13: kernel 'k': keyword-only parameters") == 0);
+}
+
+TEST_CASE("compile: --arg literals bind by name") {
+  const char* src = R"PY(
+import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def k(x, n, shape=(1, 1), flag=False, name=None, f=1.0):
+    assert n == 3 and shape == (2, 4) and flag is True and name == "hi" and f == -2.5, "bad args"
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=x)
+    return out
+)PY";
+  TempKernel t(src);
+  fe::CompileOptions o;
+  o.inputs = {spec({2, 4})};
+  o.args = {{"n", "3"}, {"shape", "(2, 4)"}, {"flag", "True"}, {"name", "'hi'"}, {"f", "-2.5"}};
+  CHECK(fe::compile_to_ir(t.path, o).ops.size() == 1);
+}
+
+static ir::Kernel compile_src(const std::string& src, std::vector<fe::TensorArgSpec> inputs = {}) {
+  TempKernel t(src);
+  fe::CompileOptions o;
+  o.inputs = std::move(inputs);
+  return fe::compile_to_ir(t.path, o);
+}
+
+static const char* kPrelude = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n";
+
+TEST_CASE("compile: indexing rules, nl.ds, views") {
+  std::string src = std::string(kPrelude) + R"PY(
+@nki.jit
+def k(h):
+    s = nl.ndarray((128, 32, 64), dtype=nl.float32, buffer=nl.sbuf)
+    assert s[0].shape == (1, 32, 64) and s[:, 1].shape == (128, 64) and s[0, 0, 10].shape == (1, 1)
+    assert s[..., 3].shape == (128, 32) and s[:, nl.ds(8, 16), -1].shape == (128, 16)
+    assert h[0].shape == (32,) and h[1, 2].shape == (1,) and h[:, ::2].shape == (16, 16) and h[-1, -3:].shape == (3,)
+    assert s.reshape((128, 2048)).shape == (128, 2048) and s[:, 1:3].reshape((128, 128)).shape == (128, 128)
+    assert h.shape == (16, 32) and h.ndim == 2 and h.size == 512 and h.dtype == nl.float32 and h.buffer == nl.hbm
+    v = s[:, 2, 8:24:2]
+    assert v.offset == 2 * 64 + 8 and v.strides == (2048, 2) and v.shape == (128, 8), f"{v.offset} {v.strides} {v.shape}"
+    w = h.reshape((4, 4, 32)).slice(1, 1, 3).select(2, 5)
+    assert w.shape == (4, 2) and w.offset == 32 + 5, f"{w.shape} {w.offset}"
+    assert s.permute((0, 2, 1)).shape == (128, 64, 32) and s[:, 0:1].broadcast(1, 8).shape == (128, 8, 64)
+    assert s.expand_dim(1).shape == (128, 1, 32, 64) and s[:, 0:1].squeeze_dim(1).shape == (128, 64)
+    nisa.memset(dst=s[:, :, 0:32], value=0.0)
+    return None
+)PY";
+  ir::Kernel k = compile_src(src, {spec({16, 32})});
+  REQUIRE(k.ops.size() == 1);
+  CHECK(dims(*k.ops[0].operands[0]) == Dims{{2048, 128}, {64, 32}, {1, 32}});
+  CHECK(compile_error(std::string(kPrelude) + "@nki.jit\ndef k():\n    s = nl.ndarray((128, 64), dtype=nl.float32)\n"
+                                              "    t = s[0:128:2]\n") ==
+        "7:9: the partition dimension cannot be sliced with a step (got step 2)");
+  CHECK(compile_error(std::string(kPrelude) + "@nki.jit\ndef k():\n    s = nl.ndarray((128, 64), dtype=nl.float32)\n"
+                                              "    t = s.reshape((64, 128))\n") ==
+        "7:9: reshape of an on-chip tensor must keep the partition dimension (128), got shape (64, 128)");
+  CHECK(compile_error(std::string(kPrelude) + "@nki.jit\ndef k():\n    s = nl.ndarray((128, 64), dtype=nl.float32)\n"
+                                              "    t = s.reshape((128, 65))\n") ==
+        "7:9: cannot reshape tensor of shape (128, 64) into shape (128, 65)");
+}
+
+TEST_CASE("compile: nki ops, enums, tile_size, engines") {
+  std::string src = std::string(kPrelude) + R"PY(
+@nki.jit
+def k():
+    assert nl.tile_size.pmax == 128 and nl.tile_size.psum_bank_fmax == 512 and nl.tile_size.gemm_moving_fmax == 512
+    assert nl.tile_size.gemm_stationary_fmax == 128 and nl.tile_size.bn_stats_fmax == 512 and nl.tile_size.psum_num_banks == 8
+    assert nl.program_id(0) == 0 and nl.num_programs() == 1 and nl.program_ndim() == 0
+    a = nl.ndarray((128, 64), dtype="bfloat16", buffer=nl.sbuf)
+    b = nl.ndarray((128, 64), dtype=nl.float32)
+    assert a.dtype == nl.bfloat16 and a.dtype == "bfloat16" and b.buffer == nl.sbuf
+    c = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_tensor(dst=b, data1=a, data2=b, op=nl.maximum, engine=nisa.engine.gpsimd)
+    nisa.tensor_scalar(b, a, nl.abs, 0.0)
+    nisa.tensor_scalar(dst=b, data=a, op0=nl.subtract, operand0=c, reverse0=True)
+    nisa.activation(dst=b, op=nl.abs, data=a, scale=c)
+    nisa.activation(b, nl.copy, a)
+    nisa.tensor_copy(dst=a, src=b, engine=nisa.engine.scalar)
+    nisa.memset(b, -3)
+    for i in nl.affine_range(2):
+        for j in nl.sequential_range(1, 3):
+            for q in nl.static_range(0, 4, 2):
+                nisa.memset(dst=a[:, nl.ds(i * 32, 32)], value=float(j + q))
+    return None
+)PY";
+  ir::Kernel k = compile_src(src);
+  REQUIRE(k.ops.size() == 7 + 8);
+  CHECK(k.ops[0].params.op0 == AluOp::maximum);
+  CHECK(k.ops[0].engine == nkisim::isa::Engine::GpSimd);
+  CHECK(k.ops[1].params.op0 == AluOp::abs);
+  CHECK(k.ops[1].params.op1 == AluOp::bypass);
+  CHECK(k.ops[2].operands[2].has_value());
+  CHECK(k.ops[2].params.reverse0);
+  CHECK(k.ops[3].params.func == ActFunc::abs);
+  CHECK(k.ops[3].operands[3].has_value());
+  CHECK(k.ops[4].params.func == ActFunc::copy);
+  CHECK(k.ops[5].engine == nkisim::isa::Engine::Scalar);
+  CHECK(k.ops[6].params.imm0 == -3.0f);
+  CHECK(k.ops.back().params.imm0 == 4.0f);
+  CHECK(k.ops.back().operands[0]->offset == 32);
+}
+
+TEST_CASE("compile: helper calls record the call chain; errors in helpers carry notes") {
+  std::string src = std::string(kPrelude) + R"PY(
+def load(dst, src):
+    nisa.dma_copy(dst=dst, src=src)
+
+def twice(dst, src):
+    load(dst, src)
+    load(dst, src)
+
+@nki.jit
+def k(x):
+    t = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.sbuf)
+    twice(t, x)
+    out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+)PY";
+  ir::Kernel k = compile_src(src, {spec({128, 8})});
+  REQUIRE(k.ops.size() == 3);
+  CHECK(k.ops[0].loc.line == 6);
+  REQUIRE(k.ops[0].call_chain.size() == 2);
+  CHECK(k.ops[0].call_chain[0].line == 9);   // innermost first: load(...) in twice
+  CHECK(k.ops[0].call_chain[1].line == 15);  // twice(...) in the kernel
+  CHECK(k.ops[1].call_chain[0].line == 10);
+  CHECK(k.ops[2].call_chain.empty());
+
+  std::string bad = std::string(kPrelude) + R"PY(
+def helper(t):
+    return t[0:256]
+
+@nki.jit
+def k(x):
+    t = nl.ndarray((128, 8), dtype=x.dtype, buffer=nl.sbuf)
+    helper(t)
+)PY";
+  TempKernel tk(bad);
+  fe::CompileOptions o;
+  o.inputs = {spec({128, 8})};
+  try {
+    fe::compile_to_ir(tk.path, o);
+    FAIL("expected an error");
+  } catch (nkisim::Error& e) {
+    CHECK(std::string(e.what()) == "slice [0:256] is out of bounds for dimension 0 of size 128");
+    CHECK(e.loc->line == 6);
+    CHECK(e.loc->col == 12);
+    REQUIRE(e.notes.size() == 1);
+    CHECK(e.notes[0].first.line == 11);
+    CHECK(e.notes[0].second == "called from here");
+  }
+}
+
+TEST_CASE("compile: nki.isa argument and shape errors are located at the call") {
+  std::string head = std::string(kPrelude) + "@nki.jit\ndef k(x):\n";
+  auto err = [&](const std::string& body) {
+    return compile_error(head + body, [] {
+      fe::CompileOptions o;
+      o.inputs = {spec({128, 512})};
+      return o;
+    }());
+  };
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    b = nl.ndarray((128, 256), dtype=nl.float32)\n"
+            "    nisa.tensor_tensor(dst=a, data1=b, data2=a, op=nl.add)\n") ==
+        "8:5: tensor_tensor: dst has shape (128, 512) but data1 has shape (128, 256)");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.tensor_tensor(dst=a, data1=a, data2=a, "
+            "op=nl.add, foo=1)\n") == "7:5: tensor_tensor() got an unexpected keyword argument 'foo'");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.tensor_tensor(dst=a, data1=a, op=nl.add)\n") ==
+        "7:5: tensor_tensor() missing required argument 'data2'");
+  CHECK(err("    a = nl.ndarray((256, 512), dtype=nl.float32)\n") ==
+        "6:9: Size of partition dimension 256 exceeds architecture limitation of 128");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.tensor_tensor(dst=a, data1=a, data2=a, "
+            "op=nl.exp)\n") == "7:5: tensor_tensor: op must be an ALU operator such as nl.add, got nl.exp");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.activation(dst=a, op=nl.add, data=a)\n") ==
+        "7:5: activation: op must be an activation function such as nl.exp, got nl.add");
+  CHECK(err("    nisa.tensor_copy(dst=x, src=x)\n") ==
+        "6:5: tensor_copy: dst must be in SBUF or PSUM, but 'x' is in hbm");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n    nisa.dma_copy(dst=x, src=a)\n") ==
+        "7:5: dma_copy: src must be in HBM or SBUF, but 'a' is in psum");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.dma_copy(dst=a, src=x[0:64])\n") ==
+        "7:5: dma_copy: dst has shape (128, 512) but src has shape (64, 512)");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.tensor_copy(dst=a, src=a, "
+            "engine=nisa.engine.tensor)\n") ==
+        "7:5: tensor_copy: engine=tensor cannot execute this instruction (allowed: vector, scalar, gpsimd)");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32, buffer='sbuf')\n") ==
+        "6:9: ndarray: buffer must be nl.sbuf, nl.psum, nl.hbm, nl.private_hbm or nl.shared_hbm, got 'sbuf' (string "
+        "buffer names are not accepted)");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    b = nl.ndarray((128, 4), dtype=nl.float32)\n"
+            "    nisa.activation(dst=a, op=nl.exp, data=a, bias=b)\n") ==
+        "8:5: activation: bias must have shape (128, 1), got (128, 4)");
+  CHECK(err("    y = x[0, 0, 0]\n") == "6:9: too many indices for tensor: tensor is 2-dimensional, but 3 were indexed");
+  CHECK(err("    y = x[128:129]\n") == "6:9: slice [128:129] is out of bounds for dimension 0 of size 128");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.int32)\n    nisa.memset(dst=a, value=0.5)\n") ==
+        "7:5: memset: value 0.5 is not an integer but dst has dtype int32");
+  CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    return a\n") ==
+        "6:9: kernel output 'a' must be allocated in nl.shared_hbm, but it is in sbuf");
+  CHECK(err("    return 3\n") == "5:1: kernel 'k' must return a tensor or a tuple of tensors, not 'int'");
+  CHECK(err("    y = x + x\n").find("6:9: tensor operator '+' is not supported") == 0);
+}
+
+TEST_CASE("compile: imports of nki namespaces and project modules") {
+  auto dir = std::filesystem::temp_directory_path() / ("nkisim_fe_imp_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "pkg");
+  std::ofstream(dir / "pkg" / "__init__.py") << "";
+  std::ofstream(dir / "pkg" / "helpers.py") << "import nki.isa as nisa\nTILE = 64\ndef copy(d, s):\n"
+                                               "    nisa.dma_copy(dst=d, src=s)\n";
+  std::ofstream(dir / "kern.py") << "from nki import language as nl\nfrom nki.isa import engine\n"
+                                    "import neuronxcc.nki.isa as legacy_isa\nfrom pkg.helpers import copy, TILE\n"
+                                    "from pkg import helpers\nimport nki\n@nki.jit\ndef k(x):\n"
+                                    "    assert engine.vector.name == 'vector' and TILE == helpers.TILE\n"
+                                    "    t = nl.ndarray((TILE, 8), dtype=x.dtype, buffer=nl.sbuf)\n    copy(t, x)\n"
+                                    "    legacy_isa.dma_copy(dst=t, src=x)\n    return None\n";
+  fe::CompileOptions o;
+  o.inputs = {spec({64, 8})};
+  ir::Kernel k = fe::compile_to_ir((dir / "kern.py").string(), o);
+  REQUIRE(k.ops.size() == 2);
+  CHECK(k.ops[0].loc.file == (dir / "pkg" / "helpers.py").string());
+  CHECK(k.ops[0].loc.line == 4);
+  CHECK(k.ops[0].call_chain[0].file == (dir / "kern.py").string());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compile: a kernel unrolling to 1,000,000 instructions compiles quickly") {
+  std::string src = std::string(kPrelude) + R"PY(
+@nki.jit
+def k(x):
+    a = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    b = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+    for i in nl.affine_range(N):
+        for j in nl.affine_range(1000):
+            nisa.tensor_tensor(dst=a[:, 0:256], data1=b[:, 256:512], data2=a[:, 0:256], op=nl.add)
+    return None
+)PY";
+#ifdef NDEBUG
+  const int n = 1000;  // 1,000,000 instructions
+#else
+  const int n = 50;  // debug/sanitizer builds: a smaller run of the same code
+#endif
+  src.replace(src.find("range(N)"), 8, "range(" + std::to_string(n) + ")");
+  auto t0 = std::chrono::steady_clock::now();
+  ir::Kernel k = compile_src(src, {spec({128, 512})});
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(k.ops.size() == size_t(n) * 1000);
+  MESSAGE(k.ops.size() << "-instruction kernel compiled in " << secs << " s");
+#ifdef NDEBUG
+  CHECK(secs < 4.0);  // typically ~1.1 s on the 2-core dev machine; generous against a loaded machine
+#endif
+}

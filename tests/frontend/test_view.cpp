@@ -1,0 +1,94 @@
+// test_view.cpp - ir/view.h: full views, slicing, the on-chip vs HBM integer-indexing rules, reshape.
+#include <doctest/doctest.h>
+
+#include <functional>
+
+#include "ir/view.h"
+#include "isa/diagnostic.h"
+
+using namespace nkisim::ir;
+
+static Tensor tensor(std::vector<int64_t> shape, Buffer b) {
+  Tensor t;
+  t.shape = std::move(shape);
+  t.buffer = b;
+  return t;
+}
+static std::vector<std::pair<int64_t, int64_t>> dims(const View& v) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (auto& d : v.dims) out.emplace_back(d.stride, d.count);
+  return out;
+}
+using Dims = std::vector<std::pair<int64_t, int64_t>>;
+static std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (nkisim::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("view: full view and slicing") {
+  View v = full_view(tensor({128, 64}, Buffer::sbuf), 3);
+  CHECK(v.tensor == 3);
+  CHECK(dims(v) == Dims{{64, 128}, {1, 64}});
+  View s = slice_dim(v, 1, 8, 24);  // the spec's example: [[64,128],[1,16]] offset 8
+  CHECK(dims(s) == Dims{{64, 128}, {1, 16}});
+  CHECK(s.offset == 8);
+  View st = slice_dim(v, 1, 1, 64, 2);
+  CHECK(dims(st) == Dims{{64, 128}, {2, 32}});
+  CHECK(st.offset == 1);
+  CHECK(error_of([&] { slice_dim(v, 1, 0, 65); }) == "slice [0:65] is out of bounds for dimension 1 of size 64");
+  CHECK(error_of([&] { slice_dim(v, 1, 5, 5); }) == "slice [5:5] is empty for dimension 1 of size 64");
+}
+
+TEST_CASE("view: integer indexing on-chip keeps dims, HBM drops them") {
+  View sb = full_view(tensor({128, 4, 64}, Buffer::sbuf), 0);
+  CHECK(index_view(sb, true, {IndexKey::at(0)}).shape() == std::vector<int64_t>{1, 4, 64});
+  CHECK(index_view(sb, true, {IndexKey::range({}, {}), IndexKey::at(1)}).shape() == std::vector<int64_t>{128, 64});
+  View one = index_view(sb, true, {IndexKey::at(0), IndexKey::at(0), IndexKey::at(10)});
+  CHECK(one.shape() == std::vector<int64_t>{1, 1});
+  CHECK(one.offset == 10);
+  View two = full_view(tensor({128, 64}, Buffer::sbuf), 0);
+  CHECK(index_view(two, true, {IndexKey::range({}, {}), IndexKey::at(-1)}).shape() == std::vector<int64_t>{128, 1});
+  View h = full_view(tensor({8, 16, 32}, Buffer::hbm), 1);
+  CHECK(index_view(h, false, {IndexKey::at(2)}).shape() == std::vector<int64_t>{16, 32});
+  View e = index_view(h, false, {IndexKey::at(1), IndexKey::at(2), IndexKey::at(3)});
+  CHECK(e.shape() == std::vector<int64_t>{1});
+  CHECK(e.offset == 1 * 512 + 2 * 32 + 3);
+  View ds = index_view(h, false, {IndexKey::all(), IndexKey::ds(4, 8)});
+  CHECK(dims(ds) == Dims{{512, 8}, {32, 16}, {1, 8}});
+  CHECK(ds.offset == 4);
+  CHECK(error_of([&] { index_view(h, false, {IndexKey::at(8)}); }) ==
+        "index 8 is out of bounds for dimension 0 of size 8");
+  CHECK(error_of([&] {
+          index_view(h, false, {IndexKey::all(), IndexKey::all()});
+        }) == "an index can only have a single ellipsis ('...')");
+  CHECK(error_of([&] { index_view(sb, true, {IndexKey::range(0, 128, 2)}); }) ==
+        "the partition dimension cannot be sliced with a step (got step 2)");
+}
+
+TEST_CASE("view: reshape, permute, broadcast, expand/squeeze") {
+  View h = full_view(tensor({8, 16, 32}, Buffer::hbm), 1);
+  View r = reshape_view(h, {128, -1}, false);
+  CHECK(dims(r) == Dims{{32, 128}, {1, 32}});
+  View sl = slice_dim(h, 2, 0, 16);  // non-contiguous in dim 2
+  CHECK(!is_contiguous(sl));
+  CHECK(dims(reshape_view(sl, {128, 16}, false)) == Dims{{32, 128}, {1, 16}});
+  CHECK(error_of([&] { reshape_view(sl, {8, 256}, false); }).find("without copying") != std::string::npos);
+  CHECK(error_of([&] {
+          reshape_view(h, {3, -1}, false);
+        }) == "cannot reshape tensor of shape (8, 16, 32) into shape (3, -1)");
+  View sb = full_view(tensor({128, 4, 64}, Buffer::sbuf), 0);
+  CHECK(reshape_view(sb, {128, 256}, true).shape() == std::vector<int64_t>{128, 256});
+  CHECK(dims(permute_view(sb, {0, 2, 1}, true)) == Dims{{256, 128}, {1, 64}, {64, 4}});
+  CHECK(error_of([&] {
+          permute_view(sb, {1, 0, 2}, true);
+        }) == "permute: the partition dimension of an on-chip tensor must stay first");
+  View col = slice_dim(full_view(tensor({128, 64}, Buffer::sbuf), 0), 1, 0, 1);
+  CHECK(dims(broadcast_dim(col, 1, 64, true)) == Dims{{64, 128}, {0, 64}});
+  CHECK(expand_dim(sb, 1, true).shape() == std::vector<int64_t>{128, 1, 4, 64});
+  CHECK(squeeze_dim(expand_dim(sb, 1, true), 1, true).shape() == std::vector<int64_t>{128, 4, 64});
+  CHECK(shape_string({128}) == "(128,)");
+}
