@@ -85,12 +85,16 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
         return Flow::Normal;
       case NK::Assign: {
         auto* a = static_cast<const AssignStmt*>(s);
+        // `name = nl.ndarray(...)` names the tensor after the variable (NkiState::hint_call).
+        const Node* saved_call = nki->hint_call;
+        Sym saved_name = nki->hint_name;
         if (a->targets.size() == 1 && a->targets[0]->kind == NK::Name && a->value->kind == NK::Call) {
           nki->hint_call = a->value;
           nki->hint_name = static_cast<const NameExpr*>(a->targets[0])->id;
         }
         Value v = eval(a->value, f);
-        nki->hint_call = nullptr;
+        nki->hint_call = saved_call;
+        nki->hint_name = saved_name;
         for (size_t i = 0; i + 1 < a->targets.size(); ++i) assign(a->targets[i], v, f);
         assign(a->targets.back(), std::move(v), f);
         return Flow::Normal;
