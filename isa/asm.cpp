@@ -72,6 +72,18 @@ std::string quote(const std::string& s) {
 }
 std::string name(const std::string& s) { return bare_ok(s) ? s : quote(s); }
 
+// Parameter values as printed after `key` (a Bool prints as the bare key).
+bool param_equal(float a, float b) { return same_bits(a, b); }
+template <class T>
+bool param_equal(T a, T b) { return a == b; }
+std::string param_text(AluOp v) { return "=" + std::string(alu_name(v)); }
+std::string param_text(ActFunc v) { return "=" + std::string(act_name(v)); }
+std::string param_text(ReduceCmd v) { return "=" + std::string(reduce_cmd_name(v)); }
+std::string param_text(float v) { return "=" + fmt_float(v); }
+std::string param_text(bool) { return ""; }
+std::string param_text(uint16_t v) { return "=" + std::to_string(v); }
+std::string param_text(int32_t v) { return "=" + std::to_string(v); }
+
 // The instruction text; `stream` is the engine of the stream it is printed in (engine= is printed when the
 // instruction's own engine field differs, which a well-formed program never has).
 std::string instruction_text(const Instruction& ins, std::optional<Engine> stream) {
@@ -86,15 +98,13 @@ std::string instruction_text(const Instruction& ins, std::optional<Engine> strea
   }
   const InstrParams d{};
   const InstrParams& p = ins.params;
-  if (p.op0 != d.op0) s += " op0=" + std::string(alu_name(p.op0));
-  if (p.op1 != d.op1) s += " op1=" + std::string(alu_name(p.op1));
-  if (p.func != d.func) s += " func=" + std::string(act_name(p.func));
-  if (!same_bits(p.scale, d.scale)) s += " scale=" + fmt_float(p.scale);
-  if (!same_bits(p.imm0, d.imm0)) s += " imm0=" + fmt_float(p.imm0);
-  if (!same_bits(p.imm1, d.imm1)) s += " imm1=" + fmt_float(p.imm1);
-  if (p.reverse0) s += " reverse0";
-  if (p.reverse1) s += " reverse1";
-  if (in.cost == CostClass::dma || p.dma_queue != d.dma_queue) s += " queue=" + std::to_string(p.dma_queue);
+  // Every parameter of params.def that differs from its default; a DMA always shows its queue.
+  auto put = [&](const char* key, bool differs, const std::string& value) {
+    if (differs || (in.cost == CostClass::dma && std::string_view(key) == "queue")) s += " " + std::string(key) + value;
+  };
+#define PARAM(field, key, kind, def) put(key, !param_equal(p.field, d.field), param_text(p.field));
+#include "isa/params.def"
+#undef PARAM
   if (stream && ins.engine != *stream) s += " engine=" + std::string(engine_name(ins.engine));
   for (size_t i = 0; i < ins.waits.size(); ++i)
     s += (i ? "," : " wait=") + ("s" + std::to_string(ins.waits[i].sem) + ">=" + std::to_string(ins.waits[i].value));

@@ -96,6 +96,47 @@ class Parser {
   void instruction(const std::vector<Token>& t);
   AccessPattern access_pattern(const Token& f, size_t value_pos) const;
   float float_value(const Token& f, size_t value_pos) const;
+  // One parser per params.def kind; `eq` is npos for a bare flag.
+  void need_value(const Token& f, size_t eq) const {
+    if (eq == std::string::npos) fail(f.col, "'" + f.text + "' needs a value (" + f.text + "=...)");
+  }
+  AluOp param_value_Alu(const Token& f, size_t eq, size_t, uint32_t vcol, const std::string& value) const {
+    need_value(f, eq);
+    std::optional<AluOp> a = parse_alu(value);
+    if (!a) fail(vcol, "unknown ALU op '" + value + "'");
+    return *a;
+  }
+  ActFunc param_value_Act(const Token& f, size_t eq, size_t, uint32_t vcol, const std::string& value) const {
+    need_value(f, eq);
+    std::optional<ActFunc> a = parse_act(value);
+    if (!a) fail(vcol, "unknown activation function '" + value + "'");
+    return *a;
+  }
+  ReduceCmd param_value_ReduceCmd(const Token& f, size_t eq, size_t, uint32_t vcol, const std::string& value) const {
+    need_value(f, eq);
+    std::optional<ReduceCmd> a = parse_reduce_cmd(value);
+    if (!a) fail(vcol, "unknown reduce_cmd '" + value + "'");
+    return *a;
+  }
+  float param_value_F32(const Token& f, size_t eq, size_t v, uint32_t, const std::string&) const {
+    need_value(f, eq);
+    return float_value(f, v);
+  }
+  bool param_value_Bool(const Token& f, size_t eq, size_t, uint32_t, const std::string&) const {
+    if (eq != std::string::npos) fail(f.col, "'" + f.text.substr(0, eq) + "' is a flag and takes no value");
+    return true;
+  }
+  uint16_t param_value_U16(const Token& f, size_t eq, size_t v, uint32_t, const std::string&) const {
+    need_value(f, eq);
+    return uint16_t(whole_uint(f, v, std::numeric_limits<uint16_t>::max()));
+  }
+  int32_t param_value_I32(const Token& f, size_t eq, size_t v, uint32_t vcol, const std::string& value) const {
+    need_value(f, eq);
+    Cursor c(*this, value, vcol, "number");
+    int64_t x = c.signed_num();
+    if (!c.done() || x < INT32_MIN || x > INT32_MAX) fail(vcol, "bad 32-bit integer '" + value + "'");
+    return int32_t(x);
+  }
   uint16_t semaphore(Cursor& c) const;
   uint64_t whole_uint(const Token& t, size_t pos, uint64_t max) const;
   const Token& arg(const std::vector<Token>& t, size_t i, const std::string& what) const {
@@ -477,10 +518,17 @@ void Parser::instruction(const std::vector<Token>& t) {
   Instruction ins;
   ins.op = *op;
   ins.engine = *stream_;
-  static const char* const kParams[] = {"op0",  "op1",   "func",   "scale", "imm0",
-                                        "imm1", "queue", "engine", "wait",  "signal"};
-  unsigned seen_slots = 0, seen_params = 0;
-  bool seen_loc = false, seen_rev[2] = {false, false};
+  // Parameters come from params.def (in its order), then the instruction-level fields.
+  static const char* const kParams[] = {
+#define PARAM(field, key, kind, def) key,
+#include "isa/params.def"
+#undef PARAM
+      "engine", "wait", "signal"};
+  constexpr int kNumParamKeys = int(std::size(kParams)) - 3;
+  static_assert(std::size(kParams) <= 64, "seen_params is a 64-bit mask");
+  uint64_t seen_params = 0;
+  unsigned seen_slots = 0;
+  bool seen_loc = false;
   constexpr uint64_t u32max = std::numeric_limits<uint32_t>::max();
   for (size_t k = 1; k < t.size(); ++k) {
     const Token& f = t[k];
@@ -500,22 +548,13 @@ void Parser::instruction(const std::vector<Token>& t) {
     }
     const size_t eq = f.text.find('=');
     const std::string key = f.text.substr(0, eq);
-    if (key == "reverse0" || key == "reverse1") {
-      if (eq != std::string::npos) fail(f.col, "'" + key + "' is a flag and takes no value");
-      bool& seen = seen_rev[key == "reverse1"];
-      if (seen) fail(f.col, "duplicate field '" + key + "'");
-      seen = true;
-      (key == "reverse0" ? ins.params.reverse0 : ins.params.reverse1) = true;
-      continue;
-    }
-    if (eq == std::string::npos)
-      fail(f.col, "unexpected '" + f.text + "' (expected slot=operand, a parameter, reverse0, reverse1 or @Ln)");
-    const size_t v = eq + 1;
+    const size_t v = eq == std::string::npos ? f.text.size() : eq + 1;
     const uint32_t vcol = f.col + uint32_t(v);
-    const std::string value = f.text.substr(v);
+    const std::string value = eq == std::string::npos ? std::string() : f.text.substr(v);
     int slot = -1;
-    for (int i = 0; i < in.num_operands; ++i)
-      if (key == in.operands[i].name) slot = i;
+    if (eq != std::string::npos)
+      for (int i = 0; i < in.num_operands; ++i)
+        if (key == in.operands[i].name) slot = i;
     if (slot >= 0 && key == "scale" && !looks_like_operand(value)) slot = -1;  // activation's scale= param
     if (slot >= 0) {
       if (seen_slots & (1u << slot)) fail(f.col, "duplicate operand '" + key + "'");
@@ -527,52 +566,39 @@ void Parser::instruction(const std::vector<Token>& t) {
     for (int i = 0; i < int(std::size(kParams)); ++i)
       if (key == kParams[i]) param = i;
     if (param < 0) {
+      if (eq == std::string::npos)
+        fail(f.col, "unexpected '" + f.text + "' (expected slot=operand, a parameter, a flag or @Ln)");
       std::string slots;
       for (int i = 0; i < in.num_operands; ++i) slots += (i ? ", " : "") + std::string(in.operands[i].name);
       fail(f.col, "unknown operand slot '" + key + "' for " + in.mnemonic +
                       (slots.empty() ? " (it has no operands)" : " (slots: " + slots + ")"));
     }
-    if (seen_params & (1u << param)) fail(f.col, "duplicate field '" + key + "'");
-    seen_params |= 1u << param;
-    InstrParams& p = ins.params;
-    switch (param) {
-      case 0:
-      case 1: {
-        std::optional<AluOp> a = parse_alu(value);
-        if (!a) fail(vcol, "unknown ALU op '" + value + "'");
-        (param == 0 ? p.op0 : p.op1) = *a;
-        break;
-      }
-      case 2: {
-        std::optional<ActFunc> a = parse_act(value);
-        if (!a) fail(vcol, "unknown activation function '" + value + "'");
-        p.func = *a;
-        break;
-      }
-      case 3:
-        p.scale = float_value(f, v);
-        break;
-      case 4:
-        p.imm0 = float_value(f, v);
-        break;
-      case 5:
-        p.imm1 = float_value(f, v);
-        break;
-      case 6:
-        p.dma_queue = uint16_t(whole_uint(f, v, std::numeric_limits<uint16_t>::max()));
-        break;
-      case 7: {
+    if (seen_params & (uint64_t(1) << param)) fail(f.col, "duplicate field '" + key + "'");
+    seen_params |= uint64_t(1) << param;
+    if (param < kNumParamKeys) {
+      InstrParams& p = ins.params;
+      int index = 0;
+#define PARAM(field, pkey, kind, def) \
+  if (index++ == param) p.field = param_value_##kind(f, eq, v, vcol, value);
+#include "isa/params.def"
+#undef PARAM
+      continue;
+    }
+    if (eq == std::string::npos) fail(f.col, "'" + key + "' needs a value (" + key + "=...)");
+    switch (param - kNumParamKeys) {
+      case 0: {
         std::optional<Engine> e = parse_engine(value);
         if (!e) fail(vcol, "unknown engine '" + value + "' (expected tensor, vector, scalar, gpsimd or sync)");
         ins.engine = *e;
         break;
       }
-      case 8:
-      case 9: {
-        Cursor c(*this, value, vcol, param == 8 ? "wait list" : "signal list");
+      case 1:
+      case 2: {
+        const bool is_wait = param - kNumParamKeys == 1;
+        Cursor c(*this, value, vcol, is_wait ? "wait list" : "signal list");
         do {
           const uint16_t sem = semaphore(c);
-          if (param == 8) {
+          if (is_wait) {
             c.expect('>', " in sS>=V");
             c.expect('=', " in sS>=V");
             ins.waits.push_back({sem, uint32_t(c.unsigned_num(u32max))});

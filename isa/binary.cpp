@@ -66,19 +66,23 @@ void write_ap(Writer& w, const AccessPattern& ap) {
   }
 }
 
+void write_param(Writer& w, AluOp v) { w.u8(uint8_t(v)); }
+void write_param(Writer& w, ActFunc v) { w.u8(uint8_t(v)); }
+void write_param(Writer& w, ReduceCmd v) { w.u8(uint8_t(v)); }
+void write_param(Writer& w, float v) { w.f32(v); }
+void write_param(Writer& w, bool v) { w.u8(v ? 1 : 0); }
+void write_param(Writer& w, uint16_t v) { w.u16(v); }
+void write_param(Writer& w, int32_t v) { w.u32(uint32_t(v)); }
+
 void write_instruction(Writer& w, const Instruction& ins) {
   const InstrInfo& in = info(ins.op);
   w.u16(uint16_t(ins.op));
   w.u8(uint8_t(ins.engine));
   w.u32(ins.loc);
-  w.u8(uint8_t(ins.params.op0));
-  w.u8(uint8_t(ins.params.op1));
-  w.u8(uint8_t(ins.params.func));
-  w.f32(ins.params.scale);
-  w.f32(ins.params.imm0);
-  w.f32(ins.params.imm1);
-  w.u8(uint8_t((ins.params.reverse0 ? 1 : 0) | (ins.params.reverse1 ? 2 : 0)));
-  w.u16(ins.params.dma_queue);
+  // Parameters in params.def order: enums and Bools as u8, F32 as raw bits, U16, I32.
+#define PARAM(field, key, kind, def) write_param(w, ins.params.field);
+#include "isa/params.def"
+#undef PARAM
   w.u32(uint32_t(ins.waits.size()));
   for (auto& s : ins.waits) {
     w.u16(s.sem);
@@ -207,6 +211,14 @@ AccessPattern read_ap(Reader& r) {
   return ap;
 }
 
+void read_param(Reader& r, AluOp& v, const char*) { v = AluOp(r.index(1, kNumAluOps, "ALU op")); }
+void read_param(Reader& r, ActFunc& v, const char*) { v = ActFunc(r.index(1, kNumActFuncs, "activation function")); }
+void read_param(Reader& r, ReduceCmd& v, const char*) { v = ReduceCmd(r.index(1, kNumReduceCmds, "reduce_cmd")); }
+void read_param(Reader& r, float& v, const char* key) { v = r.f32(key); }
+void read_param(Reader& r, bool& v, const char* key) { v = r.index(1, 2, key) != 0; }
+void read_param(Reader& r, uint16_t& v, const char* key) { v = r.u16(key); }
+void read_param(Reader& r, int32_t& v, const char* key) { v = int32_t(r.u32(key)); }
+
 Instruction read_instruction(Reader& r, const Program& p) {
   Instruction ins;
   const size_t at = r.pos();
@@ -218,16 +230,9 @@ Instruction read_instruction(Reader& r, const Program& p) {
   if (ins.loc >= p.locations.size())
     r.fail_at(loc_at, "location L" + std::to_string(ins.loc) + " out of range (the program has " +
                           std::to_string(p.locations.size()) + " locations)");
-  ins.params.op0 = AluOp(r.index(1, kNumAluOps, "ALU op"));
-  ins.params.op1 = AluOp(r.index(1, kNumAluOps, "ALU op"));
-  ins.params.func = ActFunc(r.index(1, kNumActFuncs, "activation function"));
-  ins.params.scale = r.f32("scale");
-  ins.params.imm0 = r.f32("imm0");
-  ins.params.imm1 = r.f32("imm1");
-  const uint32_t flags = r.index(1, 4, "flags");
-  ins.params.reverse0 = flags & 1;
-  ins.params.reverse1 = flags & 2;
-  ins.params.dma_queue = r.u16("DMA queue");
+#define PARAM(field, key, kind, def) read_param(r, ins.params.field, key);
+#include "isa/params.def"
+#undef PARAM
   auto sem = [&](const char* what) {
     const size_t s_at = r.pos();
     const uint16_t s = r.u16(what);

@@ -86,6 +86,16 @@ std::optional<ActFunc> parse_act(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+const char* const kReduceCmds[] = {"idle", "reset", "reduce", "reset_reduce", "load_reduce"};
+}
+std::string_view reduce_cmd_name(ReduceCmd c) { return kReduceCmds[size_t(c)]; }
+std::optional<ReduceCmd> parse_reduce_cmd(std::string_view name) {
+  for (size_t i = 0; i < std::size(kReduceCmds); ++i)
+    if (name == kReduceCmds[i]) return ReduceCmd(i);
+  return std::nullopt;
+}
+
 std::string_view engine_name(Engine e) { return kEngines[size_t(e)]; }
 std::optional<Engine> parse_engine(std::string_view name) {
   for (size_t i = 0; i < std::size(kEngines); ++i)

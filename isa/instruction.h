@@ -103,17 +103,25 @@ struct SemUpdate {  // when the instruction completes (for DMA: when the transfe
   bool operator==(const SemUpdate&) const = default;
 };
 
-// Non-operand fields. Which fields an opcode reads is stated in its table doc; the rest keep defaults.
+// Accumulator register commands (nki-isa.md §1.7 reduce_cmd).
+enum class ReduceCmd : uint8_t { idle, reset, reduce, reset_reduce, load_reduce };
+inline constexpr int kNumReduceCmds = 5;
+std::string_view reduce_cmd_name(ReduceCmd c);
+std::optional<ReduceCmd> parse_reduce_cmd(std::string_view name);
+
+// Non-operand fields, from isa/params.def. Which fields an opcode reads is stated in its table doc; the
+// rest keep their defaults.
 struct InstrParams {
-  AluOp op0 = AluOp::bypass;
-  AluOp op1 = AluOp::bypass;
-  ActFunc func = ActFunc::copy;
-  float scale = 1.0f;  // activation scale immediate (when the scale operand is absent)
-  float imm0 = 0.0f;   // tensor_scalar operand0 / memset value
-  float imm1 = 0.0f;   // tensor_scalar operand1
-  bool reverse0 = false;
-  bool reverse1 = false;
-  uint16_t dma_queue = 0;  // dma_*: the DMA queue the transfer goes to
+#define PARAM_TYPE_Alu AluOp
+#define PARAM_TYPE_Act ActFunc
+#define PARAM_TYPE_ReduceCmd ReduceCmd
+#define PARAM_TYPE_F32 float
+#define PARAM_TYPE_Bool bool
+#define PARAM_TYPE_U16 uint16_t
+#define PARAM_TYPE_I32 int32_t
+#define PARAM(field, key, kind, def) PARAM_TYPE_##kind field = def;
+#include "isa/params.def"
+#undef PARAM
   bool operator==(const InstrParams&) const = default;
 };
 

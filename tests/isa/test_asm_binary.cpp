@@ -473,7 +473,7 @@ TEST_CASE("parser errors: located at the offending token") {
   CHECK(parse_error(h + "  memset " + d + " " + d) == "4:43: duplicate operand 'dst'");
   CHECK(parse_error(h + "  memset " + d + " reverse0=1") == "4:43: 'reverse0' is a flag and takes no value");
   CHECK(parse_error(h + "  memset " + d + " fast") ==
-        "4:43: unexpected 'fast' (expected slot=operand, a parameter, reverse0, reverse1 or @Ln)");
+        "4:43: unexpected 'fast' (expected slot=operand, a parameter, a flag or @Ln)");
   CHECK(parse_error(h + ".semaphores 9") == "4:1: duplicate directive '.semaphores'");
   CHECK(parse_error(".stream vector\n  sem_wait\n.semaphores 9") ==
         "3:1: '.semaphores' must come before the first instruction");
@@ -584,12 +584,14 @@ TEST_CASE("binary: header layout and located decode errors") {
   CHECK(patched_sync(7, {200}) == "ALU op 200 out of range (expected < 31) (at byte " + std::to_string(ins + 7) + ")");
   CHECK(patched_sync(9, {21}) ==
         "activation function 21 out of range (expected < 21) (at byte " + std::to_string(ins + 9) + ")");
-  CHECK(patched_sync(22, {4}) == "flags 4 out of range (expected < 4) (at byte " + std::to_string(ins + 22) + ")");
-  CHECK(patched_sync(25, {0, 0, 0, 1}).find("wait count 16777216 too large for the ") == 0);
-  CHECK(patched_sync(29, {1, 0, 0, 0, 7}) ==
-        "semaphore s7 out of range (the program has 7 semaphores) (at byte " + std::to_string(ins + 33) + ")");
-  // Operands follow the 33 fixed bytes and the one signal (6 bytes): dst is sbuf.
-  const size_t dst = 33 + 6;
+  CHECK(patched_sync(22, {4}) == "reverse0 4 out of range (expected < 2) (at byte " + std::to_string(ins + 22) + ")");
+  CHECK(patched_sync(27, {31}) == "reduce_cmd 31 out of range (expected < 5) (at byte " + std::to_string(ins + 27) + ")");
+  // 7 bytes of opcode/engine/loc, then 23 bytes of parameters (params.def order), then the waits.
+  CHECK(patched_sync(30, {0, 0, 0, 1}).find("wait count 16777216 too large for the ") == 0);
+  CHECK(patched_sync(34, {1, 0, 0, 0, 7}) ==
+        "semaphore s7 out of range (the program has 7 semaphores) (at byte " + std::to_string(ins + 38) + ")");
+  // Operands follow the 38 fixed bytes and the one signal (6 bytes): dst is sbuf.
+  const size_t dst = 38 + 6;
   CHECK(patched_sync(dst, {0}) == "dma_copy instruction lacks its required operand 'dst'" + at + ")");
   CHECK(patched_sync(dst, {4}) ==
         "operand memory 4 out of range (expected < 4) (at byte " + std::to_string(ins + dst) + ")");
