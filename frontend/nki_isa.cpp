@@ -1,169 +1,10 @@
 // nki_isa.cpp - nki.isa instructions: bind arguments (exact NKI 0.6 signatures), check operands and
 // shapes at the call, and append an ir::Op located at the call (with the enclosing call chain).
-#include "frontend/nki.h"
+#include "frontend/isa_builder.h"
 
 namespace nkisim::frontend {
 namespace {
-
-isa::Memory memory_of(ir::Buffer b) {
-  switch (b) {
-    case ir::Buffer::sbuf:
-      return isa::Memory::SBUF;
-    case ir::Buffer::psum:
-      return isa::Memory::PSUM;
-    default:
-      return isa::Memory::HBM;
-  }
-}
-
-std::string memories_str(uint8_t mask) {
-  std::vector<std::string> names;
-  if (mask & isa::M_HBM) names.push_back("HBM");
-  if (mask & isa::M_SB) names.push_back("SBUF");
-  if (mask & isa::M_PS) names.push_back("PSUM");
-  std::string s;
-  for (size_t i = 0; i < names.size(); ++i) s += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
-  return s;
-}
-
-class OpBuilder {
- public:
-  OpBuilder(Interp& in, const char* fname, isa::Opcode opc) : in_(in), fname_(fname) { op_.opcode = opc; }
-
-  const TensorObj* tensor(const Value& v, const char* arg) {
-    if (!v.is(VK::Tensor))
-      raise("TypeError", std::string(fname_) + ": " + arg + " must be a tensor, got '" + type_name(v) + "'");
-    return v.as<TensorObj>();
-  }
-
-  // Puts a tensor view in operand `slot` after checking its memory against the instruction table.
-  const TensorObj* operand(int slot, const Value& v, const char* arg) {
-    const TensorObj* t = tensor(v, arg);
-    const isa::OperandSpec& spec = isa::info(op_.opcode).operands[slot];
-    ir::Buffer buf = t->base().buffer;
-    if (!(spec.memories & isa::memory_bit(memory_of(buf))))
-      raise("ValueError", std::string(fname_) + ": " + arg + " must be in " + memories_str(spec.memories) + ", but '" +
-                              t->base().name + "' is in " + buffer_str(buf));
-    if (buffer_on_chip(buf) && !t->view.dims.empty() && t->view.dims[0].count > 128)
-      raise("ValueError", "Size of partition dimension " + std::to_string(t->view.dims[0].count) +
-                              " exceeds architecture limitation of 128");
-    op_.operands[slot] = t->view;
-    return t;
-  }
-
-  // Element counts must match; for on-chip compute operands the partition counts too.
-  void same_shape(const TensorObj* a, const char* an, const TensorObj* b, const char* bn, bool partitions) {
-    bool ok = a->view.num_elements() == b->view.num_elements();
-    if (ok && partitions && buffer_on_chip(a->base().buffer) && buffer_on_chip(b->base().buffer))
-      ok = a->view.dims[0].count == b->view.dims[0].count;
-    if (!ok)
-      raise("ValueError", std::string(fname_) + ": " + an + " has shape " + shape_str(a->view.shape()) + " but " + bn +
-                              " has shape " + shape_str(b->view.shape()));
-  }
-
-  // A per-partition [P, 1] operand (bias, scale, tensor_scalar operands).
-  void column(const TensorObj* t, const char* arg, const TensorObj* data) {
-    int64_t p = data->view.dims.empty() ? 1 : data->view.dims[0].count;
-    if (t->view.dims.empty() || t->view.dims[0].count != p || t->view.num_elements() != p)
-      raise("ValueError", std::string(fname_) + ": " + arg + " must have shape (" + std::to_string(p) + ", 1), got " +
-                              shape_str(t->view.shape()));
-  }
-
-  isa::AluOp alu(const Value& v, const char* arg) {
-    if (v.is(VK::NkiOp)) {
-      const NkiOpInfo& o = nki_ops()[v.nki_op_index()];
-      if (o.alu) return *o.alu;
-      raise("ValueError",
-            std::string(fname_) + ": " + arg + " must be an ALU operator such as nl.add, got nl." + o.name);
-    }
-    raise("TypeError",
-          std::string(fname_) + ": " + arg + " must be an ALU operator such as nl.add, got '" + type_name(v) + "'");
-  }
-
-  isa::ActFunc act(const Value& v, const char* arg) {
-    if (v.is(VK::NkiOp)) {
-      const NkiOpInfo& o = nki_ops()[v.nki_op_index()];
-      if (o.act) return *o.act;
-      raise("ValueError",
-            std::string(fname_) + ": " + arg + " must be an activation function such as nl.exp, got nl." + o.name);
-    }
-    raise("TypeError", std::string(fname_) + ": " + arg + " must be an activation function such as nl.exp, got '" +
-                           type_name(v) + "'");
-  }
-
-  float number(const Value& v, const char* arg) {
-    if (v.is_number()) return float(v.num());
-    raise("TypeError", std::string(fname_) + ": " + arg + " must be a number, got '" + type_name(v) + "'");
-  }
-
-  void engine(const Value& v) {
-    if (v.is_unbound() || v.is_none()) return;
-    if (!v.is(VK::Enum) || v.enum_type() != EnumEngine)
-      raise("TypeError", std::string(fname_) + ": engine must be a nki.isa.engine value, got '" + type_name(v) + "'");
-    std::optional<isa::Engine> e;
-    switch (v.enum_value()) {
-      case kEngineTensor:
-        e = isa::Engine::Tensor;
-        break;
-      case kEngineVector:
-        e = isa::Engine::Vector;
-        break;
-      case kEngineScalar:
-        e = isa::Engine::Scalar;
-        break;
-      case kEngineGpSimd:
-        e = isa::Engine::GpSimd;
-        break;
-      case kEngineSync:
-        e = isa::Engine::Sync;
-        break;
-      default:
-        return;  // unknown / dma: the back end chooses
-    }
-    uint8_t allowed = isa::info(op_.opcode).engines;
-    if (!(allowed & isa::engine_bit(*e))) {
-      std::string names;
-      for (int k = 0; k < isa::kNumEngines; ++k)
-        if (allowed & (1u << k)) names += (names.empty() ? "" : ", ") + std::string(isa::engine_name(isa::Engine(k)));
-      raise("ValueError", std::string(fname_) + ": engine=" + enum_member_name(EnumEngine, v.enum_value()) +
-                              " cannot execute this instruction (allowed: " + names + ")");
-    }
-    op_.engine = e;
-  }
-
-  void name(const Value& v) {
-    if (!v.is_unbound() && !v.is_none() && !v.is(VK::Str))
-      raise("TypeError", std::string(fname_) + ": name must be a string");
-  }
-
-  void enum_arg(const Value& v, int type, const char* arg) {
-    if (v.is_unbound() || v.is_none()) return;
-    if (!v.is(VK::Enum) || v.enum_type() != type)
-      raise("TypeError", std::string(fname_) + ": " + arg + " must be a nki.isa." + enum_type(type).name +
-                             " value, got '" + type_name(v) + "'");
-  }
-
-  isa::InstrParams& params() { return op_.params; }
-
-  Value emit() {
-    op_.loc = in_.loc_of(in_.current_site());
-    op_.call_chain = in_.call_chain();
-    in_.kernel.ops.push_back(std::move(op_));
-    return Value();
-  }
-
- private:
-  Interp& in_;
-  const char* fname_;
-  ir::Op op_;
-};
-
-template <size_t N>
-void bind(const char* fname, const ParamSpec (&ps)[N], CallArgs& a, Value* out) {
-  bind_args(fname, ps, N, a, out);
-}
-
-bool present(const Value& v) { return !v.is_unbound() && !v.is_none(); }
+using namespace isa_binding;
 
 Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"priority"}, {"oob_mode"},
@@ -305,6 +146,8 @@ void install_nki_isa(Interp& in, ModuleObj* isa) {
   def("activation", isa_activation);
   def("tensor_copy", isa_tensor_copy);
   def("memset", isa_memset);
+  install_nki_isa_tensor(in, isa);
+  install_nki_isa_vector(in, isa);
 }
 
 }  // namespace nkisim::frontend

@@ -3,12 +3,12 @@
 // nki_isa.cpp, tensor attributes and indexing in nki_tensor.cpp.
 #include <cmath>
 
+#include "frontend/isa_builder.h"
 #include "frontend/nki.h"
 #include "ir/view.h"
 
 namespace nkisim::frontend {
 
-void install_nki_isa(Interp& in, ModuleObj* isa);  // nki_isa.cpp
 
 // ---------------------------------------------------------------- tables
 
