@@ -89,7 +89,7 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     std::vector<int32_t> prod;
     std::vector<std::pair<const isa::AccessPattern*, bool>> accesses;
     for (size_t s = 0; s < operands[i].size(); ++s)
-      if (operands[i][s].present()) accesses.push_back({&operands[i][s], s == 0});
+      if (operands[i][s].present()) accesses.push_back({&operands[i][s], isa::info(op.opcode).operands[s].written});
     // Reads first, then writes, so an in-place op does not depend on itself.
     for (bool writes : {false, true})
       for (auto& [ap, w] : accesses) {

@@ -6,9 +6,12 @@
 namespace nkisim::isa {
 namespace {
 
-constexpr bool REQ = true;
-constexpr bool OPT = false;
-#define OPND(n, mem, req) OperandSpec{#n, uint8_t(mem), req},
+// Operand flags of instructions.def: required?, written?
+struct OperandFlags {
+  bool required, written;
+};
+constexpr OperandFlags IN{true, false}, OUT{true, true}, OPT_IN{false, false}, OPT_OUT{false, true};
+#define OPND(n, mem, flags) OperandSpec{#n, uint8_t(mem), flags.required, flags.written},
 
 template <size_t N>
 constexpr uint8_t count_operands(const std::array<OperandSpec, N>& a) {

@@ -74,6 +74,7 @@ struct OperandSpec {
   const char* name = nullptr;
   uint8_t memories = 0;  // MemoryBit mask
   bool required = false;
+  bool written = false;  // the instruction writes this operand (all others are only read)
 };
 
 // One row of the instruction table.

@@ -37,7 +37,7 @@ void validate_program(const ExecContext& ctx) {
       if (!(inf.engines & isa::engine_bit(Engine(e))))
         ctx.fail(ins, std::string(inf.mnemonic) + ": cannot run on the " + std::string(isa::engine_name(Engine(e))) +
                           " engine");
-      for (int s = 0; s < isa::kMaxOperands; ++s) ctx.check(ins, s, s == 0);
+      for (int s = 0; s < isa::kMaxOperands; ++s) ctx.check(ins, s, inf.operands[s].written);
       for (const isa::SemWait& w : ins.waits)
         if (w.sem >= p.num_semaphores)
           ctx.fail(ins, std::string(inf.mnemonic) + ": waits on semaphore " + std::to_string(w.sem) +
