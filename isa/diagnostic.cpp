@@ -23,6 +23,30 @@
 namespace nkisim {
 namespace {
 
+// The source line as it is echoed: control bytes (except tab) and bytes that are not part of valid UTF-8
+// become '?', one per byte, so a binary or corrupt file cannot garble the terminal and the byte-based
+// caret column still lines up.
+std::string printable(const std::string& s) {
+  std::string out = s;
+  for (size_t i = 0; i < out.size();) {
+    const unsigned char c = static_cast<unsigned char>(out[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t') || c == 0x7F) out[i] = '?';
+      ++i;
+      continue;
+    }
+    size_t n = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+    bool ok = n != 0 && i + n <= out.size();
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(out[i + k]) & 0xC0) == 0x80;
+    if (!ok) {
+      out[i++] = '?';
+      continue;
+    }
+    i += n;
+  }
+  return out;
+}
+
 void append_located(std::string& out, const std::optional<SourceLoc>& loc, const char* severity, const std::string& msg,
                     const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line) {
   if (!loc || (loc->file.empty() && !loc->known())) {
@@ -42,6 +66,7 @@ void append_located(std::string& out, const std::optional<SourceLoc>& loc, const
   if (!loc || !loc->known() || loc->file.empty() || !read_line) return;
   std::optional<std::string> text = read_line(loc->file, loc->line);
   if (!text) return;
+  *text = printable(*text);
   std::string num = std::to_string(loc->line);
   if (num.size() < 5) num.insert(0, 5 - num.size(), ' ');
   const std::string blank(num.size(), ' ');

@@ -130,3 +130,12 @@ TEST_CASE("read_source_line reads lines, strips CR LF, and notices rewritten fil
   CHECK_FALSE(nkisim::read_source_line("/nonexistent/dir/k.py", 1).has_value());
   CHECK_FALSE(nkisim::read_source_line(fs::temp_directory_path().string(), 1).has_value());
 }
+
+TEST_CASE("diagnostic: control bytes and invalid UTF-8 in the echoed line become '?', caret stays aligned") {
+  nkisim::Error e("invalid UTF-8 in source (byte 0xff)", nkisim::SourceLoc{"bin.py", 1, 4});
+  auto line = [](const std::string&, uint32_t) -> std::optional<std::string> { return std::string("a\x01\xff" "b\xc3\xa9", 6); };
+  CHECK(nkisim::format_diagnostic(e, line) ==
+        "bin.py:1:4: error: invalid UTF-8 in source (byte 0xff)\n"
+        "    1 | a??b\xc3\xa9\n"
+        "      |    ^\n");
+}
