@@ -368,7 +368,9 @@ TEST_CASE("compile: imports of nki namespaces and project modules") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("compile: a kernel unrolling to 1,000,000 instructions compiles quickly") {
+// Correctness of a large unrolled compile; its speed is measured by the benchmark in bench/, not here
+// (a timed unit test would fail on a loaded machine).
+TEST_CASE("compile: a kernel unrolling to 100,000 instructions") {
   std::string src = std::string(kPrelude) + R"PY(
 @nki.jit
 def k(x):
@@ -379,18 +381,10 @@ def k(x):
             nisa.tensor_tensor(dst=a[:, 0:256], data1=b[:, 256:512], data2=a[:, 0:256], op=nl.add)
     return None
 )PY";
-#ifdef NDEBUG
-  const int n = 1000;  // 1,000,000 instructions
-#else
-  const int n = 50;  // debug/sanitizer builds: a smaller run of the same code
-#endif
+  const int n = 100;  // 100,000 instructions
   src.replace(src.find("range(N)"), 8, "range(" + std::to_string(n) + ")");
-  auto t0 = std::chrono::steady_clock::now();
   ir::Kernel k = compile_src(src, {spec({128, 512})});
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  CHECK(k.ops.size() == size_t(n) * 1000);
-  MESSAGE(k.ops.size() << "-instruction kernel compiled in " << secs << " s");
-#ifdef NDEBUG
-  CHECK(secs < 4.0);  // typically ~1.1 s on the 2-core dev machine; generous against a loaded machine
-#endif
+  REQUIRE(k.ops.size() == size_t(n) * 1000);
+  CHECK(k.ops.back().opcode == nkisim::isa::Opcode::tensor_tensor);
+  CHECK(k.ops.back().operands[1]->offset == 256);
 }
