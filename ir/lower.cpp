@@ -1,9 +1,34 @@
 // lower.cpp - the back end driver: engines -> allocation -> access patterns -> semaphores -> Program.
 #include "ir/lower.h"
 
+#include <unordered_map>
+
 #include "ir/passes.h"
 
 namespace nkisim::ir {
+namespace {
+
+// Interns source locations into Program::locations (index 0 = unknown), fast for repeated lookups.
+class LocationTable {
+ public:
+  explicit LocationTable(isa::Program& p) : p_(p) {}
+  uint32_t intern(const SourceLoc& l) {
+    if (!l.known()) return 0;
+    const uint64_t key = (uint64_t(l.line) << 32) | l.col;
+    auto& bucket = index_[key];
+    for (uint32_t i : bucket)
+      if (p_.locations[i].file == l.file) return i;
+    p_.locations.push_back(l);
+    bucket.push_back(uint32_t(p_.locations.size() - 1));
+    return bucket.back();
+  }
+
+ private:
+  isa::Program& p_;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> index_;
+};
+
+}  // namespace
 
 isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
   isa::Program p;
@@ -11,18 +36,22 @@ isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
   p.kernel_name = k.name;
   std::vector<isa::Engine> engines = assign_engines(k);
   std::vector<Placement> pl = allocate(k, target, p);
-  std::vector<std::vector<isa::AccessPattern>> operands(k.ops.size());
+  std::vector<isa::Instruction> instrs(k.ops.size());
+  LocationTable locs(p);
   for (size_t i = 0; i < k.ops.size(); ++i) {
     const Op& op = k.ops[i];
     const isa::InstrInfo& in = isa::info(op.opcode);
-    operands[i].resize(in.num_operands);
+    isa::Instruction& ins = instrs[i];
+    ins.op = op.opcode;
+    ins.params = op.params;
+    ins.loc = locs.intern(op.loc);
     for (int s = 0; s < in.num_operands; ++s) {
-      if (op.operands[size_t(s)]) operands[i][size_t(s)] = to_access_pattern(k, pl, *op.operands[size_t(s)], op, s, target);
+      if (op.operands[size_t(s)]) ins.operands[size_t(s)] = to_access_pattern(k, pl, *op.operands[size_t(s)], op, s, target);
       else if (in.operands[size_t(s)].required)
         throw error_at(op, std::string(in.mnemonic) + ": missing operand '" + in.operands[size_t(s)].name + "'");
     }
   }
-  emit_with_semaphores(k, engines, operands, target, p);
+  emit_with_semaphores(k, engines, std::move(instrs), target, p);
   return p;
 }
 

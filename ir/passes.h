@@ -29,11 +29,11 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
 isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placement>& pl, const View& v,
                                      const Op& op, int slot, const isa::TargetDesc& t);
 
-// Emits instructions into the program's streams with the semaphore waits and updates that program order
-// requires (RAW, WAR, WAW over overlapping memory), and nothing more.
+// Moves the instructions (one per op, in program order, with operands, params and location already set)
+// into the program's streams, choosing DMA trigger engines and queues and adding the semaphore waits and
+// updates that program order requires (RAW, WAR, WAW over overlapping memory), and nothing more.
 void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines,
-                          const std::vector<std::vector<isa::AccessPattern>>& operands,
-                          const isa::TargetDesc& t, isa::Program& p);
+                          std::vector<isa::Instruction>&& instrs, const isa::TargetDesc& t, isa::Program& p);
 
 // Location helpers.
 Error error_at(const Op& op, std::string msg);
