@@ -1,3 +1,0 @@
-TILE_P = 128
-TILE_F = 512
-NAMES = {"p": TILE_P, "f": TILE_F}

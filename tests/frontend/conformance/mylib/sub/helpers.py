@@ -1,2 +1,0 @@
-def twice(x):
-    return 2 * x
