@@ -58,7 +58,8 @@ enum class NK : uint8_t {
   ExprStmt,
   Pass,
   Break,
-  Continue
+  Continue,
+  Match  // parsed (host code); executing it is an error
 };
 
 struct Node {
@@ -186,6 +187,7 @@ struct YieldExpr : Node {
 struct ScopeData {
   uint32_t num_slots = 0;
   std::vector<Sym> slot_names;
+  const Node* global_decl = nullptr;  // the first `global` statement of a function (rejected in kernels)
 };
 
 enum class ParamKind : uint8_t { PosOnly, Normal, VarArgs, KwOnly, VarKw };
@@ -204,6 +206,7 @@ struct FuncCode {  // a def or lambda body; params occupy slots 0..params.size()
   Expr* lambda_body = nullptr;  // lambda
   ScopeData scope;
   bool has_yield = false;
+  bool is_async = false;  // async def (parsed for host code; calling it is an error)
   uint32_t line = 0, col = 0;
   int num_positional() const {  // PosOnly + Normal
     int n = 0;
@@ -340,6 +343,9 @@ struct NamesStmt : Node {  // Global, Nonlocal
 struct ExprStmt : Node {
   Expr* value;
   explicit ExprStmt(Expr* v) : Node(NK::ExprStmt), value(v) {}
+};
+struct MatchStmt : Node {  // `match subject:` with its case blocks, kept only for their locations
+  MatchStmt() : Node(NK::Match) {}
 };
 struct SimpleStmt : Node {  // Pass, Break, Continue
   explicit SimpleStmt(NK k) : Node(k) {}

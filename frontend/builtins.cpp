@@ -7,6 +7,7 @@
 #include "frontend/interp.h"
 #include "frontend/lexer.h"
 #include "frontend/nki.h"
+#include "frontend/utf8.h"
 
 namespace nkisim::frontend {
 namespace {
@@ -27,15 +28,27 @@ Value b_range(Interp& in, const BuiltinObj& self, CallArgs& a) {
   return make<RangeObj>(start, stop, step);
 }
 
+Value b_iter(Interp& in, const BuiltinObj&, CallArgs& a) {
+  nargs("iter", a, 1, 1);
+  if (a.pos[0].is(VK::Other) && dynamic_cast<IteratorObj*>(a.pos[0].obj())) return a.pos[0];
+  return make<IteratorObj>(in.to_vector(a.pos[0]));
+}
+Value b_next(Interp& in, const BuiltinObj&, CallArgs& a) {
+  nargs("next", a, 1, 2);
+  auto* it = a.pos[0].is(VK::Other) ? dynamic_cast<IteratorObj*>(a.pos[0].obj()) : nullptr;
+  if (!it) raise("TypeError", "'" + type_name(a.pos[0]) + "' object is not an iterator");
+  if (it->pos < it->items.size()) return it->items[it->pos++];
+  if (a.npos == 2) return a.pos[1];
+  raise("StopIteration", "");
+}
+
 Value b_len(Interp& in, const BuiltinObj&, CallArgs& a) {
   nargs("len", a, 1, 1);
   const Value& v = a.pos[0];
   switch (v.kind()) {
     case VK::Str: {
       if (v.as<StrObj>()->bytes) return Value::integer(int64_t(str_of(v).size()));
-      int64_t n = 0;
-      for (unsigned char c : str_of(v)) n += (c & 0xC0) != 0x80;
-      return Value::integer(n);
+      return Value::integer(int64_t(utf8::length(str_of(v))));
     }
     case VK::List:
     case VK::Tuple:
@@ -587,6 +600,8 @@ void install_builtins(Interp& in) {
   def(b, "any", b_any_all, 1);
   def(b, "all", b_any_all, 0);
   def(b, "print", b_print);
+  def(b, "iter", b_iter);
+  def(b, "next", b_next);
   def(b, "hash", b_hash);
   def(b, "id", b_id);
   def(b, "type", b_type);
@@ -614,6 +629,7 @@ void install_builtins(Interp& in) {
 
   Value obj = make<ClassObj>("object");
   obj.as<ClassObj>()->mro.push_back(obj.as<ClassObj>());
+  obj.as<ClassObj>()->builtin = true;
   obj.as<ClassObj>()->set(S::__init__, in.builtin("object.__init__", b_object_init));
   b->globals[intern("object")] = obj;
 

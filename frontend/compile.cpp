@@ -11,13 +11,6 @@
 namespace nkisim::frontend {
 namespace {
 
-int nc_version_of(const std::string& target) {
-  if (target == "trn1") return 2;
-  if (target == "trn2") return 3;
-  if (target == "trn3") return 4;
-  throw Error("unknown target '" + target + "' (expected trn1, trn2 or trn3)");
-}
-
 std::string join_names(const std::vector<std::string>& names) {
   std::string s;
   for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
@@ -57,10 +50,21 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts) {
 
   InterpOptions io;
   io.include_dirs = opts.include_dirs;
+  io.step_budget = opts.max_steps;
+  io.instruction_budget = opts.max_instructions;
+  io.max_frames = opts.max_recursion;
   Interp in(io);
   in.kernel.file = path;
+  // Address space for the ops up front: untouched pages cost nothing, and a large kernel then never copies
+  // its op list while growing (the copying dominated compiling a million instructions).
+  try {
+    in.kernel.ops.reserve(size_t(std::min<uint64_t>(opts.max_instructions + 1, uint64_t(1) << 20)));
+  } catch (std::bad_alloc&) {
+  }
   in.kernel.target = opts.target;
-  in.nki->nc_version = nc_version_of(opts.target);
+  std::optional<isa::TargetDesc> target = isa::find_target(opts.target);
+  if (!target) throw Error("unknown target '" + opts.target + "' (expected trn1, trn2 or trn3)");
+  set_target_constants(in, *target);
   std::string stem = std::filesystem::path(path).stem().string();
   if (stem.empty() || stem == "__main__") stem = "kernel";
   Value mv = in.load_main(path, ss.str(), stem);
@@ -101,12 +105,19 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts) {
     const std::string* text = nullptr;
     for (auto& [n, t] : opts.args)
       if (n == name) text = &t;
+    auto no_list = [&](const Value& v, const std::string& how) {
+      if (v.is(VK::List))
+        throw Error("kernel '" + kname + "': argument '" + name + "' " + how +
+                        " a list; NKI kernels do not accept list arguments (use a tuple)",
+                    pl);
+      return v;
+    };
     if (text) {
-      args.push_back(in.parse_literal(*text, "--arg " + name));
+      args.push_back(no_list(in.parse_literal(*text, "--arg " + name), "(--arg) is"));
       continue;
     }
     if (!fn->defaults[i].is_unbound()) {
-      args.push_back(fn->defaults[i]);
+      args.push_back(no_list(fn->defaults[i], "defaults to"));
       continue;
     }
     tensor_names.push_back(name);
@@ -145,7 +156,10 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts) {
   Value result;
   {
     ModuleScope ms(in, fn_module);
+    in.nki->current_api = fn->jit && !fn->legacy_jit;
+    in.in_kernel = true;
     result = in.call_function(fn, a);
+    in.in_kernel = false;
   }
 
   // Outputs: a tensor or a tuple/list of tensors.

@@ -22,6 +22,10 @@ struct CompileOptions {
   // --arg NAME=VALUE: VALUE is a Python literal (int, float, bool, None, string, tuple/list of those).
   std::vector<std::pair<std::string, std::string>> args;
   std::vector<std::string> include_dirs;  // -I search paths for the kernel's own imports
+  // Compile-time limits (each is a located error when exceeded):
+  uint64_t max_steps = 100'000'000;        // --max-steps N: evaluation steps (statements, iterations, calls)
+  uint64_t max_instructions = 5'000'000;   // --max-instructions N: nki.isa instructions emitted
+  int max_recursion = 1000;                // --max-recursion N: Python call depth
 };
 
 // Parses and evaluates the kernel's meta-program. Tensor parameters are the kernel parameters that have

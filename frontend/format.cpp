@@ -4,6 +4,7 @@
 
 #include "frontend/interp.h"
 #include "frontend/lexer.h"
+#include "frontend/utf8.h"
 
 namespace nkisim::frontend {
 namespace {
@@ -27,11 +28,7 @@ Spec parse_spec(const std::string& s) {
   size_t i = 0;
   auto bad = [&] { raise("ValueError", "Invalid format specifier '" + s + "'"); };
   // fill may be a multi-byte character
-  size_t clen = 1;
-  if (!s.empty()) {
-    unsigned char c = s[0];
-    clen = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-  }
+  size_t clen = s.empty() ? 1 : utf8::seq_len((unsigned char)s[0]);
   if (s.size() > clen && is_align(s[clen])) {
     sp.fill = s.substr(0, clen);
     sp.align = s[clen];
@@ -76,10 +73,12 @@ Spec parse_spec(const std::string& s) {
   return sp;
 }
 
-size_t display_len(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
+size_t display_len(const std::string& s) { return utf8::length(s); }
+
+// The first `precision` code points of s (all of s when precision < 0).
+std::string truncate_chars(const std::string& s, int precision) {
+  if (precision < 0 || utf8::length(s) <= size_t(precision)) return s;
+  return s.substr(0, utf8::offsets(s)[precision]);
 }
 
 std::string group(const std::string& digits, char sep, int every) {
@@ -213,7 +212,7 @@ std::string Interp::format(const Value& v, const std::string& spec) {
     if (!v.is(VK::Str) && !v.is(VK::DType) && !v.is(VK::Buffer) && !v.is(VK::Enum))
       raise("TypeError", "unsupported format string passed to " + type_name(v) + ".__format__");
     std::string s = str(v);
-    if (sp.precision >= 0 && size_t(sp.precision) < s.size()) s = s.substr(0, sp.precision);
+    s = truncate_chars(s, sp.precision);
     if (sp.align == '=') raise("ValueError", "'=' alignment not allowed in string format specifier");
     return pad(sp, "", s, '<');
   }
@@ -300,8 +299,7 @@ std::string percent_format(Interp& in, const std::string& fmt, const Value& args
       case 's':
       case 'r':
       case 'a': {
-        std::string s = t == 's' ? in.str(arg) : in.repr(arg);
-        if (sp.precision >= 0 && size_t(sp.precision) < s.size()) s = s.substr(0, sp.precision);
+        std::string s = truncate_chars(t == 's' ? in.str(arg) : in.repr(arg), sp.precision);
         Spec ss = sp;
         ss.fill = " ";
         if (ss.align == '=') ss.align = '>';

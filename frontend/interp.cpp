@@ -23,7 +23,36 @@ ModuleObj::~ModuleObj() {
 ModuleScope::ModuleScope(Interp& i, ModuleObj* m) : in(i), saved(i.cur_module_) { i.cur_module_ = m; }
 ModuleScope::~ModuleScope() { in.cur_module_ = saved; }
 
+thread_local Interp* tl_interp = nullptr;
+
+size_t instance_hash(const Value& v) {
+  auto* cls = v.as<InstanceObj>()->cls.as<ClassObj>();
+  const Value* h = cls->lookup(S::__hash__);
+  if (!h && tl_interp) {
+    bool dc = false, frozen = false;
+    for (ClassObj* c : cls->mro) dc |= c->dataclass, frozen |= c->frozen;
+    if (dc && !cls->lookup(S::__eq__)) {  // dataclass(eq=True): hashable only when frozen
+      if (!frozen) raise("TypeError", "unhashable type: '" + cls->name + "'");
+      std::vector<Value> items;
+      for (Sym s : dataclass_fields(cls)) items.push_back(v.as<InstanceObj>()->attrs[s]);
+      return hash_value(make_tuple(std::move(items)));
+    }
+  }
+  if (!h || !tl_interp) return std::hash<const void*>()(v.obj());
+  if (h->is_none()) raise("TypeError", "unhashable type: '" + cls->name + "'");
+  Value r = tl_interp->call0(tl_interp->get_attr(v, S::__hash__), tl_interp->current_site());
+  if (!r.is_int_like()) raise("TypeError", "__hash__ method should return an integer");
+  return size_t(r.i());
+}
+
+bool instance_equal(const Value& a, const Value& b) {
+  if (!tl_interp) return a.is_heap() && b.is_heap() && a.obj() == b.obj();
+  return tl_interp->equal(a, b);
+}
+
 Interp::Interp(InterpOptions o) : opts(std::move(o)), heap_scope_(heap_) {
+  saved_interp_ = tl_interp;
+  tl_interp = this;
   char probe;
   stack_base_ = &probe;
   rlimit rl{};
@@ -38,6 +67,7 @@ Interp::Interp(InterpOptions o) : opts(std::move(o)), heap_scope_(heap_) {
 }
 
 Interp::~Interp() {
+  tl_interp = saved_interp_;
   TeardownGuard g;
   builtins = Value();
   ret_value = Value();
@@ -72,13 +102,17 @@ std::vector<SourceLoc> Interp::call_chain() const {
 void Interp::step() {
   if (++steps_ > opts.step_budget)
     throw Error("evaluation step budget exceeded (" + std::to_string(opts.step_budget) +
-                " steps): the kernel's meta-program runs too long or does not terminate");
+                " steps): the kernel's meta-program runs too long or does not terminate (raise the limit with "
+                "--max-steps N)");
 }
 
-void Interp::check_stack() {
-  char probe;
-  size_t used = size_t(stack_base_ > &probe ? stack_base_ - &probe : &probe - stack_base_);
-  if (used > stack_limit_) throw Error("expressions or calls nested too deeply (evaluator stack limit reached)");
+void Interp::instruction_budget_exceeded() {
+  throw Error("instruction budget exceeded: the kernel emits more than " + std::to_string(opts.instruction_budget) +
+              " instructions (raise the limit with --max-instructions N)");
+}
+
+void Interp::stack_exhausted() {
+  throw Error("expressions or calls nested too deeply (evaluator stack limit reached)");
 }
 
 void Interp::print_line(const std::string& text, const Node* site) {
@@ -128,10 +162,89 @@ Value Interp::run_module(ModuleObj* m) {
   fr->module = m;
   fr->is_module = true;
   ModuleScope ms(*this, m);
-  Flow fl = exec_body(m->ast->body, fr);
-  (void)fl;
+  // Host code at module level (numpy data, torch models, ...) must not stop the kernel from compiling: a
+  // statement that fails on a host-only value binds its names to opaque values that carry the reason.
+  for (const Stmt* s : m->ast->body) {
+    try {
+      exec(s, fr);
+    } catch (PyError& e) {
+      if (e.type != "HostValueError") throw;
+      std::vector<const NameExpr*> names;
+      bound_names(s, names);
+      for (const NameExpr* n : names) {
+        Value o = make<OpaqueObj>(sym_str(n->id));
+        o.as<OpaqueObj>()->reason = e.what();
+        o.as<OpaqueObj>()->where = e.loc ? *e.loc : loc_of(s);
+        store_name(n, o, fr);
+      }
+    }
+  }
   m->initialized = true;
   return Value(m);
+}
+
+// The names a module-level statement binds (assignment and loop targets, def, class, import, with ... as).
+static void target_names(const Expr* t, std::vector<const NameExpr*>& out) {
+  if (!t) return;
+  if (t->kind == NK::Name) out.push_back(static_cast<const NameExpr*>(t));
+  if (t->kind == NK::Starred) target_names(static_cast<const StarredExpr*>(t)->value, out);
+  if (t->kind == NK::Tuple || t->kind == NK::List)
+    for (const Expr* e : static_cast<const SeqExpr*>(t)->elts) target_names(e, out);
+}
+void bound_names(const Stmt* s, std::vector<const NameExpr*>& out) {
+  auto body = [&](const Body& b) {
+    for (const Stmt* x : b) bound_names(x, out);
+  };
+  switch (s->kind) {
+    case NK::Assign:
+      for (const Expr* t : static_cast<const AssignStmt*>(s)->targets) target_names(t, out);
+      break;
+    case NK::AugAssign:
+      target_names(static_cast<const AugAssignStmt*>(s)->target, out);
+      break;
+    case NK::AnnAssign:
+      target_names(static_cast<const AnnAssignStmt*>(s)->target, out);
+      break;
+    case NK::For:
+      target_names(static_cast<const ForStmt*>(s)->target, out);
+      body(static_cast<const ForStmt*>(s)->body);
+      body(static_cast<const ForStmt*>(s)->orelse);
+      break;
+    case NK::While:
+      body(static_cast<const WhileStmt*>(s)->body);
+      body(static_cast<const WhileStmt*>(s)->orelse);
+      break;
+    case NK::If:
+      body(static_cast<const IfStmt*>(s)->body);
+      body(static_cast<const IfStmt*>(s)->orelse);
+      break;
+    case NK::With:
+      for (auto& it : static_cast<const WithStmt*>(s)->items) target_names(it.vars, out);
+      body(static_cast<const WithStmt*>(s)->body);
+      break;
+    case NK::Try: {
+      auto* t = static_cast<const TryStmt*>(s);
+      body(t->body);
+      for (auto& h : t->handlers) body(h.body);
+      body(t->orelse);
+      body(t->finalbody);
+      break;
+    }
+    case NK::FunctionDef:
+      out.push_back(static_cast<const FunctionDefStmt*>(s)->target);
+      break;
+    case NK::ClassDef:
+      out.push_back(static_cast<const ClassDefStmt*>(s)->target);
+      break;
+    case NK::Import:
+      for (auto& a : static_cast<const ImportStmt*>(s)->names) out.push_back(a.target);
+      break;
+    case NK::ImportFrom:
+      for (auto& a : static_cast<const ImportFromStmt*>(s)->names) out.push_back(a.target);
+      break;
+    default:
+      break;
+  }
 }
 
 Value Interp::load_main(const std::string& path, std::string source, const std::string& module_name) {
@@ -155,62 +268,84 @@ static std::optional<std::string> read_file(const std::string& path) {
   return ss.str();
 }
 
+// Parses and runs `file` as module `name`; binds it as attribute `part` of `parent` (a package) if given.
+Value Interp::load_source_module(const std::string& name, const fs::path& file, std::string source, const Value& parent,
+                                 const std::string& part) {
+  Value mv = make<ModuleObj>(name);
+  auto* m = mv.as<ModuleObj>();
+  m->path = file.string();
+  m->globals[S::__name__] = make_str(name);
+  m->globals[S::__file__] = make_str(m->path);
+  module_cache[intern(name)] = mv;
+  loaded_modules.push_back(mv);
+  m->ast = parse_module(std::move(source), m->path);
+  resolve_module(*m->ast);
+  if (parent.is(VK::Module)) parent.as<ModuleObj>()->globals[intern(part)] = mv;
+  run_module(m);
+  return mv;
+}
+
+// `base.py` or `base/__init__.py`, whichever exists first; reads it into *src.
+static std::optional<fs::path> find_module_file(const fs::path& base, std::string* src) {
+  for (fs::path cand : {fs::path(base.string() + ".py"), base / "__init__.py"})
+    if (fs::is_regular_file(cand))
+      if (auto text = read_file(cand.string())) {
+        *src = std::move(*text);
+        return cand;
+      }
+  return std::nullopt;
+}
+
 Value Interp::import_module(const std::string& dotted_in, const Node* at, ModuleObj* from, int level) {
   std::string dotted = dotted_in;
-  std::vector<fs::path> dirs;
+  if (in_kernel && nki->current_api && level == 0 && (dotted == "neuronxcc" || dotted.rfind("neuronxcc.", 0) == 0))
+    reject_legacy(dotted);
+  (void)at;
+  auto parts_of = [](const std::string& s) {
+    std::vector<std::string> parts;
+    for (size_t b = 0; b <= s.size();) {
+      size_t e = s.find('.', b);
+      if (e == std::string::npos) e = s.size();
+      parts.push_back(s.substr(b, e - b));
+      b = e + 1;
+    }
+    return parts;
+  };
   if (level > 0) {
+    // Relative: from the importing module's package, `level - 1` packages up.
     if (!from || from->path.empty()) raise("ImportError", "attempted relative import with no known parent package");
     fs::path dir = fs::path(from->path).parent_path();
     std::string pkg = from->name;
     bool is_pkg = fs::path(from->path).filename() == "__init__.py";
-    if (!is_pkg) {
-      size_t dot = pkg.rfind('.');
-      pkg = dot == std::string::npos ? "" : pkg.substr(0, dot);
-    }
+    auto up = [](std::string& p) {
+      size_t dot = p.rfind('.');
+      p = dot == std::string::npos ? "" : p.substr(0, dot);
+    };
+    if (!is_pkg) up(pkg);
     for (int k = 1; k < level; ++k) {
       dir = dir.parent_path();
-      size_t dot = pkg.rfind('.');
-      pkg = dot == std::string::npos ? "" : pkg.substr(0, dot);
+      up(pkg);
     }
     std::string full = pkg.empty() ? dotted : dotted.empty() ? pkg : pkg + "." + dotted;
     if (full.empty()) full = dir.filename().string();
     auto it = module_cache.find(intern(full));
     if (it != module_cache.end()) return it->second;
-    // Load from the directory directly.
-    fs::path rel = dir;
-    std::string rest = dotted;
     Value parent;
-    size_t b = 0;
+    if (auto p = module_cache.find(intern(pkg)); !pkg.empty() && p != module_cache.end()) parent = p->second;
+    fs::path rel = dir;
     std::string name_so_far = pkg;
-    while (true) {
-      size_t dot = rest.find('.', b);
-      std::string part = rest.substr(b, dot == std::string::npos ? std::string::npos : dot - b);
-      if (part.empty()) break;
+    for (const std::string& part : dotted.empty() ? std::vector<std::string>{} : parts_of(dotted)) {
       rel /= part;
       name_so_far = name_so_far.empty() ? part : name_so_far + "." + part;
       auto c = module_cache.find(intern(name_so_far));
       if (c != module_cache.end()) {
         parent = c->second;
-      } else {
-        fs::path file = rel.string() + ".py";
-        if (!fs::exists(file)) file = rel / "__init__.py";
-        auto src = fs::exists(file) ? read_file(file.string()) : std::nullopt;
-        if (!src) raise("ModuleNotFoundError", "No module named '" + name_so_far + "'");
-        Value mv = make<ModuleObj>(name_so_far);
-        auto* m = mv.as<ModuleObj>();
-        m->path = file.string();
-        m->globals[S::__name__] = make_str(name_so_far);
-        m->globals[S::__file__] = make_str(m->path);
-        module_cache[intern(name_so_far)] = mv;
-        loaded_modules.push_back(mv);
-        m->ast = parse_module(std::move(*src), m->path);
-        resolve_module(*m->ast);
-        if (parent.is(VK::Module)) parent.as<ModuleObj>()->globals[intern(part)] = mv;
-        run_module(m);
-        parent = mv;
+        continue;
       }
-      if (dot == std::string::npos) break;
-      b = dot + 1;
+      std::string src;
+      auto file = find_module_file(rel, &src);
+      if (!file) raise("ModuleNotFoundError", "No module named '" + name_so_far + "'");
+      parent = load_source_module(name_so_far, *file, std::move(src), parent, part);
     }
     if (parent.is(VK::Module)) return parent;
     raise("ImportError", "cannot resolve relative import");
@@ -219,71 +354,40 @@ Value Interp::import_module(const std::string& dotted_in, const Node* at, Module
   auto it = module_cache.find(intern(dotted));
   if (it != module_cache.end()) return it->second;
 
-  // Search the kernel's directory and the -I paths, package by package.
+  // Absolute: the kernel's directory and the -I paths, package by package.
+  std::vector<fs::path> dirs;
   if (!loaded_modules.empty()) dirs.push_back(fs::path(loaded_modules.front().as<ModuleObj>()->path).parent_path());
   for (auto& d : opts.include_dirs) dirs.push_back(d);
   std::string name_so_far;
   Value parent;
-  size_t b = 0;
-  while (true) {
-    size_t dot = dotted.find('.', b);
-    std::string part = dotted.substr(b, dot == std::string::npos ? std::string::npos : dot - b);
+  for (const std::string& part : parts_of(dotted)) {
     name_so_far = name_so_far.empty() ? part : name_so_far + "." + part;
     auto c = module_cache.find(intern(name_so_far));
     if (c != module_cache.end()) {
       parent = c->second;
       if (parent.is(VK::Opaque)) return make<OpaqueObj>(dotted);
-    } else {
-      std::optional<std::string> src;
-      fs::path file;
-      if (parent.is(VK::Module) && !parent.as<ModuleObj>()->path.empty()) {
-        fs::path base = fs::path(parent.as<ModuleObj>()->path).parent_path() / part;
-        for (fs::path cand : {fs::path(base.string() + ".py"), base / "__init__.py"})
-          if (fs::is_regular_file(cand) && (src = read_file(cand.string()))) {
-            file = cand;
-            break;
-          }
-      } else if (!parent.is(VK::Module)) {
-        for (auto& d : dirs) {
-          fs::path base = d;
-          for (size_t k = 0, e; k <= name_so_far.size(); k = e + 1) {
-            e = name_so_far.find('.', k);
-            if (e == std::string::npos) e = name_so_far.size();
-            base /= name_so_far.substr(k, e - k);
-          }
-          for (fs::path cand : {fs::path(base.string() + ".py"), base / "__init__.py"})
-            if (fs::is_regular_file(cand) && (src = read_file(cand.string()))) {
-              file = cand;
-              break;
-            }
-          if (src) break;
-        }
-      }
-      if (!src) {
-        if (parent.is(VK::Module)) raise("ModuleNotFoundError", "No module named '" + name_so_far + "'");
-        // Not a project module: a host-side dependency (numpy, torch, ...). Usable only where it is not
-        // evaluated; any real use is reported at that point.
-        Value op = make<OpaqueObj>(name_so_far);
-        module_cache[intern(name_so_far)] = op;
-        return make<OpaqueObj>(dotted);
-      }
-      Value mv = make<ModuleObj>(name_so_far);
-      auto* m = mv.as<ModuleObj>();
-      m->path = file.string();
-      m->globals[S::__name__] = make_str(name_so_far);
-      m->globals[S::__file__] = make_str(m->path);
-      module_cache[intern(name_so_far)] = mv;
-      loaded_modules.push_back(mv);
-      m->ast = parse_module(std::move(*src), m->path);
-      resolve_module(*m->ast);
-      if (parent.is(VK::Module)) parent.as<ModuleObj>()->globals[intern(part)] = mv;
-      run_module(m);
-      parent = mv;
+      continue;
     }
-    if (dot == std::string::npos) break;
-    b = dot + 1;
+    std::string src;
+    std::optional<fs::path> file;
+    if (parent.is(VK::Module) && !parent.as<ModuleObj>()->path.empty()) {
+      file = find_module_file(fs::path(parent.as<ModuleObj>()->path).parent_path() / part, &src);
+    } else if (!parent.is(VK::Module)) {
+      for (auto& d : dirs) {
+        fs::path base = d;
+        for (const std::string& p : parts_of(name_so_far)) base /= p;
+        if ((file = find_module_file(base, &src))) break;
+      }
+    }
+    if (!file) {
+      if (parent.is(VK::Module)) raise("ModuleNotFoundError", "No module named '" + name_so_far + "'");
+      // Not a project module: a host-side dependency (torch, ...). Usable only where it is not evaluated;
+      // any real use is reported at that point.
+      module_cache[intern(name_so_far)] = make<OpaqueObj>(name_so_far);
+      return make<OpaqueObj>(dotted);
+    }
+    parent = load_source_module(name_so_far, *file, std::move(src), parent, part);
   }
-  (void)at;
   return parent;
 }
 

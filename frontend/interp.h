@@ -2,6 +2,7 @@
 // Loops are unrolled, calls inlined, ifs resolved; nki.isa calls append ops to the Kernel IR.
 #pragma once
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,6 +22,8 @@ struct ModuleObj : Object {
   SymMap globals;
   std::unique_ptr<ModuleAst> ast;
   bool initialized = false;
+  bool legacy = false;  // neuronxcc.nki.*: rejected inside current-API (nki.jit) kernels
+  bool open = false;    // missing attributes are opaque host values (numpy's unsupported parts)
   explicit ModuleObj(std::string n) : Object(VK::Module), name(std::move(n)) {}
   ~ModuleObj() override;
   std::string repr() const override { return "<module '" + name + "'>"; }
@@ -44,6 +47,7 @@ struct FunctionObj : Object {
   Value module;                 // ModuleObj
   Value owner_class;            // class whose body defined it (for super())
   bool jit = false;             // decorated with @nki.jit
+  bool legacy_jit = false;      // ... with the legacy neuronxcc.nki.jit
   FunctionObj(const FuncCode* c) : Object(VK::Function), code(c) {}
   std::string repr() const override { return "<function " + code->qualname + ">"; }
 };
@@ -87,6 +91,9 @@ struct ClassObj : Object {
   bool frozen = false;
   bool is_enum = false;
   bool is_nkiobject = false;
+  bool builtin = false;  // defined by the front end itself (no_reorder, enum.auto, ...)
+  // Instances usable in kernel code: NKIObject subclasses, Enums, exceptions and built-in classes.
+  bool kernel_ok() const { return is_nkiobject || is_enum || is_exception || builtin; }
   explicit ClassObj(std::string n) : Object(VK::Class), name(std::move(n)) {}
   std::string repr() const override { return "<class '" + name + "'>"; }
   void set(Sym s, Value v) {
@@ -123,9 +130,15 @@ struct SuperObj : Object {
   std::string repr() const override { return "<super>"; }
 };
 
+// Compile-time limits: every one is a located error, never a hang or a stack overflow.
+inline constexpr uint64_t kDefaultStepBudget = 100'000'000;       // ~1-2 s of evaluation
+inline constexpr uint64_t kDefaultInstructionBudget = 5'000'000;  // emitted nki.isa instructions
+inline constexpr int kDefaultMaxFrames = 1000;                    // Python's default recursion limit
+
 struct InterpOptions {
-  uint64_t step_budget = 50'000'000;
-  int max_frames = 200;  // Python call depth
+  uint64_t step_budget = kDefaultStepBudget;                // statements, loop iterations and calls
+  uint64_t instruction_budget = kDefaultInstructionBudget;  // ops appended to `kernel`
+  int max_frames = kDefaultMaxFrames;                       // Python call depth
   std::vector<std::string> include_dirs;
   std::string* print_sink = nullptr;  // print() output goes here instead of stderr (tests)
 };
@@ -146,6 +159,7 @@ class Interp {
   // --- evaluation
   Value eval(const Expr* e, FrameObj* f);
   Flow exec_body(const Body& body, FrameObj* f);
+  bool condition(const Expr* test, FrameObj* f);  // truthy(eval(test)), errors located at the test
   Flow exec(const Stmt* s, FrameObj* f);
   void assign(const Expr* target, Value v, FrameObj* f);
 
@@ -172,6 +186,11 @@ class Interp {
   int64_t to_index(const Value& v, const char* what);
   bool isinstance(const Value& v, const Value& cls);
   Value make_instance(ClassObj* cls, CallArgs& a);
+  // A host-only (opaque) value was used where a compile-time value is needed: HostValueError. Module-level
+  // statements that fail this way leave their names bound to opaque values instead of stopping the import.
+  [[noreturn]] void opaque_used(const Value& v);
+  [[noreturn]] void reject_legacy(const std::string& what);  // neuronxcc.nki.* inside a current-API kernel
+  [[noreturn]] void reject_class(const ClassObj* cls, const char* what);  // "classes must inherit NKIObject"
 
   // --- locations and diagnostics
   SourceLoc loc_of(const Node* n) const;  // in the module currently executing
@@ -180,6 +199,10 @@ class Interp {
   const Node* current_site() const { return cur_site_; }
   ModuleObj* current_module() const { return cur_module_; }
   void step();  // counts one evaluation step against the budget
+  // Checks the emitted-instruction budget (after every built-in call, which is where ops are emitted).
+  void check_instruction_budget() {
+    if (kernel.ops.size() > opts.instruction_budget) instruction_budget_exceeded();
+  }
   void print_line(const std::string& text, const Node* site);
   [[noreturn]] void fail(const std::string& msg, const Node* at);
 
@@ -188,6 +211,7 @@ class Interp {
   Value new_module(const std::string& name);
   void set_global(ModuleObj* m, const char* name, Value v);
   ClassObj* exception_class(const std::string& name);
+  Value exception_value(const PyError& e);  // the exception instance (made for errors raised by built-ins)
   Value parse_literal(const std::string& text, const std::string& what);  // --arg values
 
   InterpOptions opts;
@@ -196,6 +220,9 @@ class Interp {
   Value ret_value;                    // set by `return`
   std::unique_ptr<NkiState> nki;
   ir::Kernel kernel;
+  // True while the kernel function runs (not while modules are imported): NKI's restrictions on kernel code
+  // (no `global`, classes must inherit NKIObject, `is` only with None, ...) apply.
+  bool in_kernel = false;
   std::vector<Value> loaded_modules;  // source modules (keep ASTs alive)
   std::vector<Value> raised;          // exception instances thrown by `raise` (see PyError::exc)
   SymMap module_cache;                // dotted name (interned) -> module
@@ -212,11 +239,22 @@ class Interp {
   Value make_function(const FuncCode* code, FrameObj* f, const std::vector<Value>& defaults);
   Flow exec_try(const struct TryStmt* t, FrameObj* f);
   Flow exec_with(const struct WithStmt* w, FrameObj* f);
+  Flow exec_with_items(const struct WithStmt* w, size_t i, FrameObj* f);
   void exec_class(const struct ClassDefStmt* c, FrameObj* f);
   void exec_import(const Stmt* s, FrameObj* f);
-  void check_stack();
+  void check_stack() {  // a located error instead of a C++ stack overflow
+    char probe;
+    size_t used = size_t(stack_base_ > &probe ? stack_base_ - &probe : &probe - stack_base_);
+    if (used > stack_limit_) stack_exhausted();
+  }
+  [[noreturn]] void stack_exhausted();
+  [[noreturn]] void instruction_budget_exceeded();
   Value run_module(ModuleObj* m);
+  Value load_source_module(const std::string& name, const std::filesystem::path& file, std::string source,
+                           const Value& parent, const std::string& part);
 
+  Interp* saved_interp_ = nullptr;  // the thread's previous interpreter (see instance_hash)
+  std::vector<PyError> handling_;  // exceptions whose except blocks are running (innermost last)
   uint64_t steps_ = 0;
   int frames_ = 0;
   char* stack_base_ = nullptr;
@@ -249,11 +287,21 @@ struct ParamSpec {
   mutable Sym sym = 0;  // interned lazily
 };
 void bind_args(const char* fname, const ParamSpec* params, size_t n, CallArgs& a, Value* out);
+void add_call_note(Error& e, const SourceLoc& site);
+// Dataclasses: the fields of `cls` and its bases in definition order; the name of the marker value that
+// dataclasses.field(default_factory=f) leaves as a field's default (its `self` is f).
+std::vector<Sym> dataclass_fields(const ClassObj* cls);
+inline constexpr const char* kDefaultFactory = "<default_factory>";  // the call-chain note of an error leaving a call
+
+// The names statement `s` binds (assignment and loop targets, def, class, import, with ... as), nested
+// blocks included.
+void bound_names(const Stmt* s, std::vector<const NameExpr*>& out);
 
 // Scope resolution (scope.cpp): annotates every Name of the module with its storage.
 void resolve_module(ModuleAst& m);
 
 void install_builtins(Interp& in);  // builtins.cpp: Python built-ins, math, typing, dataclasses, enum
+void install_numpy(Interp& in);     // numpy_lite.cpp: numpy's dtypes and compile-time helpers
 void install_nki(Interp& in);       // nki_lang.cpp: nki, nki.language, nki.isa (+ neuronxcc aliases)
 // Attributes of built-in types (str/list/dict/... methods), methods.cpp. False if there is none.
 bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out);

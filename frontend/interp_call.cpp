@@ -3,6 +3,7 @@
 #include "frontend/interp.h"
 #include "frontend/nki.h"
 #include "frontend/small_vec.h"
+#include "frontend/utf8.h"
 
 namespace nkisim::frontend {
 
@@ -80,10 +81,19 @@ static void bind_params(FunctionObj* fn, CallArgs& a, std::vector<Value>& slots)
 
 Value Interp::call_function(FunctionObj* fn, CallArgs& a) {
   const FuncCode* code = fn->code;
+  if (code->is_async) raise("TypeError", "async function " + fname(code) + " is not supported in NKI kernels");
   if (code->has_yield) raise("TypeError", "generator function " + fname(code) + " is not supported in NKI kernels");
   if (frames_ >= opts.max_frames)
     throw Error("maximum recursion depth exceeded (" + std::to_string(opts.max_frames) + " Python frames)");
   step();
+  if (in_kernel && code->scope.global_decl) {
+    ModuleObj* m = fn->module.as<ModuleObj>();
+    Error e("the 'global' statement is not supported in NKI kernels (in " + fname(code) +
+                "); pass the value as an argument or return it",
+            loc_in(m, code->scope.global_decl));
+    if (a.site) e.notes.push_back({loc_of(a.site), "called from here"});
+    throw e;
+  }
   Value frame = make<FrameObj>();
   auto* fr = frame.as<FrameObj>();
   fr->parent = fn->closure;
@@ -115,9 +125,22 @@ Value Interp::call_function(FunctionObj* fn, CallArgs& a) {
     if (fl == Flow::Return) return std::move(ret_value);
     return Value();
   } catch (Error& e) {
-    if (a.site && e.loc && e.notes.size() < 50) e.notes.push_back({loc_in(caller, a.site), "called from here"});
+    if (a.site && e.loc) add_call_note(e, loc_in(caller, a.site));
     throw;
   }
+}
+
+// Adds "called from here" to an error leaving a call; recursion through one call site becomes one note
+// "called from here (N times)"; at most 50 notes.
+void add_call_note(Error& e, const SourceLoc& site) {
+  static const std::string kNote = "called from here";
+  if (!e.notes.empty() && e.notes.back().first == site && e.notes.back().second.rfind(kNote, 0) == 0) {
+    std::string& text = e.notes.back().second;
+    long n = text.size() > kNote.size() ? std::stol(text.substr(kNote.size() + 2)) : 1;
+    text = kNote + " (" + std::to_string(n + 1) + " times)";
+    return;
+  }
+  if (e.notes.size() < 50) e.notes.push_back({site, kNote});
 }
 
 void bind_args(const char* fname, const ParamSpec* params, size_t n, CallArgs& a, Value* out) {
@@ -156,7 +179,14 @@ Value Interp::call(const Value& fn, CallArgs& a) {
       return call_function(fn.as<FunctionObj>(), a);
     case VK::Builtin: {
       auto* b = fn.as<BuiltinObj>();
-      return b->fn(*this, *b, a);
+      // Host-only (opaque) arguments: HostValueError (module-level host statements are then skipped).
+      for (size_t i = 0; i < a.npos + a.nkw; ++i) {
+        const Value& v = i < a.npos ? a.pos[i] : a.kw[i - a.npos].second;
+        if (v.is(VK::Opaque) && typeid(*v.obj()) == typeid(OpaqueObj)) opaque_used(v);
+      }
+      Value r = b->fn(*this, *b, a);
+      check_instruction_budget();
+      return r;
     }
     case VK::BoundMethod: {
       auto* m = fn.as<BoundMethodObj>();
@@ -176,11 +206,10 @@ Value Interp::call(const Value& fn, CallArgs& a) {
       return call(m, a);
     }
     case VK::Opaque:
-      if (frames_ > 0)
-        raise("TypeError", "'" + fn.as<OpaqueObj>()->what + "' is not available at kernel compile time (module '" +
-                               fn.as<OpaqueObj>()->what.substr(0, fn.as<OpaqueObj>()->what.find('.')) +
-                               "' is not supported by the NKI front end)");
+      if (in_kernel) opaque_used(fn);
       return make<OpaqueObj>(fn.as<OpaqueObj>()->what + "()");
+    case VK::DType:
+      return convert_to_dtype(*this, fn.dtype_v(), a);
     case VK::NkiOp:
       raise("TypeError", "nl." + nki_ops()[fn.nki_op_index()].name +
                              "(...) as a function is not supported yet; pass it as op= of a nki.isa instruction");
@@ -190,11 +219,16 @@ Value Interp::call(const Value& fn, CallArgs& a) {
 }
 
 // Synthesised __init__ of dataclasses / NKIObject subclasses: fields in order, defaults from the class.
-static void dataclass_init(Interp& in, ClassObj* cls, const Value& self, CallArgs& a) {
+std::vector<Sym> dataclass_fields(const ClassObj* cls) {
   std::vector<Sym> fields;
   for (auto it = cls->mro.rbegin(); it != cls->mro.rend(); ++it)
     for (Sym s : (*it)->fields)
       if (std::find(fields.begin(), fields.end(), s) == fields.end()) fields.push_back(s);
+  return fields;
+}
+
+static void dataclass_init(Interp& in, ClassObj* cls, const Value& self, CallArgs& a) {
+  std::vector<Sym> fields = dataclass_fields(cls);
   if (a.npos > fields.size())
     raise("TypeError", cls->name + "() takes " + std::to_string(fields.size()) + " positional arguments but " +
                            std::to_string(a.npos) + " were given");
@@ -212,13 +246,41 @@ static void dataclass_init(Interp& in, ClassObj* cls, const Value& self, CallArg
     if (inst->attrs.count(s)) continue;
     const Value* d = cls->lookup(s);
     if (!d || d->is_unbound()) raise("TypeError", cls->name + "() missing required argument '" + sym_str(s) + "'");
-    inst->attrs[s] = *d;
+    if (d->is(VK::Builtin) && d->as<BuiltinObj>()->name == kDefaultFactory)
+      inst->attrs[s] = in.call0(d->as<BuiltinObj>()->self, a.site);
+    else
+      inst->attrs[s] = *d;
   }
   if (const Value* post = cls->lookup(S::__post_init__)) {
     Value selfv = self;
     CallArgs b{&selfv, 1, nullptr, 0, a.site};
     in.call(*post, b);
   }
+}
+
+void Interp::opaque_used(const Value& v) {
+  const OpaqueObj* o = v.as<OpaqueObj>();
+  if (!o->reason.empty()) {
+    PyError e("HostValueError",
+              "'" + o->what + "' has no compile-time value: its module-level statement failed (" + o->reason + ")");
+    if (o->where.known()) e.notes.push_back({o->where, "the statement that failed"});
+    throw e;
+  }
+  std::string mod = o->what.substr(0, o->what.find('.'));
+  throw PyError("HostValueError", "'" + o->what + "' is not available at kernel compile time (module '" + mod +
+                                      "' is host-side code that the NKI front end does not evaluate)");
+}
+
+void Interp::reject_legacy(const std::string& what) {
+  raise("ImportError", "'" + what +
+                           "': the legacy neuronxcc.nki API cannot be used inside an nki.jit kernel (NKI 0.4+); use "
+                           "nki, nki.language and nki.isa instead");
+}
+
+void Interp::reject_class(const ClassObj* cls, const char* what) {
+  raise("TypeError", std::string(what) + " '" + cls->name +
+                         "' cannot be used in an NKI kernel: classes must inherit NKIObject (class " + cls->name +
+                         "(nl.NKIObject): ...)");
 }
 
 Value Interp::make_instance(ClassObj* cls, CallArgs& a) {
@@ -232,6 +294,7 @@ Value Interp::make_instance(ClassObj* cls, CallArgs& a) {
     }
     raise("ValueError", repr(a.pos[0]) + " is not a valid " + cls->name);
   }
+  if (in_kernel && !cls->kernel_ok()) reject_class(cls, "class");
   Value inst = make<InstanceObj>(Value(cls));
   const Value* init = cls->lookup(S::__init__);
   if (init && !(init->is(VK::Builtin) && init->as<BuiltinObj>()->name == "object.__init__")) {
@@ -277,13 +340,19 @@ bool Interp::try_get_attr(const Value& obj, Sym name, Value* out) {
   switch (obj.kind()) {
     case VK::Module: {
       auto* m = obj.as<ModuleObj>();
+      if (m->legacy && in_kernel && nki->current_api) reject_legacy(m->name + "." + sym_str(name));
       auto it = m->globals.find(name);
-      if (it == m->globals.end()) return false;
+      if (it == m->globals.end()) {
+        if (!m->open) return false;
+        *out = make<OpaqueObj>(m->name + "." + sym_str(name));
+        return true;
+      }
       *out = it->second;
       return true;
     }
     case VK::Instance: {
       auto* inst = obj.as<InstanceObj>();
+      if (in_kernel && !inst->cls.as<ClassObj>()->kernel_ok()) reject_class(inst->cls.as<ClassObj>(), "an instance of");
       auto it = inst->attrs.find(name);
       if (it != inst->attrs.end()) {
         *out = it->second;
@@ -447,6 +516,20 @@ Value Interp::get_item(const Value& obj, const Value& key) {
     }
     case VK::Str: {
       const std::string& s = str_of(obj);
+      if (!obj.as<StrObj>()->bytes && !utf8::is_ascii(s)) {  // index by code point
+        std::vector<size_t> off = utf8::offsets(s);
+        const int64_t len = int64_t(off.size()) - 1;
+        auto cp = [&](int64_t i) { return s.substr(off[i], off[i + 1] - off[i]); };
+        if (key.is(VK::Slice)) {
+          int64_t start, stop, stp;
+          int64_t n = slice_indices(*this, key.as<SliceObj>(), len, &start, &stop, &stp);
+          std::string out;
+          for (int64_t k = 0, i = start; k < n; ++k, i += stp) out += cp(i);
+          return make_str(std::move(out));
+        }
+        if (!key.is_int_like()) raise("TypeError", "string indices must be integers, not '" + type_name(key) + "'");
+        return make_str(cp(norm_index(*this, key, len, "string")));
+      }
       if (key.is(VK::Slice)) {
         int64_t start, stop, stp;
         int64_t n = slice_indices(*this, key.as<SliceObj>(), int64_t(s.size()), &start, &stop, &stp);

@@ -4,6 +4,16 @@
 
 namespace nkisim::frontend {
 
+bool Interp::condition(const Expr* test, FrameObj* f) {
+  Value v = eval(test, f);
+  try {
+    return truthy(v);
+  } catch (Error& e) {
+    if (!e.loc) e.loc = loc_of(test);
+    throw;
+  }
+}
+
 Flow Interp::exec_body(const Body& body, FrameObj* f) {
   for (const Stmt* s : body) {
     Flow fl = exec(s, f);
@@ -173,7 +183,7 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
       }
       case NK::While: {
         auto* w = static_cast<const WhileStmt*>(s);
-        while (truthy(eval(w->test, f))) {
+        while (condition(w->test, f)) {
           step();
           Flow fl = exec_body(w->body, f);
           if (fl == Flow::Break) return Flow::Normal;
@@ -183,7 +193,7 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
       }
       case NK::If: {
         auto* i = static_cast<const IfStmt*>(s);
-        return truthy(eval(i->test, f)) ? exec_body(i->body, f) : exec_body(i->orelse, f);
+        return condition(i->test, f) ? exec_body(i->body, f) : exec_body(i->orelse, f);
       }
       case NK::Return: {
         auto* r = static_cast<const ReturnStmt*>(s);
@@ -228,7 +238,10 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
       }
       case NK::Raise: {
         auto* r = static_cast<const RaiseStmt*>(s);
-        if (!r->exc) raise("RuntimeError", "No active exception to reraise");
+        if (!r->exc) {
+          if (handling_.empty()) raise("RuntimeError", "No active exception to reraise");
+          throw handling_.back();
+        }
         Value e = eval(r->exc, f);
         if (e.is(VK::Class)) e = call0(e, r->exc);
         if (!e.is(VK::Instance) || !e.as<InstanceObj>()->cls.as<ClassObj>()->is_exception)
@@ -247,6 +260,8 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
       case NK::Global:
       case NK::Nonlocal:
         return Flow::Normal;
+      case NK::Match:  // host code at module level is skipped like other host-only statements
+        throw PyError("HostValueError", "match statements are not supported by the NKI front end");
       case NK::Delete: {
         for (const Expr* t : static_cast<const DeleteStmt*>(s)->targets) {
           if (t->kind == NK::Name)
@@ -304,14 +319,12 @@ Flow Interp::exec_try(const TryStmt* t, FrameObj* f) {
         }
       }
       if (!handler) throw;
-      if (handler->name) {
-        Value exc = e.exc ? Value(e.exc) : Value();
-        if (!exc.is(VK::Instance)) {
-          exc = make<InstanceObj>(Value(exception_class(e.type)));
-          exc.as<InstanceObj>()->attrs[S::args] = make_tuple({make_str(e.what())});
-        }
-        store_name(handler->name, exc, f);
-      }
+      if (handler->name) store_name(handler->name, exception_value(e), f);
+      handling_.push_back(e);  // for a bare `raise` in the handler
+      struct Pop {
+        std::vector<PyError>& v;
+        ~Pop() { v.pop_back(); }
+      } pop{handling_};
       result = exec_body(handler->body, f);
     }
     if (!raised && result == Flow::Normal) result = exec_body(t->orelse, f);
@@ -331,39 +344,45 @@ Flow Interp::exec_try(const TryStmt* t, FrameObj* f) {
   return result;
 }
 
-Flow Interp::exec_with(const WithStmt* w, FrameObj* f) {
-  // Nested context managers: enter in order, exit in reverse.
-  std::vector<Value> managers;
-  struct Exit {
-    Interp& in;
-    std::vector<Value>& ms;
-    const Node* site;
-    bool ok = false;
-    ~Exit() noexcept(false) {
-      for (auto it = ms.rbegin(); it != ms.rend(); ++it) {
-        Value m;
-        if (in.try_get_attr(*it, S::__exit__, &m)) {
-          Value args[3];
-          CallArgs a{args, 3, nullptr, 0, site};
-          if (ok || !std::uncaught_exceptions()) in.call(m, a);
-        }
-      }
-    }
-  } exit{*this, managers, w};
-  for (auto& item : w->items) {
-    Value ctx = eval(item.context, f);
-    Value enter;
-    if (!try_get_attr(ctx, S::__enter__, &enter))
-      raise("TypeError", "'" + type_name(ctx) + "' object does not support the context manager protocol");
-    CallArgs a;
-    a.site = item.context;
-    Value entered = call(enter, a);
-    managers.push_back(ctx);
+Flow Interp::exec_with(const WithStmt* w, FrameObj* f) { return exec_with_items(w, 0, f); }
+
+// Python's with: __enter__, the rest (inner items, then the body), then __exit__(None, None, None); if a
+// Python exception escapes, __exit__(type, value, None) runs instead and a true result suppresses it.
+// Compile errors that are not Python exceptions (budgets, ...) are not seen by __exit__.
+Flow Interp::exec_with_items(const WithStmt* w, size_t i, FrameObj* f) {
+  if (i == w->items.size()) return exec_body(w->body, f);
+  const WithItem& item = w->items[i];
+  Value ctx = eval(item.context, f);
+  Value enter, exit_fn;
+  if (!try_get_attr(ctx, S::__enter__, &enter) || !try_get_attr(ctx, S::__exit__, &exit_fn))
+    raise("TypeError", "'" + type_name(ctx) + "' object does not support the context manager protocol");
+  Value entered = call0(enter, item.context);
+  auto call_exit = [&](Value type, Value exc) {
+    Value saved = ret_value;  // __exit__ must not clobber a `return` value of the body
+    Value args[3] = {std::move(type), std::move(exc), Value()};
+    CallArgs a{args, 3, nullptr, 0, item.context};
+    bool suppress = truthy(call(exit_fn, a));
+    ret_value = std::move(saved);
+    return suppress;
+  };
+  Flow fl;
+  try {
     if (item.vars) assign(item.vars, entered, f);
+    fl = exec_with_items(w, i + 1, f);
+  } catch (PyError& e) {
+    Value exc = exception_value(e);
+    if (call_exit(exc.as<InstanceObj>()->cls, exc)) return Flow::Normal;
+    throw;
   }
-  Flow fl = exec_body(w->body, f);
-  exit.ok = true;
+  call_exit(Value(), Value());
   return fl;
+}
+
+Value Interp::exception_value(const PyError& e) {
+  if (e.exc) return Value(e.exc);
+  Value exc = make<InstanceObj>(Value(exception_class(e.type)));
+  exc.as<InstanceObj>()->attrs[S::args] = make_tuple({make_str(e.what())});
+  return exc;
 }
 
 void Interp::exec_class(const ClassDefStmt* c, FrameObj* f) {
@@ -386,6 +405,7 @@ void Interp::exec_class(const ClassDefStmt* c, FrameObj* f) {
     cls->is_nkiobject |= base->is_nkiobject;
     cls->frozen |= base->frozen;
   }
+  if (in_kernel && !cls->kernel_ok()) reject_class(cls, "class");
   bool enum_root = cls->is_enum;
   Value frame = make<FrameObj>();
   auto* cf = frame.as<FrameObj>();

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "frontend/interp.h"
+#include "frontend/lexer.h"
+#include "frontend/utf8.h"
 
 namespace nkisim::frontend {
 namespace {
@@ -20,6 +22,39 @@ const std::string& want_str(const Value& v, const BuiltinObj& b) {
   return str_of(v);
 }
 Value str_like(const Value& self, std::string s) { return make<StrObj>(std::move(s), self.as<StrObj>()->bytes); }
+
+// Maps every code point of `s` (bytes objects: every byte) through f(code point, index).
+template <class F>
+std::string map_chars(const std::string& s, bool bytes, F f) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0, n, k = 0; i < s.size(); i += n, ++k) {
+    uint32_t c = bytes ? (n = 1, (unsigned char)s[i]) : utf8::decode(s, i, &n);
+    uint32_t m = f(c, k);
+    if (bytes || m < 0x80)
+      out += char(m);
+    else
+      append_utf8(out, m);
+  }
+  return out;
+}
+template <class P>
+bool all_chars(const std::string& s, bool bytes, P p) {
+  for (size_t i = 0, n; i < s.size(); i += n)
+    if (!p(bytes ? (n = 1, (unsigned char)s[i]) : utf8::decode(s, i, &n))) return false;
+  return true;
+}
+// Character counts and offsets: code points for str, bytes for bytes.
+size_t char_len(const std::string& s, bool bytes) { return bytes ? s.size() : utf8::length(s); }
+size_t byte_offset(const std::string& s, bool bytes, int64_t chars) {
+  if (bytes || utf8::is_ascii(s)) return size_t(chars);
+  size_t i = 0;
+  for (int64_t k = 0; k < chars && i < s.size(); ++k) i += utf8::seq_len((unsigned char)s[i]);
+  return i;
+}
+int64_t char_index(const std::string& s, bool bytes, size_t byte) {
+  return bytes ? int64_t(byte) : int64_t(utf8::length(std::string_view(s).substr(0, byte)));
+}
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -174,6 +209,7 @@ std::string str_format(Interp& in, const std::string& fmt, CallArgs& a) {
 Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
   const Value& self = b.self;
   const std::string& s = str_of(self);
+  const bool bytes = self.as<StrObj>()->bytes;
   Sym m = Sym(b.data);
   switch (m) {
     case S::join: {
@@ -211,6 +247,16 @@ Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
     case S::rstrip: {
       want(b, a, 0, 1);
       std::string chars = a.npos && !a.pos[0].is_none() ? want_str(a.pos[0], b) : std::string(" \t\n\r\f\v");
+      if (!bytes && !(utf8::is_ascii(chars) && utf8::is_ascii(s))) {  // strip whole code points
+        std::vector<size_t> off = utf8::offsets(s);
+        auto in_set = [&](size_t k) { return chars.find(s.substr(off[k], off[k + 1] - off[k])) != std::string::npos; };
+        size_t lo = 0, hi = off.size() - 1;
+        if (m != S::rstrip)
+          while (lo < hi && in_set(lo)) ++lo;
+        if (m != S::lstrip)
+          while (hi > lo && in_set(hi - 1)) --hi;
+        return str_like(self, s.substr(off[lo], off[hi] - off[lo]));
+      }
       size_t lo = 0, hi = s.size();
       if (m != S::rstrip)
         while (lo < hi && chars.find(s[lo]) != std::string::npos) ++lo;
@@ -223,37 +269,37 @@ Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
     case S::casefold:
     case S::swapcase: {
       want(b, a, 0, 0);
-      std::string out = s;
-      for (auto& c : out)
-        c = char(m == S::upper ? toupper(c) : m == S::swapcase ? (isupper(c) ? tolower(c) : toupper(c)) : tolower(c));
-      return str_like(self, out);
+      return str_like(self, map_chars(s, bytes, [&](uint32_t c, size_t) {
+                        if (bytes && c >= 0x80) return c;
+                        return m == S::upper      ? utf8::to_upper(c)
+                               : m == S::swapcase ? (utf8::is_upper(c) ? utf8::to_lower(c) : utf8::to_upper(c))
+                                                  : utf8::to_lower(c);
+                      }));
     }
     case S::title:
     case S::capitalize: {
       want(b, a, 0, 0);
-      std::string out = s;
       bool start = true;
-      for (size_t i = 0; i < out.size(); ++i) {
-        char c = out[i];
-        if (m == S::capitalize)
-          out[i] = char(i == 0 ? toupper(c) : tolower(c));
-        else {
-          out[i] = char(start ? toupper(c) : tolower(c));
-          start = !isalpha((unsigned char)c);
-        }
-      }
-      return str_like(self, out);
+      return str_like(self, map_chars(s, bytes, [&](uint32_t c, size_t k) {
+                        if (bytes && c >= 0x80) return c;
+                        if (m == S::capitalize) return k == 0 ? utf8::to_upper(c) : utf8::to_lower(c);
+                        uint32_t r = start ? utf8::to_upper(c) : utf8::to_lower(c);
+                        start = !utf8::is_alpha(c);
+                        return r;
+                      }));
     }
     case S::startswith:
     case S::endswith: {
       want(b, a, 1, 3);
       std::vector<Value> opts = a.pos[0].is(VK::Tuple) ? items_of(a.pos[0]) : std::vector<Value>{a.pos[0]};
+      const int64_t len = int64_t(char_len(s, bytes));
       int64_t start = a.npos > 1 ? in.to_index(a.pos[1], "start") : 0;
-      int64_t end = a.npos > 2 ? in.to_index(a.pos[2], "end") : int64_t(s.size());
-      if (start < 0) start = std::max<int64_t>(0, start + int64_t(s.size()));
-      if (end < 0) end = std::max<int64_t>(0, end + int64_t(s.size()));
-      end = std::min<int64_t>(end, int64_t(s.size()));
-      std::string sub = start <= end ? s.substr(start, end - start) : std::string();
+      int64_t end = a.npos > 2 ? in.to_index(a.pos[2], "end") : len;
+      if (start < 0) start = std::max<int64_t>(0, start + len);
+      if (end < 0) end = std::max<int64_t>(0, end + len);
+      end = std::min<int64_t>(end, len);
+      size_t bs = byte_offset(s, bytes, start), be = byte_offset(s, bytes, end);
+      std::string sub = start <= end ? s.substr(bs, be - bs) : std::string();
       for (auto& o : opts) {
         const std::string& p = want_str(o, b);
         if (m == S::startswith ? sub.compare(0, p.size(), p) == 0 && sub.size() >= p.size()
@@ -291,31 +337,32 @@ Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
     case S::count: {
       want(b, a, 1, 3);
       const std::string& sub = want_str(a.pos[0], b);
-      int64_t n = int64_t(s.size());
+      int64_t n = int64_t(char_len(s, bytes));
       int64_t start = a.npos > 1 && !a.pos[1].is_none() ? in.to_index(a.pos[1], "start") : 0;
       int64_t end = a.npos > 2 && !a.pos[2].is_none() ? in.to_index(a.pos[2], "end") : n;
       if (start < 0) start = std::max<int64_t>(0, start + n);
       if (end < 0) end = std::max<int64_t>(0, end + n);
       end = std::min(end, n);
+      const size_t bs = byte_offset(s, bytes, start), be = byte_offset(s, bytes, end);
       if (m == S::count) {
         if (start > end) return Value::integer(0);
-        std::string hay = s.substr(start, end - start);
-        if (sub.empty()) return Value::integer(int64_t(hay.size()) + 1);
+        std::string hay = s.substr(bs, be - bs);
+        if (sub.empty()) return Value::integer(int64_t(char_len(hay, bytes)) + 1);
         int64_t c = 0;
         for (size_t p = hay.find(sub); p != std::string::npos; p = hay.find(sub, p + sub.size())) ++c;
         return Value::integer(c);
       }
       size_t pos = std::string::npos;
       if (start <= end) {
-        std::string hay = s.substr(start, end - start);
+        std::string hay = s.substr(bs, be - bs);
         size_t p = m == S::rfind ? hay.rfind(sub) : hay.find(sub);
-        if (p != std::string::npos) pos = p + start;
+        if (p != std::string::npos) pos = p + bs;
       }
       if (pos == std::string::npos) {
         if (m == S::index) raise("ValueError", "substring not found");
         return Value::integer(-1);
       }
-      return Value::integer(int64_t(pos));
+      return Value::integer(char_index(s, bytes, pos));
     }
     case S::format:
       return make_str(str_format(in, s, a));
@@ -335,25 +382,25 @@ Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
             std::all_of(s.begin(), s.end(), [](char c) { return isalnum((unsigned char)c) || c == '_'; }));
       if (m == S::isupper || m == S::islower) {
         bool cased = false;
-        for (char c : s) {
-          if (isalpha((unsigned char)c)) {
-            cased = true;
-            if (m == S::isupper ? islower((unsigned char)c) : isupper((unsigned char)c)) return Value::boolean(false);
-          }
-        }
-        return Value::boolean(cased);
+        bool ok = all_chars(s, bytes, [&](uint32_t c) {
+          if (bytes && c >= 0x80) return true;
+          if (utf8::is_upper(c) || utf8::is_lower(c)) cased = true;
+          return !(m == S::isupper ? utf8::is_lower(c) : utf8::is_upper(c));
+        });
+        return Value::boolean(ok && cased);
       }
-      return Value::boolean(std::all_of(s.begin(), s.end(), [&](char ch) {
-        unsigned char c = ch;
-        return m == S::isalpha ? isalpha(c) : m == S::isalnum ? isalnum(c) : m == S::isspace ? is_ws(ch) : isdigit(c);
+      return Value::boolean(all_chars(s, bytes, [&](uint32_t c) {
+        bool alpha = !(bytes && c >= 0x80) && utf8::is_alpha(c), digit = c >= '0' && c <= '9';
+        return m == S::isalpha ? alpha : m == S::isalnum ? alpha || digit : m == S::isspace ? c < 0x80 && is_ws(char(c)) : digit;
       }));
     }
     case S::zfill: {
       want(b, a, 1, 1);
       int64_t w = in.to_index(a.pos[0], "width");
-      if (int64_t(s.size()) >= w) return self;
+      const int64_t len = int64_t(char_len(s, bytes));
+      if (len >= w) return self;
       size_t signs = !s.empty() && (s[0] == '-' || s[0] == '+');
-      return str_like(self, s.substr(0, signs) + std::string(w - s.size(), '0') + s.substr(signs));
+      return str_like(self, s.substr(0, signs) + std::string(w - len, '0') + s.substr(signs));
     }
     case S::ljust:
     case S::rjust:
@@ -361,8 +408,10 @@ Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
       want(b, a, 1, 2);
       int64_t w = in.to_index(a.pos[0], "width");
       std::string fill = a.npos > 1 ? want_str(a.pos[1], b) : " ";
-      if (int64_t(s.size()) >= w) return self;
-      size_t n = w - s.size();
+      if (char_len(fill, bytes) != 1) raise("TypeError", "The fill character must be exactly one character long");
+      const int64_t len = int64_t(char_len(s, bytes));
+      if (len >= w) return self;
+      size_t n = w - len;
       auto rep = [&](size_t k) {
         std::string r;
         for (size_t i = 0; i < k; ++i) r += fill;
@@ -757,6 +806,17 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
       }
       if (name == S::step) {
         *out = s->step;
+        return true;
+      }
+      if (sym_name(name) == "indices") {
+        *out = in.builtin("slice.indices", [](Interp& in, const BuiltinObj& b, CallArgs& a) -> Value {
+          want(b, a, 1, 1);
+          int64_t len = in.to_index(a.pos[0], "slice.indices() length");
+          if (len < 0) raise("ValueError", "length should not be negative");
+          int64_t start, stop, step;
+          slice_indices(in, b.self.as<SliceObj>(), len, &start, &stop, &step);
+          return make_tuple({Value::integer(start), Value::integer(stop), Value::integer(step)});
+        }, obj);
         return true;
       }
       return false;

@@ -7,6 +7,7 @@
 
 #include "frontend/interp.h"
 #include "isa/instruction.h"
+#include "isa/target.h"
 
 namespace nkisim::frontend {
 
@@ -44,17 +45,25 @@ struct NkiState {
   const Node* hint_call = nullptr;                 // `name = nl.ndarray(...)`: the call and the name
   Sym hint_name = 0;
   int nc_version = 3;
+  bool current_api = false;  // the kernel is decorated with nki.jit (not neuronxcc.nki.jit)
   Value tile_size;  // the nl.tile_size namespace
 };
 
-// Dtype names from isa/dtypes.def (kept local so the front end needs nothing else from isa/dtype.cpp).
-std::string_view dtype_str(isa::DType t);
-std::optional<isa::DType> dtype_from_name(std::string_view name);
 inline bool buffer_on_chip(ir::Buffer b) { return b == ir::Buffer::sbuf || b == ir::Buffer::psum; }
+
+// nl.tile_size constants and nki.isa.get_nc_version() for the target (called before the kernel runs).
+void set_target_constants(Interp& in, const isa::TargetDesc& t);
+
+// np.float32(x), ...: a number converted to the dtype (numpy_lite.cpp).
+Value convert_to_dtype(Interp& in, isa::DType t, CallArgs& a);
 
 // Creates a kernel tensor and returns a full view of it.
 Value new_tensor(Interp& in, ir::Tensor t);
+// Dtype names are isa::dtype_name / isa::parse_dtype; these aliases remain for binding files that use them.
+inline std::string_view dtype_str(isa::DType t) { return isa::dtype_name(t); }
+inline std::optional<isa::DType> dtype_from_name(std::string_view name) { return isa::parse_dtype(name); }
+// "(128, 512)" and "sbuf": the IR's spellings (ir::shape_string, ir::buffer_name).
 std::string shape_str(const std::vector<int64_t>& shape);
-std::string buffer_str(ir::Buffer b);
+inline std::string buffer_str(ir::Buffer b) { return std::string(ir::buffer_name(b)); }
 
 }  // namespace nkisim::frontend

@@ -129,7 +129,7 @@ Value isa_memset(Interp& in, const BuiltinObj&, CallArgs& a) {
                    dt == isa::DType::float8_e4m3fn || dt == isa::DType::float8_e8m0fnu);
   if (int_dst && v[1].is(VK::Float) && v[1].f() != double(int64_t(v[1].f())))
     raise("ValueError",
-          "memset: value " + in.repr(v[1]) + " is not an integer but dst has dtype " + std::string(dtype_str(dt)));
+          "memset: value " + in.repr(v[1]) + " is not an integer but dst has dtype " + std::string(isa::dtype_name(dt)));
   b.params().imm0 = value;
   b.engine(v[2]);
   b.name(v[3]);

@@ -1,11 +1,318 @@
-// nki_isa_tensor.cpp - nki.isa bindings: Tensor Engine instructions (nc_matmul, nc_transpose, ...).
+// nki_isa_tensor.cpp - nki.isa bindings: Tensor Engine instructions (nc_matmul, nc_transpose) and the
+// matmul_perf_mode enum. nc_matmul emits load_stationary + multiply_moving (machine.md §4); accumulate=None
+// is inferred per PSUM element (docs/tensor-engine.md). Limits and dtype rules: nki-isa.md §3.1.
+#include <unordered_map>
+
 #include "frontend/isa_builder.h"
 
 namespace nkisim::frontend {
+namespace {
+using namespace isa_binding;
+using isa::DType;
+
+// ---- shapes -------------------------------------------------------------------------------------------
+
+int64_t partitions_of(const TensorObj* t) { return t->view.dims.empty() ? 1 : t->view.dims[0].count; }
+int64_t free_of(const TensorObj* t) {
+  int64_t n = 1;
+  for (size_t i = 1; i < t->view.dims.size(); ++i) n *= t->view.dims[i].count;
+  return n;
+}
+std::string shape_of(const TensorObj* t) { return shape_str(t->view.shape()); }
+std::string pair_str(int64_t a, int64_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
+std::string dts(DType t) { return std::string(isa::dtype_name(t)); }
+
+bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
+bool is_fp32_class(DType t) { return t == DType::float32 || t == DType::tfloat32; }
+
+void check_input_dtype(const char* arg, DType t, int ncv) {
+  switch (t) {
+    case DType::float8_e4m3:
+    case DType::float8_e5m2:
+    case DType::bfloat16:
+    case DType::float16:
+    case DType::tfloat32:
+    case DType::float32:
+      return;
+    case DType::float8_e4m3fn:
+      if (ncv >= 4) return;
+      raise("ValueError", std::string("nc_matmul: ") + arg + " dtype float8_e4m3fn needs trn3");
+    default:
+      break;
+  }
+  raise("ValueError", std::string("nc_matmul: ") + arg + " dtype " + dts(t) +
+                          " is not supported (expected float8_e4m3, float8_e5m2, " +
+                          (ncv >= 4 ? "float8_e4m3fn, " : "") + "bfloat16, float16, tfloat32 or float32)");
+}
+
+// ---- accumulate=None inference --------------------------------------------------------------------------
+// Per PSUM tensor and element: was its latest write an (accumulating-capable) matmul? Kept incrementally
+// over the kernel's ops (append-only while a kernel compiles), bound to the nc_matmul builtin as `self`.
+struct PsumTracker : OpaqueObj {
+  const ir::Kernel* kernel = nullptr;
+  size_t scanned = 0;
+  std::unordered_map<int, std::vector<uint8_t>> state;  // tensor id -> 1 per element written by a matmul
+  PsumTracker() : OpaqueObj("nki-sim PSUM accumulation tracker") {}
+};
+
+// Calls f(first, last) for the base-dtype element range of every element of view v.
+template <class F>
+void for_each_element(const ir::View& v, const ir::Tensor& base, F&& f) {
+  const int64_t vs = isa::dtype_size(v.dtype), bs = isa::dtype_size(base.dtype);
+  const size_t nd = v.dims.size();
+  std::vector<int64_t> idx(nd, 0);
+  for (auto& d : v.dims)
+    if (d.count <= 0) return;
+  while (true) {
+    int64_t e = v.offset;
+    for (size_t i = 0; i < nd; ++i) e += idx[i] * v.dims[i].stride;
+    f(e * vs / bs, (e * vs + vs - 1) / bs);
+    size_t i = nd;
+    while (i > 0 && ++idx[i - 1] == v.dims[i - 1].count) idx[--i] = 0;
+    if (i == 0) return;
+  }
+}
+
+void track_op(PsumTracker& tr, const ir::Kernel& k, const ir::Op& op) {
+  const isa::InstrInfo& inf = isa::info(op.opcode);
+  const bool mm = op.opcode == isa::Opcode::multiply_moving && !op.params.transpose;
+  for (int s = 0; s < inf.num_operands; ++s) {
+    if (!inf.operands[s].written || !op.operands[s]) continue;
+    const ir::View& v = *op.operands[s];
+    const ir::Tensor& base = k.tensors[size_t(v.tensor)];
+    if (base.buffer != ir::Buffer::psum) continue;
+    auto& st = tr.state[v.tensor];
+    if (st.empty()) {
+      if (!mm) continue;
+      st.assign(size_t(base.num_elements()), 0);
+    }
+    for_each_element(v, base, [&](int64_t a, int64_t b) {
+      for (int64_t e = std::max<int64_t>(a, 0); e <= b && e < int64_t(st.size()); ++e) st[size_t(e)] = mm;
+    });
+  }
+}
+
+// accumulate for a matmul writing `dst`: false if no element was written by a matmul since its last other
+// write, true if all were; a mix cannot be expressed by one instruction and is an error.
+bool infer_accumulate(Interp& in, PsumTracker& tr, const TensorObj* dst) {
+  const ir::Kernel& k = in.kernel;
+  if (tr.kernel != &k || tr.scanned > k.ops.size()) {
+    tr.kernel = &k;
+    tr.scanned = 0;
+    tr.state.clear();
+  }
+  for (; tr.scanned < k.ops.size(); ++tr.scanned) track_op(tr, k, k.ops[tr.scanned]);
+  auto it = tr.state.find(dst->id);
+  if (it == tr.state.end()) return false;
+  size_t total = 0, written = 0;
+  for_each_element(dst->view, dst->base(), [&](int64_t a, int64_t b) {
+    for (int64_t e = std::max<int64_t>(a, 0); e <= b && e < int64_t(it->second.size()); ++e) {
+      ++total;
+      written += it->second[size_t(e)];
+    }
+  });
+  if (written == 0) return false;
+  if (written == total) return true;
+  raise("ValueError", "nc_matmul: cannot infer accumulate for dst '" + dst->base().name +
+                          "': " + std::to_string(written) + " of its " + std::to_string(total) +
+                          " elements hold an earlier matmul result and the others do not; pass accumulate=True or "
+                          "accumulate=False");
+}
+
+// ---- nc_matmul ------------------------------------------------------------------------------------------
+
+bool flag(Interp& in, const Value& v) { return present(v) && in.truthy(v); }
+
+// tile_position / tile_size: () or None = no tiling, else a pair of ints.
+bool int_pair(Interp& in, const Value& v, const char* arg, int64_t out[2]) {
+  if (!present(v)) return false;
+  if (!v.is(VK::Tuple) && !v.is(VK::List))
+    raise("TypeError", std::string("nc_matmul: ") + arg + " must be a tuple of two ints, got '" + type_name(v) + "'");
+  auto& items = items_of(v);
+  if (items.empty()) return false;
+  if (items.size() != 2 || !items[0].is_int_like() || !items[1].is_int_like())
+    raise("ValueError", std::string("nc_matmul: ") + arg + " must be a tuple of two ints, got " + in.repr(v));
+  out[0] = items[0].i();
+  out[1] = items[1].i();
+  return true;
+}
+
+Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
+  static const ParamSpec ps[] = {
+      {"dst", true},         {"stationary", true}, {"moving", true}, {"is_stationary_onezero"},
+      {"is_moving_onezero"}, {"is_transpose"},     {"accumulate"},   {"tile_position"},
+      {"tile_size"},         {"perf_mode"},        {"name"}};
+  Value v[11];
+  bind("nc_matmul", ps, a, v);
+  const int ncv = in.nki->nc_version;
+  const std::string target = in.kernel.target;
+  OpBuilder ls(in, "nc_matmul", isa::Opcode::load_stationary);
+  OpBuilder mm(in, "nc_matmul", isa::Opcode::multiply_moving);
+  auto* dst = mm.operand(0, v[0], "dst");
+  auto* st = ls.operand(0, v[1], "stationary");
+  auto* mv = mm.operand(1, v[2], "moving");
+  flag(in, v[3]);  // is_*_onezero: performance hints for FP32 operands; not modelled (docs/tensor-engine.md)
+  flag(in, v[4]);
+  const bool transpose = flag(in, v[5]);
+
+  // perf_mode: nisa.matmul_perf_mode.none / .double_row (string values), or the legacy 'double_row_gen3'.
+  bool dbl = false;
+  if (present(v[9])) {
+    if (!v[9].is(VK::Str))
+      raise("TypeError",
+            "nc_matmul: perf_mode must be a nki.isa.matmul_perf_mode value, got '" + type_name(v[9]) + "'");
+    const std::string& pm = str_of(v[9]);
+    if (pm == "double_row" || pm == "double_row_gen3")
+      dbl = true;
+    else if (pm != "none")
+      raise("ValueError",
+            "nc_matmul: perf_mode must be matmul_perf_mode.none or matmul_perf_mode.double_row, got '" + pm + "'");
+  }
+
+  // Shapes: stationary [K, M], moving [K, N], dst [M, N]; double_row: [K, 2, M] and [K, 2, N].
+  const int64_t K = partitions_of(st), Km = partitions_of(mv);
+  int64_t M = free_of(st), N = free_of(mv);
+  if (dbl) {
+    if (ncv < 3) raise("ValueError", "nc_matmul: perf_mode=double_row needs trn2 or later, not " + target);
+    if (!is_fp8(st->view.dtype) || !is_fp8(mv->view.dtype))
+      raise("ValueError", "nc_matmul: perf_mode=double_row needs float8 inputs, got stationary " + dts(st->view.dtype) +
+                              " and moving " + dts(mv->view.dtype));
+    if (transpose) raise("ValueError", "nc_matmul: perf_mode=double_row cannot be combined with is_transpose=True");
+    for (auto [t, nm] : {std::pair{st, "stationary"}, std::pair{mv, "moving"}})
+      if (t->view.dims.size() < 3 || t->view.dims[1].count != 2)
+        raise("ValueError", std::string("nc_matmul: perf_mode=double_row needs ") + nm + " of shape (K, 2, " +
+                                (t == st ? "M" : "N") + "), got " + shape_of(t));
+    M /= 2;
+    N /= 2;
+  }
+  if (K != Km)
+    raise("ValueError", "nc_matmul: stationary and moving must have the same partition (contraction) size K, got " +
+                            std::to_string(K) + " and " + std::to_string(Km));
+  if (M > 128)
+    raise("ValueError", "nc_matmul: stationary free size " + std::to_string(M) +
+                            " exceeds 128 (gemm_stationary_fmax, the PE array's columns)");
+  const bool bf16_out = dst->view.dtype == DType::bfloat16;
+  const int64_t nmax = ncv >= 4 ? (bf16_out ? 8192 : 4096) : 512;
+  if (N > nmax)
+    raise("ValueError", "nc_matmul: moving free size " + std::to_string(N) + " exceeds " + std::to_string(nmax) +
+                            (ncv >= 4 ? " on " + target : " (gemm_moving_fmax: one PSUM bank of float32)"));
+  if (partitions_of(dst) != M || free_of(dst) != N)
+    raise("ValueError",
+          "nc_matmul: dst has shape " + shape_of(dst) + " but stationary.T @ moving has shape " + pair_str(M, N));
+
+  // Dtypes.
+  const DType sd = st->view.dtype, md = mv->view.dtype, dd = dst->view.dtype;
+  check_input_dtype("stationary", sd, ncv);
+  check_input_dtype("moving", md, ncv);
+  if (is_fp32_class(sd) != is_fp32_class(md))
+    raise("ValueError", "nc_matmul: float32/tfloat32 inputs must pair with float32/tfloat32, got stationary " +
+                            dts(sd) + " and moving " + dts(md));
+  if ((sd == DType::float8_e4m3fn && md == DType::float8_e4m3) ||
+      (sd == DType::float8_e4m3 && md == DType::float8_e4m3fn))
+    raise("ValueError", "nc_matmul: float8_e4m3fn cannot be mixed with float8_e4m3");
+  if (transpose) {
+    if (dd != sd)
+      raise("ValueError",
+            "nc_matmul: with is_transpose=True dst must have the stationary's dtype " + dts(sd) + ", got " + dts(dd));
+  } else if (!(dd == DType::float32 || (ncv >= 4 && bf16_out))) {
+    raise("ValueError", "nc_matmul: dst must be float32" + std::string(ncv >= 4 ? " or bfloat16" : "") + " on " +
+                            target + ", got " + dts(dd));
+  }
+
+  // PE tiling (validated; the placement does not change the numerics, see docs/tensor-engine.md).
+  int64_t pos[2], size[2];
+  const bool has_pos = int_pair(in, v[7], "tile_position", pos), has_size = int_pair(in, v[8], "tile_size", size);
+  if (has_pos != has_size) raise("ValueError", "nc_matmul: tile_position and tile_size must be given together");
+  if (has_size) {
+    for (int d = 0; d < 2; ++d) {
+      const char* what = d ? "column" : "row";
+      const bool ok = size[d] == 128 || size[d] == 64 || (size[d] == 32 && ncv >= 3);
+      if (!ok)
+        raise("ValueError", std::string("nc_matmul: tile_size ") + what + " size must be " +
+                                (ncv >= 3 ? "32, 64 or 128" : "64 or 128") + ", got " + std::to_string(size[d]));
+      if (pos[d] < 0 || pos[d] % size[d] || pos[d] + size[d] > 128)
+        raise("ValueError", std::string("nc_matmul: tile_position ") + what + " " + std::to_string(pos[d]) +
+                                " must be a multiple of the tile size " + std::to_string(size[d]) +
+                                " inside the 128 x 128 PE array");
+    }
+    if (K > size[0] || M > size[1])
+      raise("ValueError", "nc_matmul: stationary (K=" + std::to_string(K) + ", M=" + std::to_string(M) +
+                              ") does not fit tile_size " + pair_str(size[0], size[1]));
+    if (dbl && size[1] != 128)
+      raise("ValueError", "nc_matmul: perf_mode=double_row cannot be combined with column tiling");
+  }
+
+  // accumulate: True / False, or None = inferred per PSUM element.
+  bool acc;
+  if (present(v[6])) {
+    acc = in.truthy(v[6]);
+  } else if (transpose) {
+    acc = false;
+  } else {
+    acc = infer_accumulate(in, *self.self.as<PsumTracker>(), dst);
+  }
+  if (transpose && acc) raise("ValueError", "nc_matmul: is_transpose=True cannot accumulate");
+
+  mm.name(v[10]);
+  ls.params().double_row = dbl;
+  mm.params().double_row = dbl;
+  mm.params().transpose = transpose;
+  mm.params().accumulate = acc;
+  ls.emit();
+  return mm.emit();
+}
+
+// ---- nc_transpose ---------------------------------------------------------------------------------------
+
+Value isa_nc_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"dst", true}, {"data", true}, {"engine"}, {"name"}};
+  Value v[4];
+  bind("nc_transpose", ps, a, v);
+  if (!v[0].is(VK::Tensor)) raise("TypeError", "nc_transpose: dst must be a tensor, got '" + type_name(v[0]) + "'");
+  // Engine: engine= if given, else by the destination buffer (NKI 0.4.0+): PSUM -> Tensor, SBUF -> Vector.
+  bool pe = v[0].as<TensorObj>()->base().buffer == ir::Buffer::psum;
+  if (present(v[2])) {
+    if (!v[2].is(VK::Enum) || v[2].enum_type() != EnumEngine)
+      raise("TypeError", "nc_transpose: engine must be a nki.isa.engine value, got '" + type_name(v[2]) + "'");
+    const int e = v[2].enum_value();
+    if (e == kEngineTensor)
+      pe = true;
+    else if (e == kEngineVector)
+      pe = false;
+    else if (e != kEngineUnknown)
+      raise("ValueError", std::string("nc_transpose: engine=") + enum_member_name(EnumEngine, e) +
+                              " cannot execute this instruction (allowed: tensor, vector)");
+  }
+  OpBuilder b(in, "nc_transpose", pe ? isa::Opcode::nc_transpose_pe : isa::Opcode::nc_transpose_ve);
+  auto* dst = b.operand(0, v[0], "dst");
+  auto* data = b.operand(1, v[1], "data");
+  const int64_t P = partitions_of(data), F = free_of(data);
+  const int64_t lim = pe ? 128 : 32;
+  if (P > lim || F > lim)
+    raise("ValueError", std::string("nc_transpose: the ") + (pe ? "Tensor" : "Vector") + " Engine transposes at most " +
+                            pair_str(lim, lim) + ", but data has shape " + shape_of(data));
+  if (partitions_of(dst) != F || free_of(dst) != P)
+    raise("ValueError", "nc_transpose: dst has shape " + shape_of(dst) + " but the transpose of data " +
+                            pair_str(P, F) + " has shape " + pair_str(F, P));
+  if (dst->view.dtype != data->view.dtype)
+    raise("ValueError",
+          "nc_transpose: dst dtype " + dts(dst->view.dtype) + " differs from data dtype " + dts(data->view.dtype));
+  b.name(v[3]);
+  return b.emit();
+}
+
+}  // namespace
 
 void install_nki_isa_tensor(Interp& in, ModuleObj* isa) {
-  (void)in;
-  (void)isa;
+  Value tracker = make<PsumTracker>();
+  isa->globals[intern("nc_matmul")] = in.builtin("nc_matmul", isa_nc_matmul, tracker);
+  isa->globals[intern("nc_transpose")] = in.builtin("nc_transpose", isa_nc_transpose);
+  if (!isa->globals.count(intern("matmul_perf_mode"))) {  // nki-isa.md §1.7: string-valued members
+    Value em = make<ModuleObj>("matmul_perf_mode");
+    em.as<ModuleObj>()->globals[intern("none")] = make_str("none");
+    em.as<ModuleObj>()->globals[intern("double_row")] = make_str("double_row");
+    isa->globals[intern("matmul_perf_mode")] = em;
+  }
 }
 
 }  // namespace nkisim::frontend

@@ -12,22 +12,6 @@ namespace nkisim::frontend {
 
 // ---------------------------------------------------------------- tables
 
-std::string_view dtype_str(isa::DType t) {
-  static const char* const names[] = {
-#define DTYPE(id, name, bytes, kind, descr) name,
-#include "isa/dtypes.def"
-#undef DTYPE
-  };
-  return names[int(t)];
-}
-
-std::optional<isa::DType> dtype_from_name(std::string_view name) {
-  for (int i = 0; i < isa::kNumDTypes; ++i)
-    if (dtype_str(isa::DType(i)) == name) return isa::DType(i);
-  if (name == "bool") return isa::DType::bool_;
-  return std::nullopt;
-}
-
 const std::vector<NkiOpInfo>& nki_ops() {
   static const std::vector<NkiOpInfo> ops = [] {
     std::vector<NkiOpInfo> v;
@@ -81,29 +65,7 @@ const char* enum_member_name(int type, int value) {
   return "?";
 }
 
-std::string buffer_str(ir::Buffer b) {
-  switch (b) {
-    case ir::Buffer::sbuf:
-      return "sbuf";
-    case ir::Buffer::psum:
-      return "psum";
-    case ir::Buffer::hbm:
-      return "hbm";
-    case ir::Buffer::shared_hbm:
-      return "shared_hbm";
-  }
-  return "?";
-}
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) s += ",";
-  return s + ")";
-}
+std::string shape_str(const std::vector<int64_t>& shape) { return ir::shape_string(shape); }
 
 std::string nki_repr(const Value& v) {
   switch (v.kind()) {
@@ -114,7 +76,7 @@ std::string nki_repr(const Value& v) {
     case VK::Enum:
       return std::string(enum_type(v.enum_type()).name) + "." + enum_member_name(v.enum_type(), v.enum_value());
     case VK::DType:
-      return std::string(dtype_str(v.dtype_v()));
+      return std::string(isa::dtype_name(v.dtype_v()));
     default:
       return std::string("<") + vk_type_name(v.kind()) + ">";
   }
@@ -146,7 +108,7 @@ const Value* kw(CallArgs& a, const char* name) {
 isa::DType want_dtype(const Value& v, const char* fname) {
   if (v.is(VK::DType)) return v.dtype_v();
   if (v.is(VK::Str)) {
-    if (auto d = dtype_from_name(str_of(v))) return *d;
+    if (auto d = isa::parse_dtype(str_of(v))) return *d;
     raise("TypeError", std::string(fname) + ": unknown dtype '" + str_of(v) + "'");
   }
   raise("TypeError",
@@ -311,13 +273,14 @@ Value nki_jit(Interp& in, const BuiltinObj& b, CallArgs& a) {
       if (sym_name(a.kw[i].first) == "platform_target")
         raise("TypeError", "nki.jit(): platform_target= is not supported (select the target with --target)");
     a.pos[0].as<FunctionObj>()->jit = true;
+    a.pos[0].as<FunctionObj>()->legacy_jit = b.data == 1;
     return a.pos[0];
   }
   if (a.npos > 0) raise("TypeError", b.name + "() expects a function");
   for (size_t i = 0; i < a.nkw; ++i)
     if (sym_name(a.kw[i].first) == "platform_target")
       raise("TypeError", "nki.jit(): platform_target= is not supported (select the target with --target)");
-  return in.builtin(b.name.c_str(), nki_jit);
+  return in.builtin(b.name.c_str(), nki_jit, Value(), b.data);
 }
 
 Value nisa_get_nc_version(Interp& in, const BuiltinObj&, CallArgs& a) {
@@ -326,6 +289,27 @@ Value nisa_get_nc_version(Interp& in, const BuiltinObj&, CallArgs& a) {
 }
 
 }  // namespace
+
+void set_target_constants(Interp& in, const isa::TargetDesc& t) {
+  in.nki->nc_version = t.nc_version;
+  ModuleObj* ts = in.nki->tile_size.as<ModuleObj>();
+  auto set = [&](const char* name, double v) { in.set_global(ts, name, Value::integer(int64_t(v))); };
+  const double bank_bytes = t.psum_partition_bytes / t.psum_banks;
+  // Usable SBUF per partition: LIB's trn2 figure (224 KiB - 16384 - 8 - 256) applied to every target.
+  const double sbuf_usable = t.sbuf_partition_bytes - 16384 - 8 - 256;
+  set("pmax", t.partitions);
+  set("psum_bank_fmax", bank_bytes / 4);  // fp32 elements
+  set("psum_fmax", bank_bytes / 4);       // deprecated alias
+  set("psum_bank_fmax_bytes", bank_bytes);
+  set("psum_num_banks", t.psum_banks);
+  set("gemm_stationary_fmax", t.pe_rows);
+  set("gemm_moving_fmax", 512);
+  set("bn_stats_fmax", 512);
+  set("sbuf_size_bytes", t.sbuf_partition_bytes * t.partitions);
+  set("sbuf_fmax_bytes", sbuf_usable);
+  set("sbuf_fmax", sbuf_usable / 4);  // fp32 elements
+  set("total_available_sbuf_size", sbuf_usable);
+}
 
 void install_nki(Interp& in) {
   in.nki = std::make_unique<NkiState>();
@@ -341,7 +325,7 @@ void install_nki(Interp& in) {
   def(nki, "trace", nki_jit);
 
   // dtypes, buffers, op codes
-  for (int i = 0; i < isa::kNumDTypes; ++i) nl->globals[intern(dtype_str(isa::DType(i)))] = Value::dtype(isa::DType(i));
+  for (int i = 0; i < isa::kNumDTypes; ++i) nl->globals[intern(isa::dtype_name(isa::DType(i)))] = Value::dtype(isa::DType(i));
   nl->globals[intern("sbuf")] = Value::buffer(ir::Buffer::sbuf);
   nl->globals[intern("psum")] = Value::buffer(ir::Buffer::psum);
   nl->globals[intern("hbm")] = Value::buffer(ir::Buffer::hbm);
@@ -367,6 +351,7 @@ void install_nki(Interp& in) {
   def(nl, "is_sbuf", nl_buffer_pred, 3);
   Value nr = make<ClassObj>("no_reorder");
   nr.as<ClassObj>()->mro.push_back(nr.as<ClassObj>());
+  nr.as<ClassObj>()->builtin = true;
   nr.as<ClassObj>()->set(S::__enter__, in.builtin("__enter__", ctx_noop));
   nr.as<ClassObj>()->set(S::__exit__, in.builtin("__exit__", ctx_noop));
   def(nl, "no_reorder", nl_no_reorder, 0, nr);
@@ -375,18 +360,10 @@ void install_nki(Interp& in) {
   nkiobj.as<ClassObj>()->mro.push_back(nkiobj.as<ClassObj>());
   nl->globals[intern("NKIObject")] = nkiobj;
 
-  // nl.tile_size: plain ints (nki-language.md §4.1)
+  // nl.tile_size: plain ints, set per target by set_target_constants (trn2 until then).
   in.nki->tile_size = make<ModuleObj>("tile_size");
-  ModuleObj* ts = in.nki->tile_size.as<ModuleObj>();
-  in.set_global(ts, "pmax", Value::integer(128));
-  in.set_global(ts, "psum_bank_fmax", Value::integer(512));
-  in.set_global(ts, "psum_fmax", Value::integer(512));
-  in.set_global(ts, "psum_bank_fmax_bytes", Value::integer(2048));
-  in.set_global(ts, "psum_num_banks", Value::integer(8));
-  in.set_global(ts, "gemm_stationary_fmax", Value::integer(128));
-  in.set_global(ts, "gemm_moving_fmax", Value::integer(512));
-  in.set_global(ts, "bn_stats_fmax", Value::integer(512));
   nl->globals[intern("tile_size")] = in.nki->tile_size;
+  if (auto trn2 = isa::find_target("trn2")) set_target_constants(in, *trn2);
 
   // nki.isa: enums and instructions
   for (int t = 0; t < EnumCount; ++t) {
@@ -402,16 +379,20 @@ void install_nki(Interp& in) {
   for (const char* n : {"tensor", "mutable_tensor"})
     typing->globals[intern(n)] = make<OpaqueObj>(std::string("nki.typing.") + n);
 
-  // Legacy import paths map onto the same modules.
-  in.new_module("neuronxcc");
-  Value legacy = in.new_module("neuronxcc.nki");
-  for (auto& [k, v] : nki->globals)
-    if (k != S::__name__) legacy.as<ModuleObj>()->globals[k] = v;
-  for (const char* sub : {"language", "isa", "typing"}) {
-    Value m = in.module_cache[intern(std::string("nki.") + sub)];
-    in.module_cache[intern(std::string("neuronxcc.nki.") + sub)] = m;
-    legacy.as<ModuleObj>()->globals[intern(sub)] = m;
-  }
+  // Legacy import paths: copies of the same namespaces, marked so that current-API kernels (decorated with
+  // nki.jit) reject their use (nki-language.md §1.1, 0.4.0). neuronxcc.nki.jit marks a legacy kernel.
+  in.new_module("neuronxcc").as<ModuleObj>()->legacy = true;
+  auto legacy_copy = [&](const char* from, const std::string& to) {
+    Value m = in.new_module(to);
+    for (auto& [k, v] : in.module_cache[intern(from)].as<ModuleObj>()->globals)
+      if (k != S::__name__) m.as<ModuleObj>()->globals[k] = v;
+    m.as<ModuleObj>()->legacy = true;
+    return m.as<ModuleObj>();
+  };
+  ModuleObj* legacy = legacy_copy("nki", "neuronxcc.nki");
+  def(legacy, "jit", nki_jit, 1);
+  def(legacy, "trace", nki_jit, 1);
+  for (const char* sub : {"language", "isa", "typing"}) legacy_copy((std::string("nki.") + sub).c_str(), std::string("neuronxcc.nki.") + sub);
 }
 
 }  // namespace nkisim::frontend

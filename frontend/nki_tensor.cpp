@@ -1,5 +1,7 @@
-// nki_tensor.cpp - NkiTensor attributes (shape, dtype, buffer, ...), view methods (reshape, slice, select,
-// permute, broadcast, expand_dim, squeeze_dim) and indexing (ints, slices, nl.ds, ...), via ir/view.h.
+// nki_tensor.cpp - NkiTensor attributes (shape, dtype, buffer, ...), view methods (reshape, reshape_dim,
+// flatten_dims, slice, select, permute, broadcast, expand_dim, squeeze_dim, view/reinterpret_cast, ap,
+// get_pattern) and indexing (ints, slices, nl.ds, ...), via ir/view.h.
+#include "frontend/isa_builder.h"
 #include "frontend/nki.h"
 #include "ir/view.h"
 
@@ -7,11 +9,12 @@ namespace nkisim::frontend {
 
 std::string TensorObj::repr() const {
   const ir::Tensor& t = base();
-  return "tensor('" + t.name + "', shape=" + shape_str(view.shape()) + ", dtype=" + std::string(dtype_str(view.dtype)) +
+  return "tensor('" + t.name + "', shape=" + shape_str(view.shape()) + ", dtype=" + std::string(isa::dtype_name(view.dtype)) +
          ", buffer=" + buffer_str(t.buffer) + ")";
 }
 
 namespace {
+using isa_binding::present;
 
 Value shape_tuple(const std::vector<int64_t>& s) {
   std::vector<Value> items;
@@ -22,9 +25,18 @@ Value shape_tuple(const std::vector<int64_t>& s) {
 Value with_view(const TensorObj* t, ir::View v) { return make<TensorObj>(t->id, std::move(v), t->kernel); }
 
 std::vector<int64_t> int_list(Interp& in, const Value& v, const char* what) {
-  std::vector<int64_t> out;
   if (v.is_int_like()) return {v.i()};
+  std::vector<int64_t> out;
   for (auto& x : in.to_vector(v)) out.push_back(in.to_index(x, what));
+  return out;
+}
+
+// f(shape) or f(d0, d1, ...): a shape given as one sequence or as positional ints.
+std::vector<int64_t> shape_args(Interp& in, CallArgs& a, const char* fname, const char* what) {
+  if (a.nkw) raise("TypeError", std::string(fname) + "() takes no keyword arguments");
+  if (a.npos == 1 && !a.pos[0].is_int_like()) return int_list(in, a.pos[0], what);
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < a.npos; ++i) out.push_back(in.to_index(a.pos[i], what));
   return out;
 }
 
@@ -36,80 +48,172 @@ int norm_dim(int64_t d, size_t nd, const char* fname) {
   return int(d);
 }
 
+isa::DType dtype_arg(const Value& v, const char* fname) {
+  if (v.is(VK::DType)) return v.dtype_v();
+  if (v.is(VK::Str))
+    if (auto d = isa::parse_dtype(str_of(v))) return *d;
+  raise("TypeError", std::string(fname) + ": dtype must be an NKI dtype such as nl.bfloat16, got " +
+                         (v.is(VK::Str) ? "'" + str_of(v) + "'" : "'" + type_name(v) + "'"));
+}
+
+[[noreturn]] void not_supported_yet(const std::string& what) {
+  raise("NotImplementedError", what + " is not supported yet by nki-sim");
+}
+
+// One NkiTensor method: the tensor, whether it is on chip, its rank, the arguments.
+struct MethodCtx {
+  Interp& in;
+  const TensorObj* t;
+  bool on_chip;
+  size_t nd;
+  CallArgs& a;
+  int dim(const Value& v, const char* fname) { return norm_dim(in.to_index(v, fname), nd, fname); }
+  template <size_t N>
+  void bind(const char* fname, const ParamSpec (&ps)[N], Value* out) {
+    bind_args(fname, ps, N, a, out);
+  }
+};
+
+Value m_reshape(MethodCtx& c) {
+  return with_view(c.t, ir::reshape_view(c.t->view, shape_args(c.in, c.a, "reshape", "reshape() shape"), c.on_chip));
+}
+
+Value m_reshape_dim(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"dim", true}, {"shape", true}};
+  Value v[2];
+  c.bind("reshape_dim", ps, v);
+  int d = c.dim(v[0], "reshape_dim");
+  return with_view(c.t, ir::reshape_dim(c.t->view, d, int_list(c.in, v[1], "reshape_dim() shape"), c.on_chip));
+}
+
+Value m_flatten_dims(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"start", true}, {"end", true}};
+  Value v[2];
+  c.bind("flatten_dims", ps, v);
+  return with_view(c.t, ir::flatten_dims(c.t->view, c.dim(v[0], "flatten_dims"), c.dim(v[1], "flatten_dims"), c.on_chip));
+}
+
+Value m_slice(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"dim", true}, {"start", true}, {"end", true}, {"step"}};
+  Value v[4];
+  c.bind("slice", ps, v);
+  int d = c.dim(v[0], "slice");
+  int64_t n = c.t->view.dims[d].count;
+  int64_t start = v[1].is_none() ? 0 : c.in.to_index(v[1], "slice() start");
+  int64_t end = v[2].is_none() ? n : c.in.to_index(v[2], "slice() end");
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  int64_t step = v[3].is_unbound() || v[3].is_none() ? 1 : c.in.to_index(v[3], "slice() step");
+  if (c.on_chip && d == 0 && step != 1)
+    raise("ValueError", "the partition dimension cannot be sliced with a step (got step " + std::to_string(step) + ")");
+  return with_view(c.t, ir::slice_dim(c.t->view, d, start, end, step));
+}
+
+Value m_select(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"dim", true}, {"index", true}};
+  Value v[2];
+  c.bind("select", ps, v);
+  int d = c.dim(v[0], "select");
+  if (c.on_chip && d == 0) raise("ValueError", "select: the partition dimension of an on-chip tensor cannot be selected");
+  if (v[1].is(VK::Tensor)) not_supported_yet("select() with a dynamic (tensor) index");
+  int64_t i = c.in.to_index(v[1], "select() index");
+  if (i < 0) i += c.t->view.dims[d].count;
+  return with_view(c.t, ir::select_dim(c.t->view, d, i));
+}
+
+Value m_permute(MethodCtx& c) {
+  std::vector<int64_t> order = shape_args(c.in, c.a, "permute", "permute() dims");
+  std::vector<int> o;
+  for (auto x : order) o.push_back(x < 0 ? int(x + int64_t(c.nd)) : int(x));
+  return with_view(c.t, ir::permute_view(c.t->view, o, c.on_chip));
+}
+
+Value m_broadcast(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"dim", true}, {"size", true}};
+  Value v[2];
+  c.bind("broadcast", ps, v);
+  int d = c.dim(v[0], "broadcast");
+  return with_view(c.t, ir::broadcast_dim(c.t->view, d, c.in.to_index(v[1], "broadcast() size"), c.on_chip));
+}
+
+Value m_expand_dim(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"dim", true}};
+  Value v[1];
+  c.bind("expand_dim", ps, v);
+  int64_t d = c.in.to_index(v[0], "expand_dim() dim");
+  if (d < 0) d += int64_t(c.nd) + 1;
+  return with_view(c.t, ir::expand_dim(c.t->view, int(d), c.on_chip));
+}
+
+Value m_squeeze_dim(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"dim", true}};
+  Value v[1];
+  c.bind("squeeze_dim", ps, v);
+  return with_view(c.t, ir::squeeze_dim(c.t->view, c.dim(v[0], "squeeze_dim"), c.on_chip));
+}
+
+Value m_view(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"dtype", true}};
+  Value v[1];
+  c.bind("view", ps, v);
+  return with_view(c.t, ir::reinterpret_view(c.t->view, dtype_arg(v[0], "view")));
+}
+
+// ap(pattern, offset=None, scalar_offset=None, vector_offset=None, indirect_dim=0, dtype=None): addresses the
+// storage directly (not composable with the view it is called on); offset=None means 0.
+Value m_ap(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"pattern", true}, {"offset"},       {"scalar_offset"},
+                                 {"vector_offset"}, {"indirect_dim"}, {"dtype"}};
+  Value v[6];
+  c.bind("ap", ps, v);
+  if (present(v[2])) not_supported_yet("ap(scalar_offset=...) (a dynamic offset)");
+  if (present(v[3])) not_supported_yet("ap(vector_offset=...) (an indirect offset)");
+  if (present(v[4]) && c.in.to_index(v[4], "ap() indirect_dim") != 0)
+    raise("ValueError", "ap: indirect_dim is only meaningful with scalar_offset or vector_offset");
+  std::vector<ir::ViewDim> pattern;
+  if (!v[0].is(VK::List) && !v[0].is(VK::Tuple))
+    raise("TypeError", "ap: pattern must be a list of [stride, count] pairs, got '" + type_name(v[0]) + "'");
+  for (auto& pair : items_of(v[0])) {
+    if ((!pair.is(VK::List) && !pair.is(VK::Tuple)) || items_of(pair).size() != 2)
+      raise("TypeError", "ap: each pattern entry must be a [stride, count] pair, got " + c.in.repr(pair));
+    pattern.push_back(ir::ViewDim{c.in.to_index(items_of(pair)[0], "ap() strides"),
+                                  c.in.to_index(items_of(pair)[1], "ap() counts")});
+  }
+  int64_t offset = present(v[1]) ? c.in.to_index(v[1], "ap() offset") : 0;
+  isa::DType dt = present(v[5]) ? dtype_arg(v[5], "ap") : c.t->view.dtype;
+  return with_view(c.t, ir::ap_view(c.t->base(), c.t->id, dt, pattern, offset));
+}
+
+Value m_get_pattern(MethodCtx& c) {
+  if (c.a.npos || c.a.nkw) raise("TypeError", "get_pattern() takes no arguments");
+  std::vector<Value> pairs;
+  for (auto& d : c.t->view.dims) pairs.push_back(make_list({Value::integer(d.stride), Value::integer(d.count)}));
+  return make_list(std::move(pairs));
+}
+
+Value m_is_contiguous(MethodCtx& c) { return Value::boolean(ir::is_contiguous(c.t->view)); }
+Value m_is_indirect(MethodCtx&) { return Value::boolean(false); }
+Value m_vector_select(MethodCtx&) { not_supported_yet("vector_select() (an indirect view)"); }
+Value m_indirect(MethodCtx&) { not_supported_yet("indirect() (an indirect view)"); }
+Value m_rearrange(MethodCtx&) { not_supported_yet("rearrange()"); }
+
+struct TensorMethod {
+  const char* name;
+  Value (*fn)(MethodCtx&);
+};
+constexpr TensorMethod kMethods[] = {
+    {"reshape", m_reshape},         {"reshape_dim", m_reshape_dim},     {"flatten_dims", m_flatten_dims},
+    {"slice", m_slice},             {"select", m_select},               {"permute", m_permute},
+    {"broadcast", m_broadcast},     {"expand_dim", m_expand_dim},       {"squeeze_dim", m_squeeze_dim},
+    {"view", m_view},               {"reinterpret_cast", m_view},       {"ap", m_ap},
+    {"get_pattern", m_get_pattern}, {"is_contiguous", m_is_contiguous}, {"is_indirect", m_is_indirect},
+    {"vector_select", m_vector_select}, {"indirect", m_indirect},       {"rearrange", m_rearrange},
+};
+
 Value tensor_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
   const TensorObj* t = b.self.as<TensorObj>();
-  bool on_chip = buffer_on_chip(t->base().buffer);
-  std::string m = b.name.substr(b.name.find('.') + 1);
-  const char* fn = m.c_str();
-  size_t nd = t->view.dims.size();
-  if (m == "reshape") {
-    std::vector<int64_t> shape;
-    if (a.npos == 1 && !a.pos[0].is_int_like())
-      shape = int_list(in, a.pos[0], "reshape() shape");
-    else
-      for (size_t i = 0; i < a.npos; ++i) shape.push_back(in.to_index(a.pos[i], "reshape() shape"));
-    if (a.nkw) raise("TypeError", "reshape() takes no keyword arguments");
-    return with_view(t, ir::reshape_view(t->view, shape, on_chip));
-  }
-  if (m == "slice") {
-    static const ParamSpec ps[] = {{"dim", true}, {"start", true}, {"end", true}, {"step"}};
-    Value v[4];
-    bind_args("slice", ps, 4, a, v);
-    int d = norm_dim(in.to_index(v[0], "slice() dim"), nd, fn);
-    int64_t n = t->view.dims[d].count;
-    int64_t start = in.to_index(v[1], "slice() start"), end = in.to_index(v[2], "slice() end");
-    if (start < 0) start += n;
-    if (end < 0) end += n;
-    int64_t step = v[3].is_unbound() ? 1 : in.to_index(v[3], "slice() step");
-    if (on_chip && d == 0 && step != 1)
-      raise("ValueError",
-            "the partition dimension cannot be sliced with a step (got step " + std::to_string(step) + ")");
-    return with_view(t, ir::slice_dim(t->view, d, start, end, step));
-  }
-  if (m == "select") {
-    static const ParamSpec ps[] = {{"dim", true}, {"index", true}};
-    Value v[2];
-    bind_args("select", ps, 2, a, v);
-    int d = norm_dim(in.to_index(v[0], "select() dim"), nd, fn);
-    if (on_chip && d == 0)
-      raise("ValueError", "select: the partition dimension of an on-chip tensor cannot be selected");
-    if (v[1].is(VK::Tensor)) raise("ValueError", "select: dynamic (tensor) indices are not supported yet");
-    int64_t i = in.to_index(v[1], "select() index");
-    if (i < 0) i += t->view.dims[d].count;
-    return with_view(t, ir::select_dim(t->view, d, i));
-  }
-  if (m == "permute") {
-    std::vector<int64_t> order;
-    if (a.npos == 1 && !a.pos[0].is_int_like())
-      order = int_list(in, a.pos[0], "permute() dims");
-    else
-      for (size_t i = 0; i < a.npos; ++i) order.push_back(in.to_index(a.pos[i], "permute() dims"));
-    std::vector<int> o(order.begin(), order.end());
-    return with_view(t, ir::permute_view(t->view, o, on_chip));
-  }
-  if (m == "broadcast") {
-    static const ParamSpec ps[] = {{"dim", true}, {"size", true}};
-    Value v[2];
-    bind_args("broadcast", ps, 2, a, v);
-    int d = norm_dim(in.to_index(v[0], "broadcast() dim"), nd, fn);
-    return with_view(t, ir::broadcast_dim(t->view, d, in.to_index(v[1], "broadcast() size"), on_chip));
-  }
-  if (m == "expand_dim") {
-    static const ParamSpec ps[] = {{"dim", true}};
-    Value v[1];
-    bind_args("expand_dim", ps, 1, a, v);
-    int64_t d = in.to_index(v[0], "expand_dim() dim");
-    if (d < 0) d += int64_t(nd) + 1;
-    return with_view(t, ir::expand_dim(t->view, int(d), on_chip));
-  }
-  if (m == "squeeze_dim") {
-    static const ParamSpec ps[] = {{"dim", true}};
-    Value v[1];
-    bind_args("squeeze_dim", ps, 1, a, v);
-    return with_view(t, ir::squeeze_dim(t->view, norm_dim(in.to_index(v[0], "squeeze_dim() dim"), nd, fn), on_chip));
-  }
-  if (m == "is_contiguous") return Value::boolean(ir::is_contiguous(t->view));
-  raise("AttributeError", "'NkiTensor' object has no attribute '" + m + "'");
+  MethodCtx c{in, t, buffer_on_chip(t->base().buffer), t->view.dims.size(), a};
+  return kMethods[b.data].fn(c);
 }
 
 }  // namespace
@@ -153,10 +257,9 @@ bool nki_attr(Interp& in, const Value& obj, Sym name, Value* out) {
         *out = shape_tuple(s);
         return true;
       }
-      for (const char* m :
-           {"reshape", "slice", "select", "permute", "broadcast", "expand_dim", "squeeze_dim", "is_contiguous"})
-        if (n == m) {
-          *out = in.builtin((std::string("NkiTensor.") + m).c_str(), tensor_method, obj);
+      for (size_t i = 0; i < std::size(kMethods); ++i)
+        if (n == kMethods[i].name) {
+          *out = in.builtin(kMethods[i].name, tensor_method, obj, int64_t(i));
           return true;
         }
       return false;
@@ -179,7 +282,7 @@ bool nki_attr(Interp& in, const Value& obj, Sym name, Value* out) {
       return false;
     case VK::DType:
       if (name == S::name || name == S::__name__) {
-        *out = make_str(std::string(dtype_str(obj.dtype_v())));
+        *out = make_str(std::string(isa::dtype_name(obj.dtype_v())));
         return true;
       }
       return false;

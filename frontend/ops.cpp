@@ -4,6 +4,7 @@
 
 #include "frontend/interp.h"
 #include "frontend/nki.h"
+#include "frontend/utf8.h"
 
 namespace nkisim::frontend {
 
@@ -241,7 +242,7 @@ Value Interp::binop(BinKind k, const Value& a, const Value& b) {
     CallArgs ca{&arg, 1, nullptr, 0, cur_site_};
     return call(m, ca);
   }
-  if (a.is(VK::Opaque) || b.is(VK::Opaque)) return make<OpaqueObj>("<expression>");
+  if (a.is(VK::Opaque) || b.is(VK::Opaque)) opaque_used(a.is(VK::Opaque) ? a : b);
   if (a.is(VK::Tensor) || b.is(VK::Tensor))
     raise("TypeError", std::string("tensor operator '") + bin_symbol(k) +
                            "' is not supported; compute with nki.isa instructions (e.g. nisa.tensor_tensor)");
@@ -273,7 +274,7 @@ Value Interp::unary(UnaryKind k, const Value& v) {
     Value m;
     if (try_get_attr(v, intern(names[int(k)]), &m)) return call0(m, cur_site_);
   }
-  if (v.is(VK::Opaque)) return v;
+  if (v.is(VK::Opaque)) opaque_used(v);
   const char* sym[] = {"not", "-", "+", "~"};
   raise("TypeError", std::string("bad operand type for unary ") + sym[int(k)] + ": '" + type_name(v) + "'");
 }
@@ -289,7 +290,18 @@ bool Interp::equal(const Value& a, const Value& b) {
       CallArgs ca{&arg, 1, nullptr, 0, cur_site_};
       return truthy(call(m, ca));
     }
-    return a.is_heap() && b.is_heap() && a.obj() == b.obj();
+    if (a.is_heap() && b.is_heap() && a.obj() == b.obj()) return true;
+    // Dataclasses compare their fields when both sides are of the same class.
+    auto* cls = x.as<InstanceObj>()->cls.as<ClassObj>();
+    bool dc = false;
+    for (ClassObj* c : cls->mro) dc |= c->dataclass;
+    if (!dc || !y.is(VK::Instance) || y.as<InstanceObj>()->cls.obj() != cls) return false;
+    for (Sym s : dataclass_fields(cls)) {
+      auto &xa = x.as<InstanceObj>()->attrs, &ya = y.as<InstanceObj>()->attrs;
+      auto i = xa.find(s), j = ya.find(s);
+      if (i == xa.end() || j == ya.end() || !equal(i->second, j->second)) return false;
+    }
+    return true;
   }
   if ((a.is(VK::Tuple) && b.is(VK::Tuple)) || (a.is(VK::List) && b.is(VK::List))) {
     auto &x = items_of(a), &y = items_of(b);
@@ -311,6 +323,9 @@ bool Interp::compare(CmpKind k, const Value& a, const Value& b) {
       return !equal(a, b);
     case CmpKind::Is:
     case CmpKind::IsNot: {
+      if (in_kernel && !a.is_none() && !b.is_none())
+        raise("TypeError", std::string("'") + (k == CmpKind::Is ? "is" : "is not") +
+                               "' is only supported with None in NKI kernels; compare values with == or !=");
       bool same = a.kind() == b.kind() && (a.is_heap() ? a.obj() == b.obj() : a.raw_bits() == b.raw_bits());
       if (a.is(VK::None) && b.is(VK::None)) same = true;
       return k == CmpKind::Is ? same : !same;
@@ -464,7 +479,7 @@ bool Interp::truthy(const Value& v) {
       raise("TypeError", "the value of a tensor is not known at compile time (it cannot be used as a condition)");
     return t;
   }
-  if (v.is(VK::Opaque)) raise("TypeError", "'" + v.as<OpaqueObj>()->what + "' is not available at kernel compile time");
+  if (v.is(VK::Opaque)) opaque_used(v);
   Value m;
   if (try_get_attr(v, S::__bool__, &m)) return truthy(call0(m, cur_site_));
   if (try_get_attr(v, S::__len__, &m)) return truthy(call0(m, cur_site_));
@@ -552,6 +567,7 @@ std::string Interp::str(const Value& v) {
 
 int64_t Interp::to_index(const Value& v, const char* what) {
   if (v.is_int_like()) return v.i();
+  if (v.is(VK::Opaque)) opaque_used(v);
   if (v.is(VK::Instance)) {
     Value m;
     if (try_get_attr(v, intern("__index__"), &m)) return to_index(call0(m, cur_site_), what);
@@ -580,17 +596,9 @@ std::vector<Value> Interp::to_vector(const Value& v) {
         for (unsigned char c : s) out.push_back(Value::integer(c));
         return out;
       }
-      for (size_t i = 0; i < s.size();) {
-        size_t n = 1;
-        unsigned char c = s[i];
-        if (c >= 0xF0)
-          n = 4;
-        else if (c >= 0xE0)
-          n = 3;
-        else if (c >= 0xC0)
-          n = 2;
+      for (size_t i = 0, n; i < s.size(); i += n) {
+        n = utf8::seq_len((unsigned char)s[i]);
         out.push_back(make_str(s.substr(i, n)));
-        i += n;
       }
       return out;
     }
@@ -628,7 +636,14 @@ std::vector<Value> Interp::to_vector(const Value& v) {
       break;
     }
     case VK::Opaque:
-      raise("TypeError", "'" + v.as<OpaqueObj>()->what + "' is not available at kernel compile time");
+      opaque_used(v);
+    case VK::Other:
+      if (auto* it = dynamic_cast<IteratorObj*>(v.obj())) {  // the rest of an iterator, which it exhausts
+        std::vector<Value> rest(it->items.begin() + long(it->pos), it->items.end());
+        it->pos = it->items.size();
+        return rest;
+      }
+      break;
     default:
       break;
   }

@@ -115,10 +115,27 @@ void Parser::statement(Body& out) {
     case Kw::class_:
       out.push_back(classdef({}, t));
       return;
-    case Kw::async_:
-      fail("'async' is not supported in NKI kernels");
+    case Kw::async_: {
+      // async def / async for / async with: parsed like their plain forms (host code); an async function
+      // is marked and cannot be called, and async for/with can only appear inside one.
+      next();
+      if (at_kw(Kw::def_)) {
+        next_def_async_ = true;
+        out.push_back(funcdef({}, t));
+        return;
+      }
+      if (at_kw(Kw::for_)) return out.push_back(for_stmt());
+      if (at_kw(Kw::with_)) return out.push_back(with_stmt());
+      fail("invalid syntax");
+    }
     default:
       break;
+  }
+  if (at_name() && t.text == "match") {
+    if (Stmt* m = match_stmt()) {
+      out.push_back(m);
+      return;
+    }
   }
   if (at_op(Op::At)) {
     const Token& start = cur();
@@ -136,10 +153,54 @@ void Parser::statement(Body& out) {
       out.push_back(classdef(std::move(decos), start));
       return;
     }
-    if (at_kw(Kw::async_)) fail("'async' is not supported in NKI kernels");
+    if (accept_kw(Kw::async_) && at_kw(Kw::def_)) {
+      next_def_async_ = true;
+      out.push_back(funcdef(std::move(decos), start));
+      return;
+    }
     fail("invalid syntax");
   }
   simple_stmts(out);
+}
+
+// `match subject:` NEWLINE INDENT (`case pattern [if guard]:` block)+ DEDENT. `match` is a soft keyword:
+// when the line is not a match statement, returns null with the position restored. Patterns are checked
+// only for balanced brackets; the statement is kept for its location (executing it is an error).
+Stmt* Parser::match_stmt() {
+  const size_t saved = p_;
+  const Token& start = cur();
+  try {
+    next();
+    if (at_op(Op::Equal) || at_op(Op::Dot) || at_op(Op::Comma) || at_op(Op::Colon) || cur().kind == Tok::Newline)
+      throw Error("not a match statement");
+    star_expressions();
+    expect_op(Op::Colon);
+    if (cur().kind != Tok::Newline) throw Error("not a match statement");
+    next();
+    if (cur().kind != Tok::Indent) throw Error("not a match statement");
+    if (!(peek_tok().kind == Tok::Name && peek_tok().text == "case")) throw Error("not a match statement");
+  } catch (Error&) {
+    p_ = saved;
+    return nullptr;
+  }
+  next();  // Indent
+  auto* s = mk<MatchStmt>(start);
+  while (cur().kind == Tok::Name && cur().text == "case") {
+    const Token& c = next();
+    int depth = 0;
+    while (!(depth == 0 && (at_op(Op::Colon) || at_kw(Kw::if_)))) {
+      if (cur().kind == Tok::Newline || cur().kind == Tok::EndMarker) fail("expected ':'");
+      if (at_op(Op::LPar) || at_op(Op::LSqb) || at_op(Op::LBrace)) ++depth;
+      if (at_op(Op::RPar) || at_op(Op::RSqb) || at_op(Op::RBrace)) --depth;
+      if (depth < 0) fail("unmatched bracket in case pattern");
+      next();
+    }
+    if (accept_kw(Kw::if_)) namedexpr_test();
+    Body body;
+    block(body, "'case' statement", c.pos.line);
+  }
+  if (cur().kind == Tok::Dedent) next();
+  return fin(s);
 }
 
 void Parser::simple_stmts(Body& out) {
@@ -275,6 +336,8 @@ Stmt* Parser::funcdef(std::vector<Expr*> decorators, const Token& start) {
   auto* s = mk<FunctionDefStmt>(start);
   s->decorators = std::move(decorators);
   FuncCode* code = m_.make_code();
+  code->is_async = next_def_async_;
+  next_def_async_ = false;
   code->line = def.pos.line;
   code->col = def.pos.col;
   const Token& nt = cur();

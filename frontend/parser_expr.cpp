@@ -257,7 +257,13 @@ Expr* Parser::factor() {
 }
 
 Expr* Parser::power() {
-  if (at_kw(Kw::await_)) fail("'await' is not supported in NKI kernels");
+  if (at_kw(Kw::await_)) {  // only valid in async functions, which are never run: parsed as a yield
+    if (!cur_code_ || !cur_code_->is_async) fail("'await' outside async function");
+    const Token& t = next();
+    auto* y = mk<YieldExpr>(t);
+    y->value = primary();
+    return fin(y);
+  }
   Expr* base = primary();
   if (accept_op(Op::DoubleStar)) {
     DepthGuard g(*this);
@@ -372,7 +378,8 @@ Expr* Parser::one_slice() {
 
 void Parser::comprehension(std::vector<Comprehension>& gens) {
   while (at_kw(Kw::for_) || at_kw(Kw::async_)) {
-    if (at_kw(Kw::async_)) fail("'async' is not supported in NKI kernels");
+    accept_kw(Kw::async_);  // async comprehensions only occur in async functions, which never run
+    if (!at_kw(Kw::for_)) fail("invalid syntax");
     next();
     Comprehension c;
     c.target = target_list(true);
@@ -414,7 +421,12 @@ Expr* Parser::lambda_expr() {
   code->col = t.pos.col;
   params(code, true);
   expect_op(Op::Colon);
+  FuncCode* saved = cur_code_;  // a yield in the body makes the lambda (not its definer) a generator
+  cur_code_ = code;
+  ++func_depth_;
   code->lambda_body = expression();
+  --func_depth_;
+  cur_code_ = saved;
   return fin(mk<LambdaExpr>(t, code));
 }
 

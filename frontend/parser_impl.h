@@ -59,6 +59,7 @@ class Parser {
   Stmt* for_stmt();
   Stmt* while_stmt();
   Stmt* with_stmt();
+  Stmt* match_stmt();
   Stmt* try_stmt();
   Stmt* funcdef(std::vector<Expr*> decorators, const Token& start);
   Stmt* classdef(std::vector<Expr*> decorators, const Token& start);
@@ -160,6 +161,7 @@ class Parser {
   int func_depth_ = 0;  // inside a def (for `yield` bookkeeping)
   int loop_depth_ = 0;  // loops enclosing the current statement within the current function
   FuncCode* cur_code_ = nullptr;
+  bool next_def_async_ = false;  // the def being parsed follows `async`
 };
 
 }  // namespace nkisim::frontend

@@ -159,6 +159,7 @@ class Resolver {
         break;
       case NK::Global:
         for (Sym n : static_cast<const NamesStmt*>(st)->names) s->globals.insert(n);
+        if (s->data && !s->data->global_decl) s->data->global_decl = st;
         break;
       case NK::Nonlocal:
         for (Sym n : static_cast<const NamesStmt*>(st)->names) s->nonlocals.insert(n);

@@ -181,7 +181,8 @@ Value b_dataclass(Interp& in, const BuiltinObj&, CallArgs& a) {
 }
 Value b_field(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (const Value* d = kwarg(a, "default")) return *d;
-  if (const Value* f = kwarg(a, "default_factory")) return in.call0(*f, a.site);
+  // A default_factory is called for every instance (dataclass_init); the marker carries it.
+  if (const Value* f = kwarg(a, "default_factory")) return in.builtin(kDefaultFactory, b_field, *f);
   return Value::unbound();
 }
 
@@ -293,6 +294,7 @@ void install_stdlib(Interp& in) {
   }
   Value auto_cls = make<ClassObj>("auto");
   auto_cls.as<ClassObj>()->mro.push_back(auto_cls.as<ClassObj>());
+  auto_cls.as<ClassObj>()->builtin = true;
   en->globals[intern("auto")] = in.builtin("auto", b_auto, auto_cls);
   en->globals[intern("unique")] = in.builtin("unique", b_deco_factory, Value(), 0);
 
@@ -316,6 +318,8 @@ void install_stdlib(Interp& in) {
   ModuleObj* os = in.new_module("os").as<ModuleObj>();
   in.set_global(os, "environ", make<DictObj>());
   def(os, "getenv", b_getenv);
+
+  install_numpy(in);
 }
 
 }  // namespace nkisim::frontend

@@ -176,7 +176,7 @@ size_t hash_value(const Value& v) {
       return s->hash;
     }
     case VK::DType:
-      return std::hash<std::string_view>()(dtype_str(v.dtype_v())) | 1;
+      return std::hash<std::string_view>()(isa::dtype_name(v.dtype_v())) | 1;
     case VK::Buffer:
     case VK::NkiOp:
     case VK::Enum:
@@ -190,6 +190,8 @@ size_t hash_value(const Value& v) {
     case VK::Dict:
     case VK::Set:
       raise("TypeError", "unhashable type: '" + type_name(v) + "'");
+    case VK::Instance:
+      return instance_hash(v);
     default:
       return mix(size_t(reinterpret_cast<uintptr_t>(v.obj())));
   }
@@ -206,8 +208,9 @@ bool basic_equal(const Value& a, const Value& b) {
     }
     return a.i() == b.i();
   }
-  if (a.is(VK::DType) && b.is(VK::Str)) return dtype_str(a.dtype_v()) == str_of(b);
-  if (b.is(VK::DType) && a.is(VK::Str)) return dtype_str(b.dtype_v()) == str_of(a);
+  if (a.is(VK::DType) && b.is(VK::Str)) return isa::dtype_name(a.dtype_v()) == str_of(b);
+  if (b.is(VK::DType) && a.is(VK::Str)) return isa::dtype_name(b.dtype_v()) == str_of(a);
+  if (a.is(VK::Instance) || b.is(VK::Instance)) return instance_equal(a, b);
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case VK::None:
@@ -461,7 +464,7 @@ std::string repr_basic(const Value& v) {
     case VK::Ellipsis:
       return "Ellipsis";
     case VK::DType:
-      return std::string(dtype_str(v.dtype_v()));
+      return std::string(isa::dtype_name(v.dtype_v()));
     case VK::Str:
       return repr_string(str_of(v), v.as<StrObj>()->bytes);
     case VK::Tuple:

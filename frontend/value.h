@@ -252,9 +252,21 @@ struct RangeObj : Object {
   RangeObj(int64_t a, int64_t b, int64_t c) : Object(VK::Range), start(a), stop(b), step(c) {}
   int64_t length() const;
 };
-struct OpaqueObj : Object {  // a value from a module that is not available at compile time
+// A host value the front end cannot evaluate: from a module that is not available at compile time (torch,
+// numpy.random, ...), or a module-level global whose statement failed on such a value (`reason`, `where`).
+// Host code may pass it around; kernel code that uses it gets a located error (Interp::opaque_used).
+struct OpaqueObj : Object {
   std::string what;
+  std::string reason;  // why a poisoned global has no value
+  SourceLoc where;     // the module-level statement that failed
   explicit OpaqueObj(std::string w) : Object(VK::Opaque), what(std::move(w)) {}
+};
+struct IteratorObj : Object {  // iter(x): the items, materialised, and the position of next()
+  std::vector<Value> items;
+  size_t pos = 0;
+  explicit IteratorObj(std::vector<Value> v) : Object(VK::Other), items(std::move(v)) {}
+  std::string type_name() const override { return "iterator"; }
+  std::string repr() const override { return "<iterator>"; }
 };
 struct WrapperObj : Object {  // property / staticmethod / classmethod
   Value fn, setter;
@@ -275,6 +287,11 @@ struct PyError : Error {
   PyError(std::string t, std::string msg) : Error(std::move(msg)), type(std::move(t)) {}
 };
 [[noreturn]] void raise(const char* type, const std::string& msg);
+
+// Instances as dict keys and in `==` of containers: user __hash__ / __eq__, run by the interpreter of the
+// current thread (identity when none is running). Implemented in interp_call.cpp.
+size_t instance_hash(const Value& v);
+bool instance_equal(const Value& a, const Value& b);
 
 // Basic protocol helpers that need no interpreter.
 std::string type_name(const Value& v);

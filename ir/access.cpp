@@ -12,7 +12,7 @@ std::string opname(const Op& op, int slot) {
 }
 
 // Drops size-1 dims and merges an outer dim into the next inner one when they are contiguous.
-std::vector<ViewDim> canonical_free_dims(const std::vector<ViewDim>& dims, size_t first) {
+std::vector<ViewDim> canonical_free_dims(const ViewDims& dims, size_t first) {
   std::vector<ViewDim> out;
   for (size_t i = first; i < dims.size(); ++i) {
     if (dims[i].count == 1) continue;

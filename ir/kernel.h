@@ -8,6 +8,7 @@
 
 #include "isa/diagnostic.h"
 #include "isa/instruction.h"
+#include "ir/inline_vec.h"
 
 namespace nkisim::ir {
 
@@ -36,7 +37,10 @@ struct Tensor {
 struct ViewDim {
   int64_t stride = 0;  // elements (of the view's dtype) in the base tensor's row-major storage
   int64_t count = 1;
+  bool operator==(const ViewDim&) const = default;
 };
+inline constexpr size_t kMaxViewDims = 6;  // NkiTensor views have at most 5 dims; one spare for reshapes
+using ViewDims = InlineVec<ViewDim, kMaxViewDims>;  // inline: a million ops allocate nothing per view
 
 // A view: element (i0, i1, ...) is at flat element index `offset + sum(ik * dims[k].stride)` of the base
 // tensor's row-major storage (in units of `dtype`, which may reinterpret the base's dtype).
@@ -45,7 +49,7 @@ struct View {
   int tensor = -1;
   isa::DType dtype = isa::DType::float32;
   int64_t offset = 0;
-  std::vector<ViewDim> dims;
+  ViewDims dims;
   std::vector<int64_t> shape() const {
     std::vector<int64_t> s;
     for (auto& d : dims) s.push_back(d.count);

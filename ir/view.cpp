@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "isa/diagnostic.h"
+#include "isa/dtype.h"
 
 namespace nkisim::ir {
 namespace {
@@ -211,11 +212,11 @@ bool is_contiguous(const View& v) {
 }
 
 // Reshapes dims `old` into `shape` without copying (numpy's no-copy reshape); false if impossible.
-static bool nocopy_reshape(const std::vector<ViewDim>& old_in, const std::vector<int64_t>& shape,
-                           std::vector<ViewDim>& out) {
+static bool nocopy_reshape(const ViewDim* old_begin, const ViewDim* old_end, const std::vector<int64_t>& shape,
+                           ViewDims& out) {
   std::vector<ViewDim> old;
-  for (auto& d : old_in)
-    if (d.count != 1) old.push_back(d);
+  for (const ViewDim* d = old_begin; d != old_end; ++d)
+    if (d->count != 1) old.push_back(*d);
   out.assign(shape.size(), ViewDim{0, 1});
   for (size_t i = 0; i < shape.size(); ++i) out[i].count = shape[i];
   size_t oi = 0, oj = 1, ni = 0, nj = 1;
@@ -251,49 +252,159 @@ static bool nocopy_reshape(const std::vector<ViewDim>& old_in, const std::vector
   return true;
 }
 
-View reshape_view(const View& v, std::vector<int64_t> shape, bool on_chip) {
-  int64_t total = v.num_elements();
+// Resolves one -1 in `shape` so that it holds `total` elements; checks positivity and the element count.
+// `what` names the operation and `from` what is reshaped, for messages.
+static void resolve_shape(std::vector<int64_t>& shape, int64_t total, const std::string& what, const std::string& from) {
+  const std::vector<int64_t> asked = shape;
   int unknown = -1;
   int64_t known = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (unknown >= 0) fail("reshape: only one dimension can be -1");
+      if (unknown >= 0) fail(what + ": only one dimension can be -1");
       unknown = int(i);
     } else if (shape[i] <= 0) {
-      fail("reshape: dimensions must be positive, got " + shape_string(shape));
+      fail(what + ": dimensions must be positive, got " + shape_string(shape));
     } else {
       known *= shape[i];
     }
   }
-  if (unknown >= 0) {
-    if (known == 0 || total % known != 0)
-      fail("cannot reshape tensor of shape " + shape_string(v.shape()) + " into shape " + shape_string(shape));
-    shape[unknown] = total / known;
-  }
+  if (unknown >= 0 && total % known == 0) shape[unknown] = total / known;
   int64_t n = 1;
   for (auto s : shape) n *= s;
-  if (n != total)
-    fail("cannot reshape tensor of shape " + shape_string(v.shape()) + " into shape " + shape_string(shape));
+  if (n != total || (unknown >= 0 && total % known != 0))
+    fail("cannot reshape " + from + " into shape " + shape_string(asked));
+}
+
+View reshape_view(const View& v, std::vector<int64_t> shape, bool on_chip) {
+  resolve_shape(shape, v.num_elements(), "reshape", "tensor of shape " + shape_string(v.shape()));
   View r = v;
   if (on_chip) {
     if (shape.empty() || v.dims.empty() || shape[0] != v.dims[0].count)
       fail("reshape of an on-chip tensor must keep the partition dimension (" +
            std::to_string(v.dims.empty() ? 0 : v.dims[0].count) + "), got shape " + shape_string(shape));
-    std::vector<ViewDim> free_old(v.dims.begin() + 1, v.dims.end()), free_new;
     std::vector<int64_t> free_shape(shape.begin() + 1, shape.end());
-    if (!nocopy_reshape(free_old, free_shape, free_new))
+    ViewDims free_new;
+    if (!nocopy_reshape(v.dims.begin() + 1, v.dims.end(), free_shape, free_new))
       fail("cannot reshape this view of shape " + shape_string(v.shape()) +
-           " without copying (its free dimensions "
-           "are not contiguous)");
+           " without copying (its free dimensions are not contiguous)");
     r.dims.assign(1, v.dims[0]);
     r.dims.insert(r.dims.end(), free_new.begin(), free_new.end());
     return r;
   }
-  if (!nocopy_reshape(v.dims, shape, r.dims))
+  if (!nocopy_reshape(v.dims.begin(), v.dims.end(), shape, r.dims))
     fail("cannot reshape this view of shape " + shape_string(v.shape()) +
-         " without copying (its dimensions are not "
-         "contiguous)");
+         " without copying (its dimensions are not contiguous)");
   return r;
+}
+
+View reshape_dim(const View& v, int dim, std::vector<int64_t> shape, bool on_chip) {
+  check_dim(v, dim, "reshape_dim");
+  if (on_chip && dim == 0) fail("reshape_dim: the partition dimension of an on-chip tensor cannot be reshaped");
+  if (shape.empty()) fail("reshape_dim: the new shape must have at least one dimension");
+  resolve_shape(shape, v.dims[dim].count, "reshape_dim",
+                "dimension " + std::to_string(dim) + " of size " + std::to_string(v.dims[dim].count));
+  ViewDims split;
+  if (!nocopy_reshape(v.dims.begin() + dim, v.dims.begin() + dim + 1, shape, split))
+    fail("reshape_dim: cannot split dimension " + std::to_string(dim));  // unreachable: one dim always splits
+  View r = v;
+  r.dims.erase(r.dims.begin() + dim);
+  r.dims.insert(r.dims.begin() + dim, split.begin(), split.end());
+  return r;
+}
+
+View flatten_dims(const View& v, int start, int end, bool on_chip) {
+  check_dim(v, start, "flatten_dims");
+  check_dim(v, end, "flatten_dims");
+  if (end < start) fail("flatten_dims: end dimension " + std::to_string(end) + " comes before start " + std::to_string(start));
+  if (on_chip && start == 0 && end > 0)
+    fail("flatten_dims: the partition dimension of an on-chip tensor cannot be flattened");
+  int64_t n = 1;
+  for (int d = start; d <= end; ++d) n *= v.dims[d].count;
+  ViewDims merged;
+  if (!nocopy_reshape(v.dims.begin() + start, v.dims.begin() + end + 1, {n}, merged))
+    fail("flatten_dims: dimensions " + std::to_string(start) + ".." + std::to_string(end) + " of " +
+         shape_string(v.shape()) + " are not contiguous");
+  View r = v;
+  r.dims.erase(r.dims.begin() + start, r.dims.begin() + end + 1);
+  r.dims.insert(r.dims.begin() + start, merged.begin(), merged.end());
+  return r;
+}
+
+View reinterpret_view(const View& v, isa::DType dtype) {
+  const int64_t from = isa::dtype_size(v.dtype), to = isa::dtype_size(dtype);
+  View r = v;
+  r.dtype = dtype;
+  if (from == to) return r;
+  const std::string what = "view(" + std::string(isa::dtype_name(dtype)) + ") of a " +
+                           std::string(isa::dtype_name(v.dtype)) + " view";
+  if (v.dims.empty()) fail(what + ": the view has no dimensions");
+  const ViewDim& last = v.dims.back();
+  if (last.stride != 1 && last.count != 1) fail(what + ": the last dimension must be contiguous (stride 1)");
+  int64_t bytes = last.count * from;
+  if (bytes % to != 0)
+    fail(what + ": the last dimension (" + std::to_string(last.count) + " elements, " + std::to_string(bytes) +
+         " bytes) is not a whole number of " + std::to_string(to) + "-byte elements");
+  auto rescale = [&](int64_t x, const char* name) {
+    if ((x * from) % to != 0)
+      fail(what + ": the " + name + " (" + std::to_string(x) + " elements) is not a whole number of " +
+           std::to_string(to) + "-byte elements");
+    return x * from / to;
+  };
+  r.offset = rescale(v.offset, "offset");
+  for (size_t i = 0; i + 1 < v.dims.size(); ++i) r.dims[i].stride = rescale(v.dims[i].stride, "stride of a dimension");
+  r.dims.back() = ViewDim{1, bytes / to};
+  return r;
+}
+
+View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<ViewDim>& pattern, int64_t offset) {
+  const int64_t base_bytes = base.num_elements() * isa::dtype_size(base.dtype);
+  const int64_t es = isa::dtype_size(dtype);
+  const std::string dt(isa::dtype_name(dtype));
+  if (base_bytes % es != 0)
+    fail("ap: the storage of '" + base.name + "' is not a whole number of " + dt + " elements");
+  const int64_t total = base_bytes / es;
+  if (pattern.empty()) fail("ap: the pattern must have at least one [stride, count] pair");
+  if (pattern.size() > kMaxViewDims)
+    fail("ap: the pattern has " + std::to_string(pattern.size()) + " dimensions; at most " +
+         std::to_string(kMaxViewDims) + " are supported");
+  for (auto& d : pattern)
+    if (d.count <= 0) fail("ap: counts must be positive (got " + std::to_string(d.count) + ")");
+  if (offset < 0) fail("ap: offset must not be negative (got " + std::to_string(offset) + ")");
+  View v;
+  v.tensor = id;
+  v.dtype = dtype;
+  v.offset = offset;
+  v.dims.assign(pattern.begin(), pattern.end());
+  // The element range the pattern touches.
+  auto extent = [](const ViewDim* b, const ViewDim* e, int64_t* lo, int64_t* hi) {
+    *lo = *hi = 0;
+    for (; b != e; ++b) (b->stride < 0 ? *lo : *hi) += b->stride * (b->count - 1);
+  };
+  int64_t lo, hi;
+  if (is_on_chip(base.buffer)) {
+    int64_t part_bytes = base_bytes / base.shape[0];
+    if (part_bytes % es != 0) fail("ap: a partition of '" + base.name + "' is not a whole number of " + dt + " elements");
+    const int64_t f = part_bytes / es;
+    if (pattern[0].stride != f && pattern[0].count > 1)
+      fail("ap: the first [stride, count] pair is the partition dimension of '" + base.name +
+           "' and its stride must be " + std::to_string(f) + " (the " + dt +
+           " elements per partition), got " + std::to_string(pattern[0].stride));
+    v.dims[0].stride = f;
+    const int64_t p0 = offset / f, in_part = offset % f;
+    if (p0 + pattern[0].count > base.shape[0])
+      fail("ap: partitions " + std::to_string(p0) + ".." + std::to_string(p0 + pattern[0].count - 1) +
+           " are out of bounds for '" + base.name + "' with " + std::to_string(base.shape[0]) + " partitions");
+    extent(v.dims.begin() + 1, v.dims.end(), &lo, &hi);
+    if (in_part + lo < 0 || in_part + hi >= f)
+      fail("ap: the pattern reaches element " + std::to_string(in_part + (in_part + lo < 0 ? lo : hi)) +
+           " of a partition of " + std::to_string(f) + " " + dt + " elements of '" + base.name + "'");
+    return v;
+  }
+  extent(v.dims.begin(), v.dims.end(), &lo, &hi);
+  if (offset + lo < 0 || offset + hi >= total)
+    fail("ap: the pattern reaches element " + std::to_string(offset + (offset + lo < 0 ? lo : hi)) + " of '" +
+         base.name + "', which has " + std::to_string(total) + " " + dt + " elements");
+  return v;
 }
 
 }  // namespace nkisim::ir

@@ -45,6 +45,18 @@ View expand_dim(const View& v, int dim, bool on_chip);
 View squeeze_dim(const View& v, int dim, bool on_chip);
 // Reshape without copying; `shape` may contain one -1. On-chip views keep shape[0] (the partition dim).
 View reshape_view(const View& v, std::vector<int64_t> shape, bool on_chip);
+// Splits dimension `dim` into `shape` (one -1 allowed); not the partition dim on-chip.
+View reshape_dim(const View& v, int dim, std::vector<int64_t> shape, bool on_chip);
+// Merges dimensions start..end (inclusive) into one; they must be contiguous with each other.
+View flatten_dims(const View& v, int start, int end, bool on_chip);
+// The same bytes seen as `dtype` (view(dtype) / reinterpret_cast): the last dimension must be contiguous and
+// is rescaled by the size ratio; offsets and the other strides are rescaled and must stay whole.
+View reinterpret_view(const View& v, isa::DType dtype);
+// `base.ap(pattern, offset, dtype=dtype)`: element (i0, i1, ...) is flat element `offset + sum(ik * stride_k)`
+// of the storage seen as `dtype`, independent of any view. On-chip: pattern[0] is the partition dim and its
+// stride must be the storage's elements per partition; free dims stay inside a partition. HBM: any pattern
+// inside the storage.
+View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<ViewDim>& pattern, int64_t offset);
 
 bool is_contiguous(const View& v);                            // row-major dense (size-1 dims ignored)
 std::string shape_string(const std::vector<int64_t>& shape);  // "(128, 512)"

@@ -56,7 +56,8 @@ std::string render_isa_markdown() {
   s += "\n## Semantics\n\n";
   for (int i = 0; i < kNumOpcodes; ++i) {
     const InstrInfo& in = info(Opcode(i));
-    s += std::string("- `") + in.mnemonic + "`: " + in.doc + "\n";
+    const uint8_t nc = nc_versions(Opcode(i));
+    s += std::string("- `") + in.mnemonic + "`: " + in.doc + (nc == kAllNc ? "" : " **" + availability_text(nc) + ".**") + "\n";
   }
   s += "\n## ALU operators (`op0=` / `op1=`)\n\n| name | class | usable as a reduction |\n|---|---|---|\n";
   for (int i = 0; i < kNumAluOps; ++i) {

@@ -28,6 +28,7 @@ constexpr Engine first_engine(uint8_t bit) {
                       : Engine::Sync;
 }
 
+#define AVAIL(mask)  // the generation mask is read by the second expansion below
 #define INST(id, engines, def_engine, cost, formula, doc, ...)                                        \
   InstrInfo{Opcode::id,                                                                              \
             #id,                                                                                     \
@@ -42,6 +43,18 @@ const InstrInfo kTable[] = {
 #include "isa/instructions.def"
 };
 #undef INST
+#undef OPND
+#undef AVAIL
+
+// Second expansion of the table: only the AVAIL(mask) items of each row survive (0 = no AVAIL item).
+#define OPND(n, mem, flags)
+#define AVAIL(mask) | uint8_t(mask)
+#define INST(id, engines, def_engine, cost, formula, doc, ...) uint8_t(0 __VA_ARGS__),
+const uint8_t kNcVersions[] = {
+#include "isa/instructions.def"
+};
+#undef INST
+#undef AVAIL
 #undef OPND
 
 struct AluRow {
@@ -66,6 +79,28 @@ const char* const kEngines[] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == size_t(kNumOpcodes));
 
 const InstrInfo& info(Opcode op) { return kTable[size_t(op)]; }
+
+uint8_t nc_versions(Opcode op) {
+  const uint8_t m = kNcVersions[size_t(op)];
+  return m ? m : kAllNc;
+}
+bool available_on(Opcode op, int nc_version) {
+  return nc_version >= 0 && nc_version < 8 && (nc_versions(op) & (1u << nc_version)) != 0;
+}
+std::string availability_text(uint8_t mask) {
+  const char* const names[] = {"trn1", "trn2", "trn3"};  // nc_version 2, 3, 4
+  std::string list;
+  int n = 0, first = 0;
+  for (int v = 2; v <= 4; ++v)
+    if (mask & (1u << v)) {
+      list += (n++ ? ", " : "") + std::string(names[v - 2]);
+      if (n == 1) first = v;
+    }
+  if (n == 0) return "no generation";
+  if (n == 1) return list + " only";
+  if (n == 5 - first) return std::string(names[first - 2]) + " and later";  // first .. 4, no gaps
+  return list;
+}
 
 std::optional<Opcode> parse_opcode(std::string_view m) {
   for (auto& r : kTable)

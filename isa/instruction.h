@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -91,6 +92,15 @@ struct InstrInfo {
 };
 const InstrInfo& info(Opcode op);
 std::optional<Opcode> parse_opcode(std::string_view mnemonic);
+
+// Generations an instruction exists on. A row of instructions.def may end its operand list with
+// AVAIL(mask); rows without one exist on every generation. Bit v stands for NeuronCore version v
+// (TargetDesc::nc_version: 2 = trn1, 3 = trn2, 4 = trn3).
+enum NcBit : uint8_t { NC2 = 1u << 2, NC3 = 1u << 3, NC4 = 1u << 4 };
+inline constexpr uint8_t kAllNc = NC2 | NC3 | NC4;
+uint8_t nc_versions(Opcode op);                   // NcBit mask
+bool available_on(Opcode op, int nc_version);
+std::string availability_text(uint8_t nc_mask);   // e.g. "trn3 only", "trn2 and later"
 
 // Semaphores: a program has `num_semaphores` counters, all starting at 0.
 struct SemWait {  // the instruction may not start until sem >= value

@@ -35,6 +35,47 @@ TargetDesc make_trn1() {
   t.control_cycles = 4;       // [inferred] semaphore wait/update control instruction
   t.hbm_bytes_per_ns = 410;   // [inferred] 820 GB/s chip / 2 cores (machine.md §11)
   t.profiler_ghz = 1.4;       // NeuronCore base clock of Trn1 for neuroncore_cycle_count (machine.md §3, NX)
+  // ActReadAccumulator ~64 ScalarE cycles (nki-isa.md §1.8/§1.9, [A1], stated for v2); [inferred] same on v3/v4.
+  t.act_read_accumulator_cycles = 64;
+  // Compute-engine timing (docs/cost-model.md explains how each is used).
+  t.access_overhead_cycles = 60;  // SBUF/PSUM tensor-access initiation ~60 cycles, hidden by ILP (machine.md §9, ARCH2)
+  // Static overhead of tiny or RAW-dependent back-to-back V/S instructions ~100 cycles (machine.md §6, ARCH2;
+  // nki-isa.md §1.9, PERF). [conflict] machine.md §14.3 lists 64 (MIN_II) / 100 (ARCH2) / 144 (NKL DVE): MIN_II
+  // stays the floor of every instruction; 100 is the extra of a dependent one, the only case ARCH2 states.
+  // With two exposed accesses the trn1 dependent Scalar chain comes out at 64+100+2x60 = 284 cycles vs the
+  // measured 264 (PERF Opt #5a), +7.6%.
+  t.dep_static_cycles = 100;
+  t.stride_penalty_bytes = 16;   // innermost stride > 16 B: half rate (machine.md §10, ARCH2)
+  t.stride_penalty_factor = 2;   // "half rate" read as 2x the streaming time (ARCH2 also says "~50% slower")
+  t.vector_perf_mode = 0;        // NC-v2 has no Vector performance modes (machine.md §6: NC-v3 addition)
+  t.vector_perf_fp8 = 0;
+  t.scalar_fast_factor = 1;      // 128 elements/cycle for every dtype (machine.md §3, ARCH2)
+  // Tensor Engine scheduling.
+  t.pe_background_ls = 1;        // background LoadStationary (machine.md §4, ARCH2 + PERF Opt #7)
+  t.pe_throttle = 0;             // no dI/dt throttling on Trn1 (machine.md §4: Trn2, Trn3)
+  t.pe_throttle_start = 0.5;     // throttling starts at ~50% of peak (machine.md §4, NX)
+  t.pe_throttle_ramp_ns = 3000;  // ramps to 100% over ~3 us (machine.md §4, NX)
+  t.pe_throttle_window_ns = 3000;  // re-engages when utilisation < 50% for any ~3 us window (machine.md §4)
+  t.pe_throttle_threshold = 0.5;
+  // NC-v2: VectorE and ScalarE cannot access PSUM at the same time (machine.md §10, ARCH2).
+  t.psum_bank_conflicts = 1;
+  // DMA. [inferred] per-buffer cost: chosen so the DMABW efficiency statements hold (>= 90% of the
+  // per-engine peak from 2 KiB per partition, >= 95% from 4 KiB, overhead-bound below 256 B: 65% at 256 B,
+  // 48% at 128 B; machine.md §11, nki-isa.md §1.10) while the measured Trn2 32 KiB single-engine transfer
+  // stays within 5% (as 8 x 4 KiB buffers: 1473 vs 1416 ns).
+  t.dma_buffer_overhead_ns = 6;
+  t.dma_hwdge_ns = 0;            // no hardware DGE before NC-v3 (machine.md §11, DGE)
+  t.dma_dge_blocks = 0;
+  t.dma_swdge_cycles_per_buffer = 1;  // [inferred] software DGE: GPSIMD_START + 1 GpSimd cycle per descriptor
+  // DGE mode of every transfer until instructions carry their own (docs/cost-model.md "DGE"): 0 = unknown,
+  // timed as none (host-built descriptors, the only mode on NC-v2).
+  t.dma_dge_mode = 0;
+  t.hbm_peak_bytes_per_ns = 410;  // one of 2 HBM stacks of 820 GB/s (machine.md §1, ARCH2); MBU peak (§12, NX)
+  // Tensor Engine instruction costs (machine.md §4, nki-isa.md §1.9, §3.1).
+  t.mm_init_cycles = 64;            // MM_INIT_LATENCY = 64 TensorE cycles (ARCH2, PERF); the 64 of ISA-OLD's formula
+  t.ls_speedup = 4;                 // LoadStationary "up to 4x faster" than an MM of equal free size (ARCH2, PERF)
+  t.pe_fp32_factor = 4;             // FP32 inputs: 4x the BF16 cost (ISA-OLD; ARCH2; v3 20 vs 79 TFLOPS)
+  t.pe_fp32_transpose_factor = 4;   // [inferred] NC-v2 has no transpose mode: an FP32 transpose is an FP32 matmul
   return t;
 }
 
@@ -53,6 +94,18 @@ TargetDesc make_trn2() {
   // 23 B/ns per engine (DMABW table); matches the measured 32 KiB single-engine transfer (machine.md §11).
   t.dma_engine_bytes_per_ns = 23;
   t.hbm_bytes_per_ns = 362;  // [inferred] 725 GB/s per stack shared by 2 cores (machine.md §11)
+  t.vector_perf_mode = 1;  // NC-v3 2x/4x Vector performance modes (machine.md §6, ARCH3)
+  // [conflict] the NC-v3 table gives VectorE 256 elements/cycle for "other dtypes" but the perf-mode text
+  // grants 2x/4x only to BF16/FP16 (machine.md §3): FP32 stays at 128/cycle, as machine.md advises.
+  t.pe_throttle = 0;       // the dI/dt ramp exists on Trn2 (machine.md §4) but is off unless --param pe_throttle=1
+  // NC-v3: DVE and ACT read PSUM at full rate unless they hit the same bank (machine.md §10, ARCH3).
+  t.psum_bank_conflicts = 1;
+  t.dma_hwdge_ns = 600;    // hardware-DGE DMA instruction ~600 ns on NC-v3 (machine.md §11, ARCH3 + DGE)
+  t.dma_dge_blocks = 2;    // 2 DGE blocks per core (machine.md §11, DGE)
+  // [conflict] chip HBM 2.9 TB/s (HWPAGES, old ARCH3) vs 3 TB/s (current ARCH3): we take 2.9 TB/s / 4 stacks
+  // = 725 GB/s, the per-stack figure machine.md §11 uses. MBU peak = one stack (machine.md §12, NX).
+  t.hbm_peak_bytes_per_ns = 725;
+  t.pe_fp32_transpose_factor = 2;  // NC-v3 transpose mode: FP32 transpose 2x faster than the FP32 matmul (ARCH3)
   return t;
 }
 
@@ -70,6 +123,11 @@ TargetDesc make_trn3() {
   t.sbuf_partition_bytes = 256 * 1024;  // 32 MiB (machine.md §1, ARCH4)
   t.dma_engine_bytes_per_ns = 33;       // DMABW table (machine.md §11); [conflict] 38.4 GB/s in DMAOV
   t.hbm_bytes_per_ns = 590;             // [inferred] ~4.7 TB/s chip / 8 cores (machine.md §11)
+  t.vector_perf_fp8 = 1;     // NC-v4 VectorE: 512 elements/cycle for BF16/FP16/FP8 (machine.md §3, ARCH4)
+  t.scalar_fast_factor = 2;  // NC-v4 ScalarE: 256 BF16/FP16/FP8 vs 128 other (machine.md §3, §7, ARCH4)
+  // [conflict] chip HBM 4.7 TB/s (ARCH4) vs 4.9 TB/s (HWPAGES, derived from UltraServer totals): we take the
+  // architecture guide's 4.7 TB/s / 4 stacks = 1175 GB/s per stack.
+  t.hbm_peak_bytes_per_ns = 1175;
   return t;
 }
 
@@ -97,6 +155,31 @@ const TargetParam kParams[] = {
     P(pe_rows, "", "Tensor Engine PE rows"),
     P(pe_cols, "", "Tensor Engine PE columns"),
     P(profiler_ghz, "GHz", "profiler base clock: total_cycles = total_ns x this"),
+    P(act_read_accumulator_cycles, "cycles", "ScalarE accumulator read-out (activation reduce_res)"),
+    P(access_overhead_cycles, "cycles", "SBUF/PSUM access initiation, exposed on RAW-dependent instructions"),
+    P(dep_static_cycles, "cycles", "static overhead of a RAW-dependent back-to-back instruction"),
+    P(stride_penalty_bytes, "B", "innermost stride above which an access runs at reduced rate"),
+    P(stride_penalty_factor, "", "streaming-time factor of the stride penalty"),
+    P(vector_perf_mode, "0/1", "Vector 2x/4x performance modes (NC-v3+)"),
+    P(vector_perf_fp8, "0/1", "Vector performance modes also for FP8 (NC-v4)"),
+    P(scalar_fast_factor, "", "Scalar speed-up for BF16/FP16/FP8 operands (NC-v4: 2)"),
+    P(pe_background_ls, "0/1", "LoadStationary overlaps the previous MultiplyMoving"),
+    P(pe_throttle, "0/1", "model the Tensor Engine dI/dt throttling ramp (Trn2/Trn3)"),
+    P(pe_throttle_start, "", "throttling: initial fraction of peak"),
+    P(pe_throttle_ramp_ns, "ns", "throttling: ramp time to 100%"),
+    P(pe_throttle_window_ns, "ns", "throttling: utilisation window"),
+    P(pe_throttle_threshold, "", "throttling: utilisation below which the limit re-engages"),
+    P(psum_bank_conflicts, "0/1", "Vector/Scalar PSUM accesses serialise on a shared bank"),
+    P(dma_buffer_overhead_ns, "ns", "DMA engine cost per contiguous buffer"),
+    P(dma_hwdge_ns, "ns", "hardware DGE time per DMA instruction (0: no hardware DGE)"),
+    P(dma_dge_blocks, "", "hardware DGE blocks per core"),
+    P(dma_swdge_cycles_per_buffer, "cycles", "software DGE: GpSimd cycles per descriptor"),
+    P(dma_dge_mode, "", "DGE mode of DMA transfers: 0 unknown (= none), 1 swdge, 2 hwdge, 3 none"),
+    P(hbm_peak_bytes_per_ns, "B/ns", "one HBM stack's bandwidth: the peak of mbu_estimated_percent"),
+    P(mm_init_cycles, "cycles", "MM_INIT_LATENCY: minimum Tensor Engine multiply initiation interval"),
+    P(ls_speedup, "", "LoadStationary speed-up over a multiply of the same free size"),
+    P(pe_fp32_factor, "", "Tensor Engine cost factor of float32 matmul inputs"),
+    P(pe_fp32_transpose_factor, "", "Tensor Engine cost factor of 4-byte transposes"),
 };
 #undef P
 

@@ -31,6 +31,38 @@ struct TargetDesc {
   double pe_rows = 128, pe_cols = 128;
   double profiler_ghz = 0;  // base clock of the profiler's neuroncore_cycle_count (total_cycles)
 
+  // ---- timing model: compute engines (sim/cost.cpp, sim/scheduler.cpp; docs/cost-model.md) ----
+  double access_overhead_cycles = 0;  // SBUF/PSUM access-request initiation, exposed on RAW dependencies
+  double dep_static_cycles = 0;       // static overhead of a RAW-dependent back-to-back instruction
+  double stride_penalty_bytes = 0;    // innermost stride above this (bytes) halves the port rate
+  double stride_penalty_factor = 1;   // streaming-time factor when the stride rule applies
+  double vector_perf_mode = 0;        // 1: NC-v3+ Vector 2x/4x performance modes
+  double vector_perf_fp8 = 0;         // 1: the Vector fast modes also apply to FP8 (NC-v4)
+  double scalar_fast_factor = 1;      // Scalar speed-up for BF16/FP16/FP8 (NC-v4: 2)
+  // ---- timing model: Tensor Engine scheduling (sim/tensor_timing.cpp) ----
+  double pe_background_ls = 1;        // 1: the next LoadStationary loads while the current multiply runs
+  double pe_throttle = 0;             // 1: model the dI/dt throttling ramp (Trn2/Trn3 only)
+  double pe_throttle_start = 0;       // throttling: initial fraction of peak
+  double pe_throttle_ramp_ns = 0;     // throttling: time to ramp from start to 100%
+  double pe_throttle_window_ns = 0;   // throttling: window whose utilisation re-engages the limit
+  double pe_throttle_threshold = 0;   // throttling: utilisation below which the limit re-engages
+  double psum_bank_conflicts = 1;     // 1: Vector/Scalar PSUM accesses serialise per bank (v2: whole PSUM)
+  // ---- timing model: DMA (sim/dma_timing.cpp) ----
+  double dma_buffer_overhead_ns = 0;  // per contiguous buffer (descriptor element) on a DMA engine
+  double dma_hwdge_ns = 0;            // hardware DGE descriptor generation per DMA instruction (0: none)
+  double dma_dge_blocks = 0;          // hardware DGE blocks per core
+  double dma_swdge_cycles_per_buffer = 0;  // software DGE on GpSimd: cycles per descriptor (+ GPSIMD_START)
+  double dma_dge_mode = 0;            // DGE mode of DMA transfers (nki.isa.dge_mode: 0 unknown = none, 1 swdge, 2 hwdge, 3 none)
+  double hbm_peak_bytes_per_ns = 0;   // one HBM stack: the peak of the profiler's MBU
+  // ---- Tensor Engine instruction costs (sim/cost_tensor.cpp; docs/tensor-engine.md) ----
+  double mm_init_cycles = 0;            // MM_INIT_LATENCY: minimum MultiplyMoving initiation interval
+  double ls_speedup = 1;                // LoadStationary speed-up over an MM of the same free size
+  double pe_fp32_factor = 1;            // cost factor of float32 matmul inputs
+  double pe_fp32_transpose_factor = 1;  // cost factor of 4-byte PE transposes (transpose mode)
+
+  // ---- Vector / Scalar / GpSimd extras (sim/cost_vector.cpp) ----
+  double act_read_accumulator_cycles = 0;  // ScalarE ActReadAccumulator (activation reduce_res read-out)
+
   double engine_ghz(Engine e) const;
 };
 

@@ -1,24 +1,40 @@
-// cost.cpp - the cost classes of isa/costs.def evaluated with the target's parameters.
+// cost.cpp - the cost classes of isa/costs.def evaluated with the target's parameters, and the helpers
+// every streaming cost shares. docs/cost-model.md states each rule with its source.
 //
-// Formulas (nki-isa.md §2, machine.md §9, §11); cycles are cycles of the executing engine's clock:
-//   stream:        max(MIN_II, N), N = elements per partition of the main input (slot 1, or slot 0 when
-//                  the instruction has only a destination).
-//   tensor_tensor: max(MIN_II, N) when exactly one input is in PSUM, or when both inputs are in SBUF, all
-//                  three operands are bfloat16, op0 is add/subtract/multiply and every operand has a unit
-//                  inner stride; otherwise max(MIN_II, 2N).
+// Formulas (nki-isa.md §2/§3, machine.md §6-§9, §11); cycles are cycles of the executing engine's clock:
+//   stream:        max(MIN_II, N / speedup * stride); tensor_copy / tensor_scalar take the Vector 2x/4x modes
+//                  (NC-v3+); memset of zero into BF16/FP16 on Vector is max(MIN_II, N/2) (ISA-OLD).
+//   tensor_tensor: max(MIN_II, N) when exactly one input is in PSUM, or (NC-v2) both inputs in SBUF, all three
+//                  operands bfloat16, op0 add/subtract/multiply and unit inner strides, or (NC-v3+ perf mode)
+//                  both inputs in SBUF and all operands BF16/FP16; otherwise max(MIN_II, 2N).
+//   GpSimd:        GPSIMD_START + the streaming term (no MIN_II floor).
+//   Scalar:        / scalar_fast_factor for BF16/FP16/FP8 (NC-v4).
 //   control:       control_cycles.
-//   dma:           the trigger costs dma_trigger_cycles on the issuing sequencer; the transfer itself is
-//                  timed by the scheduler with dma_transfer_plan() below.
+//   dma:           the trigger on the issuing engine: dma_trigger_cycles, or for software DGE
+//                  GPSIMD_START + dma_swdge_cycles_per_buffer x buffers; the transfer itself is timed by the
+//                  scheduler with dma_transfer_plan() below.
 #include "sim/cost.h"
 
 #include <algorithm>
+#include <cmath>
+#include <array>
+#include <cstdio>
 
 namespace nkisim::sim {
 using isa::CostClass;
+using isa::DType;
+using isa::Engine;
 using isa::Memory;
 
-namespace {
-double cycles_ns(double cycles, isa::Engine e, const isa::TargetDesc& t) {
+void CostNote::add(const std::string& key, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", value);
+  inputs.emplace_back(key, buf);
+}
+
+CostClass cost_class(isa::Opcode op) { return isa::info(op).cost; }
+
+double cycles_ns(double cycles, Engine e, const isa::TargetDesc& t) {
   double ghz = t.engine_ghz(e);
   return ghz > 0 ? cycles / ghz : 0.0;
 }
@@ -27,37 +43,185 @@ double main_free_elements(const isa::Instruction& ins) {
   const isa::AccessPattern& ap = ins.operands[1].present() ? ins.operands[1] : ins.operands[0];
   return double(ap.free_elements());
 }
+
+namespace {
+// Element sizes by dtype, looked up once (the cost functions run for every instruction).
+unsigned esize(DType t) {
+  static const auto sizes = [] {
+    std::array<uint8_t, 256> a{};
+    for (int k = 0; k < isa::kNumDTypes && k < 256; ++k) a[size_t(k)] = uint8_t(isa::dtype_size(DType(k)));
+    return a;
+  }();
+  return sizes[uint8_t(t)];
+}
+bool half_float(DType t) { return t == DType::bfloat16 || t == DType::float16; }
+bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
 }  // namespace
 
-CostClass cost_class(isa::Opcode op) { return isa::info(op).cost; }
-
-double cost_stream(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  return cycles_ns(std::max(t.min_ii_cycles, main_free_elements(ins)), e, t);
+double inner_stride_bytes(const isa::AccessPattern& ap) {
+  for (int d = ap.num_dims - 1; d >= 0; --d)
+    if (ap.dims[d].count > 1) return double(std::llabs(ap.dims[d].stride)) * esize(ap.dtype);
+  return 0;
 }
 
-double cost_tensor_tensor(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
+namespace {
+bool fast_dtype(DType t, bool fp8) { return half_float(t) || (fp8 && is_fp8(t)); }
+bool streamed(const isa::AccessPattern& ap) { return ap.present() && ap.mem != Memory::HBM && ap.free_elements() > 1; }
+const char* engine_label(Engine e) { return e == Engine::GpSimd ? "gpsimd" : e == Engine::Scalar ? "scalar" : "vector"; }
+}  // namespace
+
+double stride_factor(const isa::Instruction& ins, const isa::TargetDesc& t) {
+  if (t.stride_penalty_factor == 1) return 1;
+  const int n = isa::info(ins.op).num_operands;
+  for (int s = 0; s < n; ++s)
+    if (streamed(ins.operands[s]) && inner_stride_bytes(ins.operands[s]) > t.stride_penalty_bytes)
+      return t.stride_penalty_factor;
+  return 1;
+}
+
+double perf_speedup(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t, PerfKind kind) {
+  const isa::AccessPattern &dst = ins.operands[0], &src = ins.operands[1];
+  if (e == Engine::Scalar) {
+    if (t.scalar_fast_factor <= 1 || !src.present()) return 1;
+    return fast_dtype(dst.dtype, true) && fast_dtype(src.dtype, true) ? t.scalar_fast_factor : 1;
+  }
+  if (e != Engine::Vector || t.vector_perf_mode == 0 || kind == PerfKind::None || !src.present()) return 1;
+  const bool fp8 = t.vector_perf_fp8 != 0;
+  if (kind == PerfKind::TwoInput) {
+    const isa::AccessPattern& b = ins.operands[2];
+    const bool ok = src.mem == Memory::SBUF && b.mem == Memory::SBUF && fast_dtype(dst.dtype, fp8) &&
+                    fast_dtype(src.dtype, fp8) && fast_dtype(b.dtype, fp8);
+    return ok ? 2 : 1;
+  }
+  if (!fast_dtype(dst.dtype, fp8) || !fast_dtype(src.dtype, fp8)) return 1;
+  const bool sbuf = dst.mem == Memory::SBUF && src.mem == Memory::SBUF;
+  const bool contiguous = dst.inner_stride() == 1 && src.inner_stride() == 1;
+  return sbuf && contiguous ? 4 : 2;
+}
+
+double streaming_cycles(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t, double n, double passes,
+                        double speedup, const char* formula, double extra_cycles) {
+  const double stride = stride_factor(ins, t);
+  const double stream = passes * n / std::max(1.0, speedup) * stride;
+  double cycles;
+  if (e == Engine::GpSimd) cycles = t.gpsimd_start_cycles + passes * n * stride + extra_cycles;
+  else cycles = std::max(t.min_ii_cycles, stream) + extra_cycles;
+  if (CostNote* note = cost_note()) {
+    std::string f = e == Engine::GpSimd ? std::string("GPSIMD_START + ") + formula : formula;
+    if (speedup > 1) f += " / " + std::to_string(int(speedup)) + " (performance mode)";
+    if (stride != 1) f += " x stride penalty";
+    if (extra_cycles != 0) f += " + extra";
+    note->formula = f;
+    note->add("engine", engine_label(e));
+    note->add("N", n);
+    if (passes != 1) note->add("passes", passes);
+    if (speedup > 1) note->add("mode", std::to_string(int(speedup)) + "x");
+    for (int s = 0; s < isa::info(ins.op).num_operands; ++s) {
+      const isa::AccessPattern& ap = ins.operands[s];
+      if (!ap.present()) continue;
+      std::string v = std::string(isa::memory_name(ap.mem)) + " " + std::string(isa::dtype_name(ap.dtype));
+      const double sb = inner_stride_bytes(ap);
+      if (sb > 0) v += ", inner stride " + std::to_string(int64_t(sb)) + " B";
+      note->add(isa::info(ins.op).operands[s].name, v);
+    }
+    if (stride != 1) note->add("stride penalty", stride);
+    if (e == Engine::GpSimd) note->add("GPSIMD_START", t.gpsimd_start_cycles);
+    else note->add("MIN_II", t.min_ii_cycles);
+    if (extra_cycles != 0) note->add("extra cycles", extra_cycles);
+    note->cycles = cycles;
+  }
+  return cycles;
+}
+
+double streaming_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t, double n, double passes,
+                    double speedup, const char* formula, double extra_cycles) {
+  return cycles_ns(streaming_cycles(ins, e, t, n, passes, speedup, formula, extra_cycles), e, t);
+}
+
+double cost_stream(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
+  const double n = main_free_elements(ins);
+  if (ins.op == isa::Opcode::memset) {
+    // Zero into BF16/FP16 on Vector: max(MIN_II, N/2) (nki-isa.md §3.3 memset, ISA-OLD).
+    const bool zero_half = e == Engine::Vector && ins.params.imm0 == 0.0f && half_float(ins.operands[0].dtype);
+    return zero_half ? streaming_ns(ins, e, t, n, 0.5, 1, "max(MIN_II, N/2)")
+                     : streaming_ns(ins, e, t, n, 1, 1, "max(MIN_II, N)");
+  }
+  const bool copy_like = ins.op == isa::Opcode::tensor_copy || ins.op == isa::Opcode::tensor_scalar;
+  const double speedup = perf_speedup(ins, e, t, copy_like ? PerfKind::Copy : PerfKind::None);
+  return streaming_ns(ins, e, t, n, 1, speedup, "max(MIN_II, N)");
+}
+
+double cost_tensor_tensor(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
   const isa::AccessPattern &dst = ins.operands[0], &a = ins.operands[1], &b = ins.operands[2];
   const double n = main_free_elements(ins);
   const bool one_psum = (a.mem == Memory::PSUM) != (b.mem == Memory::PSUM);
-  const bool all_bf16 = dst.dtype == isa::DType::bfloat16 && a.dtype == isa::DType::bfloat16 &&
-                        b.dtype == isa::DType::bfloat16;
+  const bool all_bf16 = dst.dtype == DType::bfloat16 && a.dtype == DType::bfloat16 && b.dtype == DType::bfloat16;
   const isa::AluOp op = ins.params.op0;
   const bool fast_op = op == isa::AluOp::add || op == isa::AluOp::subtract || op == isa::AluOp::multiply;
   const bool unit = dst.inner_stride() == 1 && a.inner_stride() == 1 && b.inner_stride() == 1;
   const bool both_sbuf = a.mem == Memory::SBUF && b.mem == Memory::SBUF;
-  const bool single_pass = one_psum || (both_sbuf && all_bf16 && fast_op && unit);
-  return cycles_ns(std::max(t.min_ii_cycles, single_pass ? n : 2 * n), e, t);
+  const bool v2_fast = both_sbuf && all_bf16 && fast_op && unit;
+  const bool perf = perf_speedup(ins, e, t, PerfKind::TwoInput) > 1;
+  if (e == Engine::Vector && (one_psum || v2_fast || perf)) {
+    if (CostNote* note = cost_note())
+      note->add("single pass", one_psum ? "one input in PSUM" : v2_fast ? "all-bf16 add/sub/mul, unit stride"
+                                                                          : "NC-v3+ 2x mode: SBUF inputs, 16-bit");
+    return streaming_ns(ins, e, t, n, 1, 1, "max(MIN_II, N)");
+  }
+  return streaming_ns(ins, e, t, n, 2, 1, "max(MIN_II, 2N)");
 }
 
-double cost_dma(const isa::Instruction&, isa::Engine e, const isa::TargetDesc& t) {
-  return cycles_ns(t.dma_trigger_cycles, e, t);
-}
-
-double cost_control(const isa::Instruction&, isa::Engine e, const isa::TargetDesc& t) {
+double cost_control(const isa::Instruction&, Engine e, const isa::TargetDesc& t) {
+  if (CostNote* note = cost_note()) {
+    note->formula = "control_cycles";
+    note->cycles = t.control_cycles;
+  }
   return cycles_ns(t.control_cycles, e, t);
 }
 
-double engine_ns(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
+DgeMode dge_mode(const isa::Instruction&, const isa::TargetDesc& t) {
+  const int m = int(t.dma_dge_mode);
+  return m >= 0 && m <= 3 ? DgeMode(m) : DgeMode::unknown;
+}
+
+namespace {
+// Contiguous run length (elements) of a pattern's free dims: the innermost dims that tile memory densely.
+uint64_t contiguous_run(const isa::AccessPattern& ap) {
+  uint64_t run = 1;
+  for (int d = ap.num_dims - 1; d >= 0; --d) {
+    if (ap.dims[d].count == 1) continue;
+    if (ap.dims[d].stride != int64_t(run)) break;
+    run *= ap.dims[d].count;
+  }
+  return run;
+}
+uint64_t row_buffers(const isa::AccessPattern& ap) {
+  const uint64_t n = ap.free_elements(), run = contiguous_run(ap);
+  return n == 0 ? 0 : (n + run - 1) / run;
+}
+}  // namespace
+
+double cost_dma(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
+  if (dge_mode(ins, t) == DgeMode::swdge) {
+    // Software DGE: GpSimd builds one descriptor per buffer (machine.md §11 DGE; per-descriptor cost [inferred]).
+    const isa::AccessPattern &dst = ins.operands[0], &src = ins.operands[1];
+    const double buffers = double(std::max(row_buffers(dst) * dst.num_partitions, row_buffers(src) * src.num_partitions));
+    const double cycles = t.gpsimd_start_cycles + t.dma_swdge_cycles_per_buffer * buffers;
+    if (CostNote* note = cost_note()) {
+      note->formula = "GPSIMD_START + dma_swdge_cycles_per_buffer x buffers (software DGE)";
+      note->add("buffers", buffers);
+      note->cycles = cycles;
+    }
+    return cycles_ns(cycles, e, t);
+  }
+  if (CostNote* note = cost_note()) {
+    note->formula = "dma_trigger_cycles (the transfer runs on the DMA queues)";
+    note->cycles = t.dma_trigger_cycles;
+  }
+  return cycles_ns(t.dma_trigger_cycles, e, t);
+}
+
+double engine_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
   switch (cost_class(ins.op)) {
 #define COST(id)          \
   case CostClass::id:     \
@@ -68,35 +232,71 @@ double engine_ns(const isa::Instruction& ins, isa::Engine e, const isa::TargetDe
   return 0;
 }
 
-// The transfer is cut into contiguous per-partition buffers: every partition row of the SBUF side (dst if
-// it is in SBUF, else src) is one buffer, and absolute partition p goes to DMA engine
-// (p / dma_partitions_per_engine) mod dma_engines. HBM -> HBM transfers use the rows of dst, numbered
-// from 0. A row moves free_elements x max(src, dst element size) bytes. Engine e is busy for
-// max(bytes_e / dma_engine_bytes_per_ns, total_bytes / hbm_bytes_per_ns) when HBM is involved (the
-// per-core HBM share caps the whole transfer), else bytes_e / dma_engine_bytes_per_ns.
-void dma_transfer_plan(const isa::Instruction& ins, const isa::TargetDesc& t, std::vector<DmaShare>& out) {
-  out.clear();
+// The transfer is cut into contiguous buffers: every partition row of the SBUF side (dst if it is on chip,
+// else src; HBM -> HBM transfers use the rows of dst numbered from 0) is at least one buffer, more when
+// either side's free pattern is not contiguous. Absolute partition p goes to DMA engine
+// (p / dma_partitions_per_engine) mod dma_engines (machine.md §11, DMAOV). A row moves free_elements x
+// max(src, dst element size) bytes. Engine time = buffers x dma_buffer_overhead_ns + bytes / bandwidth; the
+// scheduler adds queueing, the fixed cost and the shared HBM bandwidth.
+DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t) {
+  DmaLayout l;
   const isa::AccessPattern &dst = ins.operands[0], &src = ins.operands[1];
   const bool dst_chip = dst.mem == Memory::SBUF || dst.mem == Memory::PSUM;
   const bool src_chip = src.mem == Memory::SBUF || src.mem == Memory::PSUM;
   const isa::AccessPattern& side = dst_chip ? dst : src_chip ? src : dst;
-  const bool chip = dst_chip || src_chip;
-  const uint32_t engines = uint32_t(std::max(1.0, t.dma_engines));
-  const uint32_t ppe = uint32_t(std::max(1.0, t.dma_partitions_per_engine));
-  const double row_bytes = double(side.free_elements()) *
-                           std::max(isa::dtype_size(dst.dtype), isa::dtype_size(src.dtype));
-  if (row_bytes <= 0 || side.num_partitions == 0) return;
-  std::vector<double> bytes(engines, 0.0);
-  const uint32_t first = chip ? side.start_partition : 0;
-  for (uint32_t i = 0; i < side.num_partitions; ++i) bytes[((first + i) / ppe) % engines] += row_bytes;
-  const double total = row_bytes * side.num_partitions;
-  const bool hbm = dst.mem == Memory::HBM || src.mem == Memory::HBM;
-  const double hbm_floor = hbm && t.hbm_bytes_per_ns > 0 ? total / t.hbm_bytes_per_ns : 0.0;
-  for (uint32_t e = 0; e < engines; ++e) {
-    if (bytes[e] == 0) continue;
-    double ns = t.dma_engine_bytes_per_ns > 0 ? bytes[e] / t.dma_engine_bytes_per_ns : 0.0;
-    out.push_back({e, bytes[e], std::max(ns, hbm_floor)});
+  const isa::AccessPattern& other = &side == &dst ? src : dst;
+  l.engines = uint32_t(std::max(1.0, t.dma_engines));
+  l.ppe = uint32_t(std::max(1.0, t.dma_partitions_per_engine));
+  l.row_bytes = double(side.free_elements()) * std::max(esize(dst.dtype), esize(src.dtype));
+  if (l.row_bytes <= 0 || side.num_partitions == 0) return l;
+  l.rows = side.num_partitions;
+  l.first = dst_chip || src_chip ? side.start_partition : 0;
+  // Buffers per row: the side's own runs, or the other side's when it is more fragmented.
+  const uint64_t other_total = row_buffers(other) * other.num_partitions;
+  l.per_row = std::max<uint64_t>(row_buffers(side), (other_total + l.rows - 1) / l.rows);
+  l.hbm = dst.mem == Memory::HBM || src.mem == Memory::HBM;
+  return l;
+}
+
+// Rows among [first, first + rows) whose block (p / ppe) maps to engine d: blocks repeat every
+// engines x ppe partitions.
+uint32_t DmaLayout::rows_on_engine(uint32_t d) const {
+  const uint64_t cycle = uint64_t(engines) * ppe;
+  auto below = [&](uint64_t x) {  // rows p < x with (p / ppe) % engines == d
+    const uint64_t full = (x / cycle) * ppe;
+    const uint64_t rem = x % cycle, start = uint64_t(d) * ppe;
+    return full + (rem > start ? std::min<uint64_t>(rem - start, ppe) : 0);
+  };
+  return uint32_t(below(uint64_t(first) + rows) - below(first));
+}
+
+uint32_t DmaLayout::engines_used() const {
+  uint32_t n = 0;
+  for (uint32_t d = 0; d < engines; ++d) n += rows_on_engine(d) > 0;
+  return n;
+}
+
+void dma_transfer_plan(const isa::Instruction& ins, const isa::TargetDesc& t, std::vector<DmaShare>& out) {
+  out.clear();
+  const DmaLayout l = dma_layout(ins, t);
+  const double bw = t.dma_engine_bytes_per_ns;
+  for (uint32_t d = 0; d < l.engines && l.rows; ++d) {
+    const uint32_t rows = l.rows_on_engine(d);
+    if (!rows) continue;
+    DmaShare s;
+    s.engine = d;
+    s.bytes = l.row_bytes * rows;
+    s.hbm_bytes = l.hbm ? s.bytes : 0;
+    s.buffers = uint32_t(l.per_row * rows);
+    s.ns = s.buffers * t.dma_buffer_overhead_ns + (bw > 0 ? s.bytes / bw : 0.0);
+    out.push_back(s);
   }
+}
+
+void dma_hbm_bytes(const isa::Instruction& ins, double& read, double& write) {
+  const isa::AccessPattern &dst = ins.operands[0], &src = ins.operands[1];
+  read = src.mem == Memory::HBM ? double(src.total_elements()) * esize(src.dtype) : 0.0;
+  write = dst.mem == Memory::HBM ? double(dst.total_elements()) * esize(dst.dtype) : 0.0;
 }
 
 }  // namespace nkisim::sim

@@ -8,6 +8,7 @@
 #include "isa/program.h"
 #include "isa/target.h"
 #include "sim/memory.h"
+#include "sim/pe_state.h"
 #include "sim/view.h"
 
 namespace nkisim::sim {
@@ -22,6 +23,7 @@ class ExecContext {
   const isa::TargetDesc& target;
   Memories mem;
   std::vector<uint8_t> tensor_written;  // per program.hbm_tensors entry: an instruction wrote its bytes
+  PeState pe;  // Tensor Engine: the stationary loaded into the PE array (sim/exec_tensor.cpp)
 
   // Resolves operand `slot` of `ins` for reading / writing: checks that it is present (when the table
   // says REQ; an absent optional operand gives an empty View with mem None), lives in a memory the table
@@ -46,6 +48,14 @@ class ExecContext {
   // when the optional operand is absent. Its partition count must equal `partitions`.
   const float* column_f32(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch);
   const uint32_t* column_int(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch);
+
+  // Engine registers that persist across instructions (nki-isa.md §1.8), one fp32 per partition lane:
+  // the ScalarE and VectorE accumulators. Empty until first used; sim/exec_vector_accum.cpp sizes them to the
+  // target's partitions, zero-filled (hardware leaves them undefined).
+  std::vector<float> scalar_acc, vector_acc;
+  // Per-lane XORWOW random number generators (sim/exec_vector_random.cpp): 6 words (x0..x4, d) per generator,
+  // VectorE 4 and GpSimd 1 generator per lane. Empty until first used (then as if seeded with 0).
+  std::vector<uint32_t> rng_vector, rng_gpsimd;
 
  private:
   View resolve(const isa::Instruction& ins, int slot, bool writes);
@@ -133,6 +143,12 @@ void elementwise_int(ExecContext& ctx, const View& dst, const std::array<const V
 // when the dtypes are equal, otherwise src -> fp32 -> dst. Requires equal total element counts. Reads
 // everything before writing when the operands overlap.
 void copy_elements(ExecContext& ctx, const View& dst, const View& src);
+
+// activation's accumulator effect (sim/exec_vector_accum.cpp): applies params.reduce_cmd/reduce_op of `ins` to
+// the ScalarE accumulator of `lane` with that partition's n fp32 results. activation_check validates the
+// scalar bias and the reduce parameters against the target before any row is computed.
+void activation_check(ExecContext& ctx, const isa::Instruction& ins);
+void activation_accumulate(ExecContext& ctx, const isa::Instruction& ins, uint32_t lane, const float* out, size_t n);
 
 // One semantic function per instruction-table row (sim/exec_*.cpp).
 #define INST(id, ...) void exec_##id(ExecContext& ctx, const isa::Instruction& ins);

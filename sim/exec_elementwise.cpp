@@ -73,28 +73,31 @@ void exec_tensor_scalar(ExecContext& ctx, const isa::Instruction& ins) {
 }
 
 // dst = func(data * scale + bias) in fp32; scale = [P,1] tile (slot 3) or params.scale; bias = [P,1]
-// tile (slot 2) or none (no addition at all, so -0.0 stays -0.0).
+// tile (slot 2), else params.bias_imm when nonzero, else none (no addition at all, so -0.0 stays -0.0).
+// The fp32 results also feed the ScalarE accumulators per params.reduce_cmd (activation_accumulate).
 void exec_activation(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
   ctx.require_same_shape(ins, 0, dst, 1, data);
+  activation_check(ctx, ins);
   const uint32_t P = dst.partitions;
   const float* bias = ctx.column_f32(ins, 2, P, 6);
   const float* scale = ctx.column_f32(ins, 3, P, 7);
-  const float imm_scale = ins.params.scale;
+  const float imm_scale = ins.params.scale, imm_bias = ins.params.bias_imm;
   const isa::ActFunc func = ins.params.func;
   elementwise_f32<1>(ctx, dst, {&data}, [&](uint32_t i, const auto& in, float* out, size_t n) {
     const float s = scale ? scale[i] : imm_scale;
     const float* x = in[0];
-    if (bias) {
-      const float b = bias[i];
+    if (bias || imm_bias != 0.0f) {
+      const float b = bias ? bias[i] : imm_bias;
       for (size_t j = 0; j < n; ++j) out[j] = x[j] * s + b;
+      act_apply(func, out, out, n);
     } else if (s != 1.0f) {
       for (size_t j = 0; j < n; ++j) out[j] = x[j] * s;
+      act_apply(func, out, out, n);
     } else {
       act_apply(func, x, out, n);
-      return;
     }
-    act_apply(func, out, out, n);
+    activation_accumulate(ctx, ins, dst.start_partition + i, out, n);
   });
 }
 

@@ -41,6 +41,16 @@ void write_stats_json(const Result& r, std::ostream& os) {
                      {"utilization_percent", r.total_ns > 0 ? 100.0 * s.busy_ns / r.total_ns : 0.0}};
   }
   j["engines"] = std::move(engines);
+  j["mode"] = r.mode;
+  j["dma"] = {{"transfers", r.dma_transfers},
+              {"bytes", r.dma_bytes},
+              {"average_transfer_bytes", r.dma_transfers ? r.dma_bytes / double(r.dma_transfers) : 0.0},
+              {"hbm_read_bytes", r.hbm_read_bytes},
+              {"hbm_write_bytes", r.hbm_write_bytes}};
+  j["pe_macs"] = r.pe_macs;
+  j["mfu_estimated_percent"] = r.mfu_estimated_percent;
+  j["mbu_estimated_percent"] = r.mbu_estimated_percent;
+  j["pe_average_throttle"] = r.pe_average_throttle;
   os << j.dump(2) << "\n";
 }
 
@@ -70,6 +80,19 @@ void write_trace_json(const Result& r, std::ostream& os) {
                         {"duration_ns", e.dur_ns},
                         {"nki_source_location", e.source_location}}}});
   }
+  // Semaphore dependencies as flow arrows: from the end of the updating slice to the start of the waiter.
+  uint64_t flow_id = 0;
+  for (const TraceFlow& f : r.flows) {
+    auto from = tid.find(f.from_track), to = tid.find(f.to_track);
+    if (from == tid.end() || to == tid.end()) continue;
+    ++flow_id;
+    events.push_back({{"ph", "s"}, {"id", flow_id}, {"pid", 1}, {"tid", from->second},
+                      {"ts", (f.from_ns - 0.001) / 1000.0}, {"cat", "semaphore"}, {"name", f.name}});
+    events.push_back({{"ph", "f"}, {"bp", "e"}, {"id", flow_id}, {"pid", 1}, {"tid", to->second},
+                      {"ts", f.to_ns / 1000.0}, {"cat", "semaphore"}, {"name", f.name}});
+  }
+  for (const TraceCounter& c : r.counters)
+    events.push_back({{"ph", "C"}, {"pid", 1}, {"name", c.name}, {"ts", c.t_ns / 1000.0}, {"args", {{"value", c.value}}}});
   ordered_json j;
   j["traceEvents"] = std::move(events);
   j["displayTimeUnit"] = "ns";

@@ -1,303 +1,361 @@
-// scheduler.cpp - discrete-event timing of the five engine streams, the DMA queues and the DMA engines.
-//
-// Model (issue "first timing model"; every number comes from the TargetDesc via sim/cost.cpp):
-// * Engine e runs streams[e] in order. An instruction starts when the engine is free and all its waits
-//   hold (sem >= value); it occupies the engine for engine_ns(). Non-DMA instructions apply their data
-//   effect and semaphore updates at completion.
-// * A DMA instruction occupies its engine for the trigger time, then its transfer joins DMA queue
-//   params.dma_queue (FIFO). The transfer at the head of a queue starts moving data dma_fixed_ns after
-//   reaching the head, on the DMA engines dma_transfer_plan() assigns; an engine busy with an earlier
-//   transfer delays its share. The transfer completes when its last share ends: then its data effect and
-//   semaphore updates apply and the next transfer of the queue reaches the head.
-// * Events are processed in time order; ties by issuing engine index, then program order, then event
-//   kind, so runs are deterministic and effects land in simulated-time order (DESIGN decision 4).
+// scheduler.cpp - discrete-event timing of the five engine streams: issue, semaphore waits, in-order
+// retirement, timing records and stats. The model is described in docs/cost-model.md:
+// * Engine e runs streams[e] in order. An instruction starts at the latest of: its engine can issue it
+//   (the previous instruction ended; Tensor Engine: the previous one started and its path is free), its
+//   semaphore waits hold, the results of earlier instructions of the same engine it reads are committed
+//   (scheduler_pe.cpp), Tensor Engine weight / buffer constraints, and PSUM bank arbitration. It lasts
+//   engine_ns() (Tensor Engine multiplies: divided by the throttling level when that is modelled).
+// * An instruction's data effect and semaphore updates apply when it completes, in program order per
+//   engine; a DMA trigger hands its transfer to the DMA model (scheduler_dma.cpp), whose completion
+//   applies the effect and the updates.
+// * Events are processed in time order; ties by unit (engines by index, then transfers, then DMA engines),
+//   then id, so runs are deterministic and effects land in simulated-time order (DESIGN decision 4).
+// Nothing costs anything extra when neither a trace nor a timeline is requested.
 #include "sim/scheduler.h"
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
-#include <queue>
 #include <sstream>
+#include <chrono>
+#include <ctime>
+#include <cstdio>
+#include <cstdlib>
 
-#include "sim/cost.h"
+#include "sim/scheduler_impl.h"
 
 namespace nkisim::sim {
 using isa::Engine;
 using isa::Instruction;
 
-void validate_program(const ExecContext& ctx) {
-  const isa::Program& p = ctx.program;
-  // Semaphore indices are 16-bit (isa::SemWait); more counters than that cannot be named.
-  if (p.num_semaphores > 65536)
-    throw Error("program declares " + std::to_string(p.num_semaphores) + " semaphores; at most 65536 can be addressed");
+std::string_view stall_cause_name(StallCause c) {
+  switch (c) {
+    case StallCause::none: return "engine";
+    case StallCause::semaphore: return "semaphore";
+    case StallCause::dependency: return "same-engine dependency";
+    case StallCause::weights: return "stationary weights";
+    case StallCause::weight_buffer: return "weight buffer";
+    case StallCause::psum_bank: return "psum bank";
+  }
+  return "?";
+}
+
+namespace detail {
+
+Scheduler::Scheduler(ExecContext& ctx, const Options& opts, Result& r)
+    : ctx_(ctx), p_(ctx.program), t_(ctx.target), o_(opts), r_(r), collect_(opts.trace || opts.timeline),
+      execute_(!opts.timing_only), sems_(p_.num_semaphores, 0) {
+  uint32_t b = 0;
   for (int e = 0; e < isa::kNumEngines; ++e) {
-    for (const Instruction& ins : p.streams[e]) {
-      if (size_t(ins.op) >= size_t(isa::kNumOpcodes)) ctx.fail(ins, "invalid opcode " + std::to_string(int(ins.op)));
-      const isa::InstrInfo& inf = isa::info(ins.op);
-      if (!(inf.engines & isa::engine_bit(Engine(e))))
-        ctx.fail(ins, std::string(inf.mnemonic) + ": cannot run on the " + std::string(isa::engine_name(Engine(e))) +
-                          " engine");
-      for (int s = 0; s < isa::kMaxOperands; ++s) ctx.check(ins, s, inf.operands[s].written);
-      for (const isa::SemWait& w : ins.waits)
-        if (w.sem >= p.num_semaphores)
-          ctx.fail(ins, std::string(inf.mnemonic) + ": waits on semaphore " + std::to_string(w.sem) +
-                            " but the program has " + std::to_string(p.num_semaphores));
-      for (const isa::SemUpdate& u : ins.updates)
-        if (u.sem >= p.num_semaphores)
-          ctx.fail(ins, std::string(inf.mnemonic) + ": updates semaphore " + std::to_string(u.sem) +
-                            " but the program has " + std::to_string(p.num_semaphores));
-      if (cost_class(ins.op) == isa::CostClass::dma && ins.params.dma_queue >= ctx.target.dma_queues)
-        ctx.fail(ins, std::string(inf.mnemonic) + ": DMA queue " + std::to_string(ins.params.dma_queue) +
-                          " out of range [0, " + std::to_string(int(ctx.target.dma_queues)) + ")");
+    base_[size_t(e)] = b;
+    b += uint32_t(p_.streams[size_t(e)].size());
+    done_[size_t(e)].assign(p_.streams[size_t(e)].size(), 0);
+  }
+  r_.instr_base = base_;
+  if (collect_) {
+    sem_hist_.resize(p_.num_semaphores);
+    r_.timeline.resize(b);
+  }
+  const size_t nq = size_t(std::max(1.0, t_.dma_queues));
+  dma_.resize(size_t(std::max(1.0, t_.dma_engines)));
+  for (DmaEngine& d : dma_) d.cursor.assign(nq, 0);
+  dma_fifo_.resize(nq);
+  dge_free_.assign(size_t(std::max(0.0, t_.dma_dge_blocks)), 0.0);
+  queue_done_.assign(nq, 0.0);
+  start_prepare();
+}
+
+void Scheduler::run() {
+  try {
+    loop();
+  } catch (const Error&) {
+    // A validation error found by the worker takes precedence, as it would have been found first.
+    if (prep_thread_.joinable()) prep_thread_.join();
+    if (prep_failed_.load(std::memory_order_acquire)) throw_validation_error();
+    throw;
+  }
+  finish_prepare();
+  check_deadlock();
+  finish();
+}
+
+void Scheduler::loop() {
+  for (int e = 0; e < isa::kNumEngines; ++e) try_issue(e);
+  while (!events_.empty()) {
+    const Event ev = events_.top();
+    events_.pop();
+    now_ = ev.t;
+    switch (ev.kind) {
+      case Ev::Complete: on_complete(ev.unit, ev.id); break;
+      case Ev::TriggerDone:
+        dma_submit(ev.unit, ev.id);
+        on_complete(ev.unit, ev.id);
+        break;
+      case Ev::EngineFree:
+        eng_[ev.unit].free_event = false;
+        try_issue(ev.unit);
+        break;
+      case Ev::DmaEligible: on_dma_eligible(ev.id); break;
+      case Ev::DmaShareDone:
+        if (ev.mask) {
+          on_shares_done(ev.mask);
+        } else {  // a DMA engine beyond the mask width
+          on_share_done(uint32_t(ev.unit - kDmaUnit0));
+          flush_shares();
+        }
+        break;
     }
   }
 }
 
-namespace {
-
-enum class Ev : uint8_t { Complete, TriggerDone, DmaStart, DmaDone };
-
-struct Event {
-  double t;
-  uint8_t engine;   // issuing engine
-  uint32_t index;   // position in its stream
-  Ev kind;
-  uint32_t transfer;
-  bool operator>(const Event& o) const {
-    if (t != o.t) return t > o.t;
-    if (engine != o.engine) return engine > o.engine;
-    if (index != o.index) return index > o.index;
-    return kind > o.kind;
+// The wait that held last and the update that satisfied it (timeline mode); also records every wait's
+// satisfying update as a flow edge.
+void Scheduler::semaphore_cause(const OpInfo& op, StartCalc& c) const {
+  double latest = -1;
+  TimingRef who;
+  for (uint32_t k = 0; k < op.nwait; ++k) {
+    const isa::SemWait& w = op.sems[k];
+    const auto& h = sem_hist_[w.sem];
+    auto it = std::lower_bound(h.begin(), h.end(), int64_t(w.value),
+                               [](const SemUpdateRec& u, int64_t v) { return u.value < v; });
+    if (it == h.end()) continue;  // (only a zero wait can hold without an update)
+    if (it->t > latest) {
+      latest = it->t;
+      who = it->who;
+      c.sem = w.sem;
+      c.sem_value = w.value;
+    }
   }
-};
-
-struct Transfer {
-  const Instruction* ins;
-  uint8_t engine;
-  uint32_t index;
-  uint16_t queue;
-  double head_ns = 0;
-};
-
-struct EngineState {
-  size_t pc = 0;
-  bool busy = false;
-  double start = 0, dur = 0;  // of the instruction in flight
-};
-
-// The operands as isa::print_instruction prints them: "dst=<ap> src=<ap>".
-std::string operands_text(const Instruction& ins) {
-  const isa::InstrInfo& inf = isa::info(ins.op);
-  std::string s;
-  for (int k = 0; k < inf.num_operands; ++k) {
-    if (!ins.operands[k].present()) continue;
-    if (!s.empty()) s += ' ';
-    s += inf.operands[k].name;
-    s += '=';
-    s += isa::to_string(ins.operands[k]);
+  if (latest >= 0 && latest > c.t) {
+    c.t = latest;
+    c.cause = StallCause::semaphore;
+    c.pred = who;
   }
-  return s;
 }
 
-class Scheduler {
- public:
-  Scheduler(ExecContext& ctx, bool trace, Result& r)
-      : ctx_(ctx), p_(ctx.program), t_(ctx.target), trace_(trace), r_(r),
-        sems_(p_.num_semaphores, 0), queues_(size_t(std::max(1.0, t_.dma_queues))),
-        dma_free_(size_t(std::max(1.0, t_.dma_engines)), 0.0) {}
+void Scheduler::try_issue(int e) {
+  EngineState& s = eng_[size_t(e)];
+  const uint32_t n = uint32_t(p_.streams[size_t(e)].size());
+  while (s.pc < n && !s.free_event && s.free_at <= now_) {
+    const uint32_t i = s.pc;
+    ensure_ready(e, i);
+    const uint32_t id = gid(e, i);
+    const OpInfo& op = ops_[id];
+    if (!waits_hold(op)) {  // retried after semaphore updates
+      blocked_ |= 1u << e;
+      return;
+    }
+    blocked_ &= ~(1u << e);
+    const PeRole role = op.role;
+    const bool compute = op.cls == OpClass::datapath && role == PeRole::none && e != int(Engine::Sync);
 
-  void run() {
-    for (int e = 0; e < isa::kNumEngines; ++e) try_start(e, 0.0);
-    while (!events_.empty()) {
-      Event ev = events_.top();
-      events_.pop();
-      now_ = ev.t;
-      switch (ev.kind) {
-        case Ev::Complete: on_complete(ev); break;
-        case Ev::TriggerDone: on_trigger_done(ev); break;
-        case Ev::DmaStart: on_dma_start(ev); break;
-        case Ev::DmaDone: on_dma_done(ev); break;
+    StartCalc c;
+    c.t = s.free_at;
+    c.pred = s.last;
+    if (role != PeRole::none) pe_constraint(role, c);  // path availability (cause stays "engine")
+    const double ready = c.t;
+    // Waits hold now; if they did not when the engine became ready, the last update released it.
+    if (now_ > s.free_at && op.nwait) {
+      if (collect_) {
+        StartCalc w = c;
+        semaphore_cause(op, w);
+        if (now_ > c.t) c = w;
+      } else {
+        c.raise(now_, StallCause::semaphore, TimingRef{});
       }
     }
-    check_deadlock();
-    finish();
-  }
-
- private:
-  const Instruction& ins_at(int e, uint32_t i) const { return p_.streams[e][i]; }
-
-  void push(double t, int e, uint32_t index, Ev kind, uint32_t transfer = 0) {
-    events_.push(Event{t, uint8_t(e), index, kind, transfer});
-  }
-
-  bool waits_hold(const Instruction& ins) const {
-    for (const isa::SemWait& w : ins.waits)
-      if (sems_[w.sem] < int64_t(w.value)) return false;
-    return true;
-  }
-
-  void try_start(int e, double now) {
-    EngineState& s = eng_[e];
-    if (s.busy || s.pc >= p_.streams[e].size()) return;
-    const Instruction& ins = ins_at(e, uint32_t(s.pc));
-    if (!waits_hold(ins)) return;
-    s.busy = true;
-    s.start = now;
-    s.dur = engine_ns(ins, Engine(e), t_);
-    const bool dma = cost_class(ins.op) == isa::CostClass::dma;
-    push(now + s.dur, e, uint32_t(s.pc), dma ? Ev::TriggerDone : Ev::Complete);
-  }
-  void try_start_all() {
-    for (int e = 0; e < isa::kNumEngines; ++e) try_start(e, now_);
-  }
-
-  void apply_updates(const Instruction& ins) {
-    for (const isa::SemUpdate& u : ins.updates) sems_[u.sem] += u.add;
-  }
-
-  // The engine finished instruction ev.index (its data effect, if any, is applied by the caller).
-  void retire(const Event& ev) {
-    EngineState& s = eng_[ev.engine];
-    const Instruction& ins = ins_at(ev.engine, ev.index);
-    busy_[ev.engine] += s.dur;
-    ++count_[ev.engine];
-    if (trace_) {
-      std::string_view name = isa::engine_name(Engine(ev.engine));
-      add_event(std::string(name), std::string(name), ins, s.start, s.dur);
+    if (role == PeRole::multiply_moving && pe_weights_pending_)
+      c.raise(pe_weights_ready_, StallCause::weights, pe_last_ls_);
+    if (role == PeRole::load_stationary && t_.pe_background_ls != 0 && !pe_weights_pending_)
+      c.raise(pe_shadow_free_, StallCause::weight_buffer, pe_last_mul_);
+    if (compute) {
+      hazard_constraint(e, op, c);
+      if (op.psum_mask && t_.psum_bank_conflicts != 0) psum_constraint(e, op, c);
     }
-    s.busy = false;
+
+    const double start = c.t;
+    double dur = op.cost_ns, level = 1;
+    if (role != PeRole::none) dur = pe_started(op, start, id, level);
+    const double end = start + dur;
+    if (end > s.cover) {
+      s.busy += end - std::max(start, s.cover);
+      s.cover = end;
+    }
+    ++s.count;
+    if (compute) {
+      hazard_record(e, op, end, id);
+      if (op.psum_mask && t_.psum_bank_conflicts != 0) psum_record(e, op, end, id);
+    }
+    if (collect_) {
+      InstrTiming& rec = r_.timeline[id];
+      rec.engine = uint8_t(e);
+      rec.index = i;
+      rec.ready_ns = ready;
+      rec.start_ns = start;
+      rec.end_ns = end;
+      rec.base_ns = op.cost_ns;
+      rec.throttle = level;
+      rec.cause = c.cause;
+      rec.pred = c.pred;
+      rec.sem = c.sem;
+      rec.sem_value = c.sem_value;
+      for (uint32_t k = 0; k < op.nwait; ++k) {
+        const auto& h = sem_hist_[op.sems[k].sem];
+        auto it = std::lower_bound(h.begin(), h.end(), int64_t(op.sems[k].value),
+                                   [](const SemUpdateRec& u, int64_t v) { return u.value < v; });
+        if (it != h.end()) r_.sem_edges.emplace_back(id, it->who);
+      }
+    }
+    push(end, uint8_t(e), op.cls == OpClass::dma ? Ev::TriggerDone : Ev::Complete, i);
+    s.last = TimingRef{TimingRef::Instr, id};
     ++s.pc;
-    last_ = std::max(last_, now_);
-  }
-
-  void on_complete(const Event& ev) {
-    const Instruction& ins = ins_at(ev.engine, ev.index);
-    execute(ctx_, ins);
-    apply_updates(ins);
-    retire(ev);
-    try_start_all();
-  }
-
-  void on_trigger_done(const Event& ev) {
-    const Instruction& ins = ins_at(ev.engine, ev.index);
-    uint32_t id = uint32_t(transfers_.size());
-    transfers_.push_back(Transfer{&ins, ev.engine, ev.index, ins.params.dma_queue});
-    auto& q = queues_[ins.params.dma_queue];
-    q.push_back(id);
-    if (q.size() == 1) reach_head(id);
-    retire(ev);
-    try_start(ev.engine, now_);
-  }
-
-  void reach_head(uint32_t id) {
-    Transfer& x = transfers_[id];
-    x.head_ns = now_;
-    push(now_ + t_.dma_fixed_ns, x.engine, x.index, Ev::DmaStart, id);
-  }
-
-  void on_dma_start(const Event& ev) {
-    Transfer& x = transfers_[ev.transfer];
-    dma_transfer_plan(*x.ins, t_, plan_);
-    double done = now_;
-    for (const DmaShare& sh : plan_) {
-      double start = std::max(now_, dma_free_[sh.engine]);
-      double end = start + sh.ns;
-      dma_free_[sh.engine] = end;
-      dma_intervals_.emplace_back(start, end);
-      done = std::max(done, end);
-      if (trace_) add_event("dma.e" + std::to_string(sh.engine), "dma", *x.ins, start, sh.ns);
+    pc_pub_[size_t(e)].store(s.pc, std::memory_order_relaxed);
+    if (role == PeRole::none) {
+      s.free_at = end;
+      continue;  // loops only when the instruction took no time
     }
-    push(done, x.engine, x.index, Ev::DmaDone, ev.transfer);
+    // In-order issue: the next Tensor instruction may issue once this one has started.
+    s.free_at = start;
+    if (start > now_) {
+      s.free_event = true;
+      push(start, uint8_t(e), Ev::EngineFree, i);
+      return;
+    }
   }
+}
 
-  void on_dma_done(const Event& ev) {
-    Transfer& x = transfers_[ev.transfer];
-    execute(ctx_, *x.ins);
-    apply_updates(*x.ins);
-    ++dma_transfers_;
+// Engines waiting on a semaphore, after updates (an engine that is merely busy has an event of its own).
+void Scheduler::try_issue_all() {
+  if (!sem_changed_) return;
+  sem_changed_ = false;
+  for (uint32_t m = blocked_; m; m &= m - 1) try_issue(__builtin_ctz(m));
+}
+
+void Scheduler::on_complete(int e, uint32_t i) {
+  done_[size_t(e)][i] = 1;
+  retire_in_order(e);
+  try_issue(e);
+  try_issue_all();
+}
+
+// Effects and semaphore updates in program order (the Tensor Engine can finish a background
+// LoadStationary before the multiply issued ahead of it).
+void Scheduler::retire_in_order(int e) {
+  EngineState& s = eng_[size_t(e)];
+  while (s.retire < s.pc && done_[size_t(e)][s.retire]) {
+    const uint32_t id = gid(e, s.retire);
+    const OpInfo& op = ops_[id];
+    if (op.cls != OpClass::dma) {  // a DMA's effect and updates come with its transfer
+      if (execute_) execute(ctx_, ins_at(e, s.retire));
+      apply_updates(op, TimingRef{TimingRef::Instr, id});
+      if (collect_) r_.timeline[id].retire_ns = now_;
+    }
     last_ = std::max(last_, now_);
-    if (trace_) add_event("dma.q" + std::to_string(x.queue), "dma", *x.ins, x.head_ns, now_ - x.head_ns);
-    auto& q = queues_[x.queue];
-    q.pop_front();
-    if (!q.empty()) reach_head(q.front());
-    try_start_all();
+    ++s.retire;
   }
+}
 
-  void check_deadlock() const {
+void Scheduler::apply_updates(const OpInfo& op, TimingRef who) {
+  sem_changed_ = sem_changed_ || op.nupd;
+  for (uint32_t k = op.nwait; k < uint32_t(op.nwait) + op.nupd; ++k) {
+    const isa::SemWait& u = op.sems[k];
+    sems_[u.sem] += u.value;
+    if (collect_) sem_hist_[u.sem].push_back(SemUpdateRec{sems_[u.sem], now_, who});
+  }
+}
+
+void Scheduler::check_deadlock() const {
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    const EngineState& s = eng_[size_t(e)];
+    if (s.pc >= p_.streams[size_t(e)].size()) continue;
+    const Instruction& ins = ins_at(e, s.pc);
+    for (const isa::SemWait& w : ins.waits) {
+      if (sems_[w.sem] >= int64_t(w.value)) continue;
+      std::ostringstream os;
+      os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << w.sem << " >= " << w.value
+         << " (value is " << sems_[w.sem] << ")";
+      ctx_.fail(ins, os.str());
+    }
+    ctx_.fail(ins, "deadlock: " + std::string(isa::engine_name(Engine(e))) + " stopped");  // unreachable
+  }
+}
+
+void Scheduler::finish() {
+  r_.mode = o_.timing_only ? "timing-only" : "timed";
+  r_.total_ns = last_;
+  // Cycles in the profiler's base clock (machine.md §3: Trn1 1.4 GHz, Trn2 1.2 GHz).
+  r_.total_cycles = uint64_t(std::llround(last_ * t_.profiler_ghz));
+  r_.instructions = p_.num_instructions();
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    r_.engines[std::string(isa::engine_name(Engine(e)))] = EngineStats{eng_[size_t(e)].busy, eng_[size_t(e)].count};
+  // DMA busy time: union of the intervals in which any DMA engine moves data.
+  r_.dma_transfers = transfers_.size();
+  r_.engines["dma"] = EngineStats{dma_busy_, r_.dma_transfers};
+  // Profiler summary metrics (machine.md §13): MFU = 2 MACs / (2 x PE count x clock x time); MBU = HBM
+  // bytes / time / one stack's bandwidth.
+  const double pes = t_.pe_rows * t_.pe_cols;
+  if (last_ > 0 && pes > 0 && t_.tensor_ghz > 0)
+    r_.mfu_estimated_percent = 100.0 * r_.pe_macs / (pes * t_.tensor_ghz * last_);
+  if (last_ > 0 && t_.hbm_peak_bytes_per_ns > 0)
+    r_.mbu_estimated_percent = 100.0 * (r_.hbm_read_bytes + r_.hbm_write_bytes) / last_ / t_.hbm_peak_bytes_per_ns;
+  r_.pe_average_throttle = pe_thr_time_ > 0 ? pe_thr_weighted_ / pe_thr_time_ : 1.0;
+  if (o_.trace) build_trace();
+}
+
+}  // namespace detail
+
+void run_program(ExecContext& ctx, const Options& opts, Result& r) {
+  auto cpu = [] { timespec ts; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6; };
+  double t0 = cpu();
+  detail::Scheduler s(ctx, opts, r);
+  double t1 = cpu();
+  s.run();
+  double t2 = cpu();
+  if (getenv("NKISIM_SCHED_TIMING")) fprintf(stderr, "prepare %.1f ms run %.1f ms (CPU)\n", t1 - t0, t2 - t1);
+}
+
+// Functional mode: sweep the engines, executing each stream as far as its waits allow; a DMA completes
+// at its trigger. A race-free program gets the same numerics as the timed run.
+void run_functional(ExecContext& ctx, Result& r) {
+  const isa::Program& p = ctx.program;
+  std::vector<int64_t> sems(p.num_semaphores, 0);
+  std::array<size_t, isa::kNumEngines> pc{};
+  bool progress = true;
+  while (progress) {
+    progress = false;
     for (int e = 0; e < isa::kNumEngines; ++e) {
-      const EngineState& s = eng_[e];
-      if (s.pc >= p_.streams[e].size()) continue;
-      const Instruction& ins = ins_at(e, uint32_t(s.pc));
-      for (const isa::SemWait& w : ins.waits) {
-        if (sems_[w.sem] >= int64_t(w.value)) continue;
+      const auto& stream = p.streams[size_t(e)];
+      while (pc[size_t(e)] < stream.size()) {
+        const Instruction& ins = stream[pc[size_t(e)]];
+        bool ok = true;
+        for (const isa::SemWait& w : ins.waits) ok = ok && sems[w.sem] >= int64_t(w.value);
+        if (!ok) break;
+        execute(ctx, ins);
+        for (const isa::SemUpdate& u : ins.updates) sems[u.sem] += u.add;
+        ++pc[size_t(e)];
+        progress = true;
+      }
+    }
+  }
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    if (pc[size_t(e)] >= p.streams[size_t(e)].size()) continue;
+    const Instruction& ins = p.streams[size_t(e)][pc[size_t(e)]];
+    for (const isa::SemWait& w : ins.waits)
+      if (sems[w.sem] < int64_t(w.value)) {
         std::ostringstream os;
         os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << w.sem << " >= " << w.value
-           << " (value is " << sems_[w.sem] << ")";
-        ctx_.fail(ins, os.str());
+           << " (value is " << sems[w.sem] << ")";
+        ctx.fail(ins, os.str());
       }
-      ctx_.fail(ins, "deadlock: " + std::string(isa::engine_name(Engine(e))) + " stopped");  // unreachable
-    }
   }
-
-  void add_event(std::string track, std::string cat, const Instruction& ins, double start, double dur) {
-    TraceEvent te;
-    te.track = std::move(track);
-    te.cat = std::move(cat);
-    te.name = isa::info(ins.op).mnemonic;
-    te.start_ns = start;
-    te.dur_ns = dur;
-    te.operands = operands_text(ins);
-    if (auto loc = ctx_.location(ins)) te.source_location = loc->file + ":" + std::to_string(loc->line);
-    r_.trace.push_back(std::move(te));
-  }
-
-  void finish() {
-    r_.total_ns = last_;
-    // Cycles in the profiler's base clock (machine.md §3: Trn1 1.4 GHz, Trn2 1.2 GHz).
-    r_.total_cycles = uint64_t(std::llround(last_ * t_.profiler_ghz));
-    r_.instructions = p_.num_instructions();
-    for (int e = 0; e < isa::kNumEngines; ++e)
-      r_.engines[std::string(isa::engine_name(Engine(e)))] = EngineStats{busy_[e], count_[e]};
-    // DMA busy time: union of the intervals in which any DMA engine moves data.
-    std::sort(dma_intervals_.begin(), dma_intervals_.end());
-    double busy = 0, cur0 = 0, cur1 = -1;
-    for (auto [a, b] : dma_intervals_) {
-      if (a > cur1) {
-        if (cur1 > cur0) busy += cur1 - cur0;
-        cur0 = a;
-        cur1 = b;
-      } else {
-        cur1 = std::max(cur1, b);
-      }
-    }
-    if (cur1 > cur0) busy += cur1 - cur0;
-    r_.engines["dma"] = EngineStats{busy, dma_transfers_};
-    if (trace_)
-      std::stable_sort(r_.trace.begin(), r_.trace.end(),
-                       [](const TraceEvent& a, const TraceEvent& b) { return a.start_ns < b.start_ns; });
-  }
-
-  ExecContext& ctx_;
-  const isa::Program& p_;
-  const isa::TargetDesc& t_;
-  bool trace_;
-  Result& r_;
-  std::vector<int64_t> sems_;
-  std::vector<std::deque<uint32_t>> queues_;
-  std::vector<double> dma_free_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
-  std::array<EngineState, isa::kNumEngines> eng_{};
-  std::array<double, isa::kNumEngines> busy_{};
-  std::array<uint64_t, isa::kNumEngines> count_{};
-  std::vector<Transfer> transfers_;
-  std::vector<DmaShare> plan_;
-  std::vector<std::pair<double, double>> dma_intervals_;
-  uint64_t dma_transfers_ = 0;
-  double now_ = 0, last_ = 0;
-};
-
-}  // namespace
-
-void run_program(ExecContext& ctx, bool trace, Result& r) { Scheduler(ctx, trace, r).run(); }
+  r.mode = "functional";
+  r.instructions = p.num_instructions();
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    r.engines[std::string(isa::engine_name(Engine(e)))] = EngineStats{0, p.streams[size_t(e)].size()};
+  uint64_t transfers = 0;
+  for (const auto& s : p.streams)
+    for (const Instruction& ins : s) transfers += cost_class(ins.op) == isa::CostClass::dma;
+  r.engines["dma"] = EngineStats{0, transfers};
+  r.dma_transfers = transfers;
+}
 
 }  // namespace nkisim::sim

@@ -1,5 +1,5 @@
 // scheduler.h - the timing side: a deterministic discrete-event run of the engine streams and DMA queues
-// that applies every instruction's data effect at its completion time.
+// that applies every instruction's data effect at its completion time; and the functional-only runner.
 #pragma once
 #include "sim/exec.h"
 #include "sim/simulate.h"
@@ -11,8 +11,14 @@ namespace nkisim::sim {
 // DMA queue in range.
 void validate_program(const ExecContext& ctx);
 
-// Runs ctx.program to completion: fills r.total_ns, r.total_cycles, r.instructions, r.engines and (when
-// `trace`) r.trace. Data effects go to ctx.mem. Throws nkisim::Error on a deadlock.
-void run_program(ExecContext& ctx, bool trace, Result& r);
+// Validates ctx.program (as validate_program) and runs it to completion with the timing model: fills
+// r.total_ns, r.total_cycles,
+// r.instructions, r.engines, the DMA/MFU/MBU figures and (per opts) r.trace / r.timeline. Data effects go
+// to ctx.mem unless opts.timing_only. Throws nkisim::Error on a deadlock.
+void run_program(ExecContext& ctx, const Options& opts, Result& r);
+
+// Runs ctx.program for its numerics only: every engine executes its stream in order as far as its
+// semaphore waits allow, DMA transfers complete at their trigger. No timing (r.total_ns = 0).
+void run_functional(ExecContext& ctx, Result& r);
 
 }  // namespace nkisim::sim

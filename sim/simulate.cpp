@@ -58,17 +58,19 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   uint64_t hbm_bytes = p.hbm_bytes;
   for (const HbmTensor& t : p.hbm_tensors) hbm_bytes = std::max(hbm_bytes, t.address + t.bytes);
   ExecContext ctx(p, *target, hbm_bytes);
-  validate_program(ctx);
+  if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)
 
   // Bind the inputs (param_index order) and copy them into HBM.
   std::vector<size_t> in = inputs_in_order(p);
-  if (inputs.size() != in.size()) {
+  // A timing-only run computes nothing, so it may be given no inputs at all.
+  const bool bind = !(opts.timing_only && inputs.empty());
+  if (bind && inputs.size() != in.size()) {
     std::ostringstream os;
     os << "kernel '" << p.kernel_name << "' takes " << in.size() << " input tensor" << (in.size() == 1 ? "" : "s")
        << " but " << inputs.size() << (inputs.size() == 1 ? " was" : " were") << " given";
     throw Error(os.str());
   }
-  for (size_t k = 0; k < in.size(); ++k) {
+  for (size_t k = 0; bind && k < in.size(); ++k) {
     const HbmTensor& t = p.hbm_tensors[in[k]];
     const HostArray& a = inputs[k];
     if (a.dtype != t.dtype || a.shape != t.shape) {
@@ -79,13 +81,17 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
       throw Error("input " + std::to_string(k) + " ('" + t.name + "'): expected " + std::to_string(t.bytes) +
                   " bytes of data, got " + std::to_string(a.data.size()));
     }
+    if (opts.timing_only) continue;  // no data effects: the inputs are only checked
     ctx.mem.hbm.prepare_overwrite(0, 1, t.address, t.address + t.bytes);
     if (t.bytes) std::memcpy(ctx.mem.hbm.ptr(0, t.address), a.data.data(), t.bytes);
   }
+  if (opts.functional && opts.timing_only) throw Error("functional and timing-only runs exclude each other");
 
   Result r;
   r.target = target->name;
-  run_program(ctx, opts.trace, r);
+  if (opts.functional) run_functional(ctx, r);
+  else run_program(ctx, opts, r);
+  if (opts.timing_only) return r;  // no outputs: nothing was computed
 
   for (size_t i : outputs_in_order(p)) r.outputs.push_back(read_tensor(ctx, p.hbm_tensors[i]));
   for (size_t i : in)

@@ -1,5 +1,6 @@
 // simulate.h - the simulator's public API: run an isa::Program on host inputs, get outputs and timing.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -17,7 +18,10 @@ namespace nkisim::sim {
 struct Options {
   // Target parameters to run with; nullopt = the built-in description of program.target.
   std::optional<isa::TargetDesc> target;
-  bool trace = false;  // collect trace events (costs nothing when false)
+  bool trace = false;        // collect trace events, flows and counters (costs nothing when false)
+  bool timeline = false;     // collect Result::timeline / transfers / sem_edges (for --profile, --explain)
+  bool timing_only = false;  // skip the executors: timing and stats only, no data effects, no outputs
+  bool functional = false;   // numerics only: run the streams in a semaphore-respecting order, no timing
 };
 
 struct EngineStats {
@@ -35,6 +39,63 @@ struct TraceEvent {
   std::string source_location;  // "file:line" or ""
 };
 
+// A point of the timing graph: an instruction (global id, see Result::instr_base) or a DMA transfer.
+struct TimingRef {
+  enum Kind : uint8_t { None, Instr, Transfer };
+  Kind kind = None;
+  uint32_t id = 0;
+  bool operator==(const TimingRef&) const = default;
+};
+
+// Why an instruction started later than its engine could have issued it.
+enum class StallCause : uint8_t {
+  none,        // started as soon as its engine was free (pred = the previous instruction of the engine)
+  semaphore,   // a semaphore wait (pred = the update that satisfied the last of them)
+  dependency,  // RAW on the previous instructions of the same engine: their output was not committed yet
+  weights,     // MultiplyMoving waited for its LoadStationary
+  weight_buffer,  // LoadStationary waited for the background weight buffer (the previous weights' multiply)
+  psum_bank,   // a Vector/Scalar PSUM access waited for the other engine's access to the same bank
+};
+std::string_view stall_cause_name(StallCause c);
+
+// Timing of one instruction (Options::timeline or trace).
+struct InstrTiming {
+  uint8_t engine = 0;
+  uint32_t index = 0;      // position in its stream
+  double ready_ns = 0;     // when its engine could have issued it
+  double start_ns = 0, end_ns = 0;
+  double retire_ns = 0;    // data effect and semaphore updates (DMA trigger: when its transfer completes)
+  double base_ns = 0;      // the cost model's duration (before the throttling ramp)
+  double throttle = 1;     // Tensor Engine throttling level applied (1 = full speed)
+  StallCause cause = StallCause::none;
+  TimingRef pred;          // what determined start_ns (critical path)
+  uint16_t sem = 0;        // cause == semaphore: the binding wait
+  uint32_t sem_value = 0;
+  int32_t transfer = -1;   // DMA trigger: index into Result::transfers
+};
+
+// Timing of one DMA transfer.
+struct TransferTiming {
+  uint32_t instr = 0;   // global id of the trigger instruction
+  uint16_t queue = 0;
+  uint8_t dge = 0;      // nki.isa.dge_mode value
+  double enqueue_ns = 0, eligible_ns = 0, start_ns = 0, done_ns = 0;
+  double bytes = 0, hbm_read = 0, hbm_write = 0;
+  uint32_t buffers = 0, engines = 0;  // buffers moved, DMA engines that moved data
+  TimingRef pred;       // what determined done_ns: the trigger, or the transfer ahead on a DMA engine
+};
+
+// A Chrome-trace flow arrow (semaphore dependency) and a counter sample.
+struct TraceFlow {
+  std::string from_track, to_track;
+  double from_ns = 0, to_ns = 0;
+  std::string name;  // "s<sem> >= <value>"
+};
+struct TraceCounter {
+  std::string name;  // "sbuf_bytes_per_partition", "psum_bytes_per_partition", "psum_banks_in_use"
+  double t_ns = 0, value = 0;
+};
+
 struct Result {
   std::vector<HostArray> outputs;  // the kernel's returned tensors, in return order
   // Input tensors the kernel wrote to: (parameter name, final contents), in parameter order.
@@ -45,15 +106,40 @@ struct Result {
   uint64_t instructions = 0;
   std::map<std::string, EngineStats> engines;  // keys: tensor vector scalar gpsimd sync dma
   std::vector<TraceEvent> trace;               // only with Options::trace
+  std::vector<TraceFlow> flows;                // only with Options::trace
+  std::vector<TraceCounter> counters;          // only with Options::trace
+
+  std::string mode = "timed";  // "timed", "timing-only" or "functional"
+  // DMA and memory traffic (machine.md §13 profiler summary).
+  uint64_t dma_transfers = 0;
+  double dma_bytes = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
+  double pe_macs = 0;                 // MultiplyMoving K x M x N, FP8 x FP8 halved (profiler adjusted_flops)
+  double mfu_estimated_percent = 0;   // 2 MACs / (2 x PE count x tensor clock x total time)
+  double mbu_estimated_percent = 0;   // HBM bytes / total time / one stack's bandwidth
+  double pe_average_throttle = 1;     // MultiplyMoving time-weighted throttling level
+
+  // Per-instruction timing (Options::timeline or trace). Instruction (e, i) has global id instr_base[e] + i.
+  std::array<uint32_t, isa::kNumEngines> instr_base{};
+  std::vector<InstrTiming> timeline;
+  std::vector<TransferTiming> transfers;
+  std::vector<std::pair<uint32_t, TimingRef>> sem_edges;  // (waiting instruction, satisfying update)
 };
 
 // Runs `p`. `inputs` bind in order to the program's Input tensors (param_index order); each must match
-// that tensor's dtype and shape. Throws nkisim::Error (located at the kernel line of the instruction when
+// that tensor's dtype and shape (a timing-only run may pass none). Throws nkisim::Error (located at the kernel line of the instruction when
 // a run-time hardware rule is broken, e.g. a semaphore deadlock or an out-of-range access).
 Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const Options& opts = {});
 
 // JSON writers for the CLI's --stats and --trace (formats in docs/cli.md).
 void write_stats_json(const Result& r, std::ostream& os);
 void write_trace_json(const Result& r, std::ostream& os);
+
+// --profile: time per source line and per opcode, engine busy %, the critical path, the biggest stalls.
+// Needs a Result from Options::timeline.
+std::string format_profile(const isa::Program& p, const Result& r);
+// --explain: each instruction's cost broken down (formula, inputs, cycles, ns) with its scheduled times.
+// `line` > 0 keeps the instructions of that kernel source line; `file` (if non-empty) must match too.
+std::string format_explain(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line = 0,
+                           const std::string& file = "");
 
 }  // namespace nkisim::sim

@@ -12,6 +12,14 @@ std::string format_summary(const isa::Program& p, const Result& r, const std::ve
                 r.target.c_str(), r.total_ns / 1000.0, (unsigned long long)r.total_cycles,
                 (unsigned long long)r.instructions);
   s += buf;
+  if (r.mode == "functional") {
+    s += "  functional run: numerics only, no timing\n";
+  } else {
+    std::snprintf(buf, sizeof buf, "  %sDMA %llu transfers, %.0f bytes; MFU %.2f%%, MBU %.2f%%\n",
+                  r.mode == "timing-only" ? "timing only (no outputs); " : "", (unsigned long long)r.dma_transfers,
+                  r.dma_bytes, r.mfu_estimated_percent, r.mbu_estimated_percent);
+    s += buf;
+  }
   s += "  engine   busy(us)  busy%  instructions\n";
   for (const char* e : {"tensor", "vector", "scalar", "gpsimd", "sync", "dma"}) {
     auto it = r.engines.find(e);

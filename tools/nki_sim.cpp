@@ -25,6 +25,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: nki-sim KERNEL.py [-k NAME] [--inputs FILE[:DTYPE] ...] [--arg NAME=VALUE ...] [-o DIR]\n"
     "               [--target trn1|trn2|trn3] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm|bin FILE] [-q]\n"
+    "               [--profile[=FILE]] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
     "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n";
 
 struct UsageError : std::runtime_error {
@@ -71,6 +72,14 @@ int run(int argc, char** argv) {
       ("program", po::value<std::string>(), "run a binary program (from --emit bin or nki-as) instead of a kernel")
       ("include,I", po::value<std::vector<std::string>>()->composing(), "add a directory to the kernel import search path")
       ("raw-low-precision", "write bfloat16/fp8/tfloat32 outputs as raw bits (unsigned ints) instead of float32")
+      ("profile", po::value<std::string>()->implicit_value("-"),
+       "print a profile (time per source line and opcode, engine busy %, critical path, biggest stalls) to stdout, "
+       "or write it to FILE (--profile=FILE)")
+      ("explain", po::value<std::string>()->implicit_value(""),
+       "print each instruction's cost breakdown (formula, inputs, cycles, ns, schedule); --explain=LINE or "
+       "--explain=FILE:LINE keeps the instructions of one kernel source line")
+      ("functional", "numerics only, no timing model (fastest golden runs)")
+      ("timing-only", "timing only: skip the numerics; no outputs are written")
       ("quiet,q", "print nothing on success");
   po::options_description hidden;
   hidden.add_options()("kernel-file", po::value<std::string>());
@@ -108,6 +117,25 @@ int run(int argc, char** argv) {
       if (!isa::set_target_param(*target, name, v)) throw UsageError("--param: unknown target parameter '" + name + "'");
       params.push_back({name, v});
     }
+  const bool functional = vm.count("functional") > 0, timing_only = vm.count("timing-only") > 0;
+  if (functional && timing_only) throw UsageError("--functional and --timing-only exclude each other");
+  if (functional && (vm.count("trace") || vm.count("profile")))
+    throw UsageError("--functional has no timing: --trace and --profile need a timed run");
+  int explain_line = 0;
+  std::string explain_file;
+  if (vm.count("explain")) {
+    std::string spec = vm["explain"].as<std::string>();
+    if (!spec.empty()) {
+      size_t colon = spec.rfind(':');
+      std::string num = colon == std::string::npos ? spec : spec.substr(colon + 1);
+      if (colon != std::string::npos) explain_file = spec.substr(0, colon);
+      char* end = nullptr;
+      long v = std::strtol(num.c_str(), &end, 10);
+      if (num.empty() || *end != '\0' || v <= 0)
+        throw UsageError("--explain expects LINE or FILE:LINE (a positive line number), got '" + spec + "'");
+      explain_line = int(v);
+    }
+  }
   std::string emit_kind, emit_file;
   if (vm.count("emit")) {
     auto e = vm["emit"].as<std::vector<std::string>>();
@@ -170,6 +198,9 @@ int run(int argc, char** argv) {
   sim::Options sopts;
   sopts.target = *target;
   sopts.trace = vm.count("trace") > 0;
+  sopts.timeline = vm.count("profile") > 0 || vm.count("explain") > 0;
+  sopts.functional = functional;
+  sopts.timing_only = timing_only;
   sim::Result r = sim::simulate(program, inputs, sopts);
 
   const std::string out_dir = vm["output-dir"].as<std::string>();
@@ -197,6 +228,13 @@ int run(int argc, char** argv) {
     if (!f.flush()) throw Error(vm["trace"].as<std::string>() + ": cannot write file");
   }
   if (!quiet) std::cout << sim::format_summary(program, r, written);
+  if (vm.count("profile")) {
+    const std::string text = sim::format_profile(program, r);
+    const std::string dest = vm["profile"].as<std::string>();
+    if (dest == "-") std::cout << "\n" << text;
+    else write_text(dest, text);
+  }
+  if (vm.count("explain")) std::cout << "\n" << sim::format_explain(program, r, *target, explain_line, explain_file);
   return 0;
 }
 

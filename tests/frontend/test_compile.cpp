@@ -153,7 +153,7 @@ import nki.isa as nisa
 
 @nki.jit
 def k(x, n, shape=(1, 1), flag=False, name=None, f=1.0):
-    assert n == 3 and shape == (2, 4) and flag is True and name == "hi" and f == -2.5, "bad args"
+    assert n == 3 and shape == (2, 4) and flag == True and name == "hi" and f == -2.5, "bad args"
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
     nisa.dma_copy(dst=out, src=x)
     return out
@@ -353,15 +353,15 @@ TEST_CASE("compile: imports of nki namespaces and project modules") {
   std::ofstream(dir / "pkg" / "helpers.py") << "import nki.isa as nisa\nTILE = 64\ndef copy(d, s):\n"
                                                "    nisa.dma_copy(dst=d, src=s)\n";
   std::ofstream(dir / "kern.py") << "from nki import language as nl\nfrom nki.isa import engine\n"
-                                    "import neuronxcc.nki.isa as legacy_isa\nfrom pkg.helpers import copy, TILE\n"
+                                    "from pkg.helpers import copy, TILE\n"
                                     "from pkg import helpers\nimport nki\n@nki.jit\ndef k(x):\n"
                                     "    assert engine.vector.name == 'vector' and TILE == helpers.TILE\n"
                                     "    t = nl.ndarray((TILE, 8), dtype=x.dtype, buffer=nl.sbuf)\n    copy(t, x)\n"
-                                    "    legacy_isa.dma_copy(dst=t, src=x)\n    return None\n";
+                                    "    nl.ds(0, 1)\n    return None\n";
   fe::CompileOptions o;
   o.inputs = {spec({64, 8})};
   ir::Kernel k = fe::compile_to_ir((dir / "kern.py").string(), o);
-  REQUIRE(k.ops.size() == 2);
+  REQUIRE(k.ops.size() == 1);
   CHECK(k.ops[0].loc.file == (dir / "pkg" / "helpers.py").string());
   CHECK(k.ops[0].loc.line == 4);
   CHECK(k.ops[0].call_chain[0].file == (dir / "kern.py").string());
@@ -387,4 +387,58 @@ def k(x):
   REQUIRE(k.ops.size() == size_t(n) * 1000);
   CHECK(k.ops.back().opcode == nkisim::isa::Opcode::tensor_tensor);
   CHECK(k.ops.back().operands[1]->offset == 256);
+}
+
+TEST_CASE("compile: budgets (steps, instructions, recursion) come from CompileOptions") {
+  std::string src = std::string(kPrelude) +
+                    "@nki.jit\ndef k():\n    t = nl.ndarray((128, 8), dtype=nl.float32)\n"
+                    "    for i in range(100):\n        nisa.memset(dst=t, value=1.0)\n";
+  fe::CompileOptions o;
+  o.max_instructions = 50;
+  CHECK(compile_error(src, o) ==
+        "8:9: instruction budget exceeded: the kernel emits more than 50 instructions (raise the limit with "
+        "--max-instructions N)");
+  o.max_instructions = 100;
+  CHECK(compile_error(src, o) == "no error");
+  fe::CompileOptions s;
+  s.max_steps = 20;
+  CHECK(compile_error(src, s).find("evaluation step budget exceeded (20 steps)") != std::string::npos);
+  fe::CompileOptions r;
+  r.max_recursion = 10;
+  CHECK(compile_error(std::string(kPrelude) + "def f(n):\n    return f(n + 1)\n@nki.jit\ndef k():\n    f(0)\n", r) ==
+        "5:12: maximum recursion depth exceeded (10 Python frames)");
+}
+
+TEST_CASE("compile: kernel-only restrictions do not apply to module-level host code") {
+  const char* src = R"PY(
+import nki
+import nki.language as nl
+import neuronxcc.nki.language as legacy
+
+class Host:
+    pass
+
+COUNT = 0
+def bump():
+    global COUNT
+    COUNT += 1
+bump()
+H = Host()
+SAME = H is H and legacy.float32 is not None
+
+@nki.jit
+def k():
+    assert COUNT == 1 and SAME
+    return None
+)PY";
+  CHECK(compile_error(src) == "no error");
+  // ...but the kernel itself may use none of them.
+  fe::CompileOptions o;
+  o.kernel_name = "k2";
+  CHECK(compile_error(std::string(src) + "\n@nki.jit\ndef k2():\n    x = H.field\n", o) ==
+        "24:9: an instance of 'Host' cannot be used in an NKI kernel: classes must inherit NKIObject (class "
+        "Host(nl.NKIObject): ...)");
+  CHECK(compile_error(std::string(src) + "\n@nki.jit\ndef k2():\n    bump()\n", o) ==
+        "11:5: the 'global' statement is not supported in NKI kernels (in bump()); pass the value as an argument or "
+        "return it");
 }

@@ -154,9 +154,10 @@ TEST_CASE("eval: host code under __main__ does not run; __name__ is the module n
   CHECK(run_py("print(__name__)\nif __name__ == '__main__':\n  print('host')\n") == "snippet\n");
   CHECK(run_py("import numpy as np\nimport torch\n@torch.no_grad()\ndef host():\n  return np.zeros(3)\nprint('ok')") ==
         "ok\n");
-  CHECK(py_error("import numpy as np\ndef f():\n  return np.zeros(3)\nf()\n")
-            .find("3:10: 'numpy.zeros' is not available at kernel "
-                  "compile time") == 0);
+  // Module-level statements that fail on host-only values leave their names opaque instead of failing.
+  CHECK(run_py("import numpy as np\ndef f():\n  return np.random.rand(3) * 2\nx = f()\nfor i in x:\n  y = i\n"
+               "print(np.prod((2, 3)), np.float32, x is not None)\n") == "6 float32 True\n");
+  CHECK(py_error("import numpy as np\nx = np.zeros(3)\nassert x\n") == "no error");
 }
 
 TEST_CASE("eval: math module") {
@@ -174,7 +175,7 @@ TEST_CASE("eval: budgets and recursion limits are errors, never hangs or crashes
   CHECK(py_error("while True:\n  pass\n", small).find("evaluation step budget exceeded (10000 steps)") !=
         std::string::npos);
   CHECK(py_error("def f(n):\n  return f(n + 1)\nf(0)\n") ==
-        "2:10: maximum recursion depth exceeded (200 Python frames)");
+        "2:10: maximum recursion depth exceeded (1000 Python frames)");
   std::string deep = "x = 1";
   for (int i = 0; i < 100000; ++i) deep += " + 1";
   CHECK(py_error(deep + "\n") == "1:5: expression too deeply nested (more than 1000 levels)");

@@ -92,3 +92,38 @@ TEST_CASE("view: reshape, permute, broadcast, expand/squeeze") {
   CHECK(squeeze_dim(expand_dim(sb, 1, true), 1, true).shape() == std::vector<int64_t>{128, 4, 64});
   CHECK(shape_string({128}) == "(128,)");
 }
+
+TEST_CASE("view: reshape_dim, flatten_dims, reinterpret, ap") {
+  View h = full_view(tensor({8, 16, 32}, Buffer::hbm), 1);
+  CHECK(dims(reshape_dim(h, 1, {4, -1}, false)) == Dims{{512, 8}, {128, 4}, {32, 4}, {1, 32}});
+  CHECK(error_of([&] { reshape_dim(h, 1, {5, -1}, false); }) == "cannot reshape dimension 1 of size 16 into shape (5, -1)");
+  View sb = full_view(tensor({128, 64}, Buffer::sbuf), 0);
+  CHECK(error_of([&] { reshape_dim(sb, 0, {2, 64}, true); }) ==
+        "reshape_dim: the partition dimension of an on-chip tensor cannot be reshaped");
+  CHECK(dims(flatten_dims(h, 0, 1, false)) == Dims{{32, 128}, {1, 32}});
+  CHECK(dims(flatten_dims(h, 1, 2, false)) == Dims{{512, 8}, {1, 512}});
+  CHECK(error_of([&] { flatten_dims(slice_dim(h, 2, 0, 16), 1, 2, false); }) ==
+        "flatten_dims: dimensions 1..2 of (8, 16, 16) are not contiguous");
+  // fp32 (128, 64) seen as bf16: (128, 128), strides doubled
+  Tensor t32 = tensor({128, 64}, Buffer::sbuf);
+  View r = reinterpret_view(full_view(t32, 0), nkisim::isa::DType::bfloat16);
+  CHECK(dims(r) == Dims{{128, 128}, {1, 128}});
+  View back = reinterpret_view(slice_dim(r, 1, 2, 10), nkisim::isa::DType::float32);
+  CHECK(dims(back) == Dims{{64, 128}, {1, 4}});
+  CHECK(back.offset == 1);
+  CHECK(error_of([&] { reinterpret_view(slice_dim(r, 1, 1, 9), nkisim::isa::DType::float32); }) ==
+        "view(float32) of a bfloat16 view: the offset (1 elements) is not a whole number of 4-byte elements");
+  // ap: the spec's slice example and partition rules
+  CHECK(dims(ap_view(t32, 0, nkisim::isa::DType::float32, {{64, 128}, {1, 16}}, 8)) == Dims{{64, 128}, {1, 16}});
+  CHECK(error_of([&] { ap_view(t32, 0, nkisim::isa::DType::float32, {{32, 128}, {1, 16}}, 0); }).find(
+            "its stride must be 64") != std::string::npos);
+  CHECK(error_of([&] { ap_view(t32, 0, nkisim::isa::DType::float32, {{64, 64}, {1, 65}}, 0); }) ==
+        "ap: the pattern reaches element 64 of a partition of 64 float32 elements of ''");
+  Tensor hb = tensor({64, 32}, Buffer::hbm);
+  CHECK(dims(ap_view(hb, 2, nkisim::isa::DType::float32, {{1, 32}, {32, 64}}, 0)) == Dims{{1, 32}, {32, 64}});
+  CHECK(error_of([&] { ap_view(hb, 2, nkisim::isa::DType::float32, {{64, 33}}, 0); }) ==
+        "ap: the pattern reaches element 2048 of '', which has 2048 float32 elements");
+  // views keep at most kMaxViewDims dims inline
+  CHECK(error_of([&] { reshape_view(h, {2, 2, 2, 2, 2, 2, 64}, false); }) ==
+        "a tensor view has at most 6 dimensions (7 needed)");
+}

@@ -586,12 +586,26 @@ TEST_CASE("binary: header layout and located decode errors") {
         "activation function 21 out of range (expected < 21) (at byte " + std::to_string(ins + 9) + ")");
   CHECK(patched_sync(22, {4}) == "reverse0 4 out of range (expected < 2) (at byte " + std::to_string(ins + 22) + ")");
   CHECK(patched_sync(27, {31}) == "reduce_cmd 31 out of range (expected < 5) (at byte " + std::to_string(ins + 27) + ")");
-  // 7 bytes of opcode/engine/loc, then 23 bytes of parameters (params.def order), then the waits.
-  CHECK(patched_sync(30, {0, 0, 0, 1}).find("wait count 16777216 too large for the ") == 0);
-  CHECK(patched_sync(34, {1, 0, 0, 0, 7}) ==
-        "semaphore s7 out of range (the program has 7 semaphores) (at byte " + std::to_string(ins + 38) + ")");
-  // Operands follow the 38 fixed bytes and the one signal (6 bytes): dst is sbuf.
-  const size_t dst = 38 + 6;
+  // 7 bytes of opcode/engine/loc, then the parameters (params.def order; 23 bytes for the first 13), then the
+  // waits.
+  constexpr size_t kParamBytes = 0
+#define PARAM_BYTES_Alu 1
+#define PARAM_BYTES_Act 1
+#define PARAM_BYTES_ReduceCmd 1
+#define PARAM_BYTES_F32 4
+#define PARAM_BYTES_Bool 1
+#define PARAM_BYTES_U16 2
+#define PARAM_BYTES_I32 4
+#define PARAM(field, key, kind, def) +PARAM_BYTES_##kind
+#include "isa/params.def"
+#undef PARAM
+      ;
+  const size_t waits = 7 + kParamBytes;
+  CHECK(patched_sync(waits, {0, 0, 0, 1}).find("wait count 16777216 too large for the ") == 0);
+  CHECK(patched_sync(waits + 4, {1, 0, 0, 0, 7}) ==
+        "semaphore s7 out of range (the program has 7 semaphores) (at byte " + std::to_string(ins + waits + 8) + ")");
+  // Operands follow the fixed bytes (waits + 8) and the one signal (6 bytes): dst is sbuf.
+  const size_t dst = waits + 8 + 6;
   CHECK(patched_sync(dst, {0}) == "dma_copy instruction lacks its required operand 'dst'" + at + ")");
   CHECK(patched_sync(dst, {4}) ==
         "operand memory 4 out of range (expected < 4) (at byte " + std::to_string(ins + dst) + ")");

@@ -1,197 +1,236 @@
-// test_timing.cpp - closed-form checks of the first timing model (costs, overlap, semaphores, DMA).
+// test_timing.cpp - closed-form timing of the Vector / Scalar / GpSimd cost classes on every target, the
+// same-engine dependent latency, engine overlap, semaphores and PSUM bank arbitration. Formulas:
+// machine.md §3, §6-§10 and nki-isa.md §3 as implemented in sim/cost.cpp (docs/cost-model.md).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "sim_test_util.h"
+#include "timing_test_util.h"
 
-using namespace simtest;
+using namespace ttest;
 using isa::AluOp;
+using isa::Memory;
 
 namespace {
-sim::Result run(const isa::Program& p) { return sim::simulate(p, std::vector<sim::HostArray>{}); }
-
-isa::Instruction tt(DType t, uint32_t n, isa::Memory m2 = isa::Memory::SBUF, AluOp op = AluOp::add) {
+isa::Instruction tt(DType t, uint32_t n, Memory m2 = Memory::SBUF, AluOp op = AluOp::add) {
   auto ins = make(Opcode::tensor_tensor, {sbuf(t, 0, 128, 0, n), sbuf(t, 0, 128, 65536, n),
-                                          onchip(m2, t, 0, 128, m2 == isa::Memory::PSUM ? 0 : 131072, {{1, n}})});
+                                          onchip(m2, t, 0, 128, m2 == Memory::PSUM ? 0 : 131072, {{1, n}})});
   ins.params.op0 = op;
   return ins;
 }
+// tensor_copy dst <- src with element stride `stride` on the source.
+isa::Instruction copy(DType dt, DType st, uint32_t n, Memory sm = Memory::SBUF, int64_t stride = 1) {
+  return make(Opcode::tensor_copy, {sbuf(dt, 0, 128, 0, n), onchip(sm, st, 0, 128, sm == Memory::PSUM ? 0 : 65536,
+                                                                   {{stride, n}})});
+}
+double mx(double a, double b) { return std::max(a, b); }
 }  // namespace
 
-TEST_CASE("trn2 parameters the closed forms below rely on") {
-  auto t = trn2();
-  CHECK(t.vector_ghz == 0.96);
-  CHECK(t.min_ii_cycles == 64);
-  CHECK(t.dma_engines == 16);
-  CHECK(t.dma_partitions_per_engine == 8);
-}
-
-TEST_CASE("tensor_tensor cost: 2N cycles in general, N on the fast paths, MIN_II floor") {
-  auto t = trn2();
-  Builder b;
-  SUBCASE("fp32, N=512, both SBUF: 2N cycles") {
-    b.add(Engine::Vector, tt(DType::float32, 512));
-    auto r = run(b.p);
-    CHECK(r.total_ns == 2 * 512 / 0.96);
-    CHECK(r.total_ns == 2 * 512 / t.vector_ghz);
-    CHECK(r.engines["vector"].busy_ns == r.total_ns);
-    CHECK(r.engines["vector"].instructions == 1);
-    CHECK(r.total_cycles == uint64_t(std::llround(r.total_ns * t.sync_ghz)));
-  }
-  SUBCASE("N=8: the MIN_II floor") {
-    b.add(Engine::Vector, tt(DType::float32, 8));
-    CHECK(run(b.p).total_ns == 64 / 0.96);
-  }
-  SUBCASE("all-bf16 add in SBUF with unit stride: N cycles") {
-    b.add(Engine::Vector, tt(DType::bfloat16, 512));
-    CHECK(run(b.p).total_ns == 512 / 0.96);
-  }
-  SUBCASE("all-bf16 but maximum: 2N") {
-    b.add(Engine::Vector, tt(DType::bfloat16, 512, isa::Memory::SBUF, AluOp::maximum));
-    CHECK(run(b.p).total_ns == 1024 / 0.96);
-  }
-  SUBCASE("one input in PSUM: N cycles") {
-    b.add(Engine::Vector, tt(DType::float32, 512, isa::Memory::PSUM));
-    CHECK(run(b.p).total_ns == 512 / 0.96);
-  }
-  SUBCASE("on GpSimd the GpSimd clock applies") {
-    b.add(Engine::GpSimd, tt(DType::float32, 300));
-    CHECK(run(b.p).total_ns == 600 / t.gpsimd_ghz);
+TEST_CASE("tensor_tensor: 2N in general, N on the fast paths, MIN_II floor, GpSimd start-up (every target)") {
+  for (const char* tn : kTargets) {
+    const auto t = target(tn);
+    const bool v3 = t.vector_perf_mode != 0;
+    for (uint32_t n : {8u, 32u, 64u, 100u, 512u, 2048u}) {
+      CAPTURE(tn);
+      CAPTURE(n);
+      const double N = n;
+      CHECK(alone(t, Engine::Vector, tt(DType::float32, n)) == doctest::Approx(cyc(mx(64, 2 * N), Engine::Vector, t)));
+      // all-bf16 add in SBUF, unit stride: N (ISA-OLD); NC-v3+ 2x mode for any op on 16-bit SBUF inputs.
+      CHECK(alone(t, Engine::Vector, tt(DType::bfloat16, n)) == doctest::Approx(cyc(mx(64, N), Engine::Vector, t)));
+      CHECK(alone(t, Engine::Vector, tt(DType::bfloat16, n, Memory::SBUF, AluOp::maximum)) ==
+            doctest::Approx(cyc(mx(64, v3 ? N : 2 * N), Engine::Vector, t)));
+      CHECK(alone(t, Engine::Vector, tt(DType::float16, n)) ==
+            doctest::Approx(cyc(mx(64, v3 ? N : 2 * N), Engine::Vector, t)));
+      CHECK(alone(t, Engine::Vector, tt(DType::float32, n, Memory::PSUM)) ==
+            doctest::Approx(cyc(mx(64, N), Engine::Vector, t)));
+      CHECK(alone(t, Engine::GpSimd, tt(DType::float32, n)) == doctest::Approx(cyc(150 + 2 * N, Engine::GpSimd, t)));
+    }
   }
 }
 
-TEST_CASE("stream cost: max(MIN_II, N) of the main input, or of dst when there is no input") {
-  auto t = trn2();
-  Builder b;
-  SUBCASE("activation N=300 on scalar") {
-    b.add(Engine::Scalar, make(Opcode::activation, {sbuf(DType::float32, 0, 128, 0, 300),
-                                                    sbuf(DType::float32, 0, 128, 4096, 300)}));
-    CHECK(run(b.p).total_ns == 300 / t.scalar_ghz);
+TEST_CASE("tensor_copy / tensor_scalar: N, the NC-v3+ Vector 2x/4x modes, the NC-v4 Scalar 2x mode") {
+  for (const char* tn : kTargets) {
+    CAPTURE(tn);
+    const auto t = target(tn);
+    const bool v3 = t.nc_version >= 3, v4 = t.nc_version >= 4;
+    const double N = 1024;
+    auto V = [&](double c) { return doctest::Approx(cyc(mx(64, c), Engine::Vector, t)); };
+    CHECK(alone(t, Engine::Vector, copy(DType::float32, DType::float32, 1024)) == V(N));
+    CHECK(alone(t, Engine::Vector, copy(DType::bfloat16, DType::bfloat16, 1024)) == V(v3 ? N / 4 : N));
+    CHECK(alone(t, Engine::Vector, copy(DType::float16, DType::bfloat16, 1024)) == V(v3 ? N / 4 : N));
+    CHECK(alone(t, Engine::Vector, copy(DType::bfloat16, DType::float32, 1024)) == V(N));
+    // One side in PSUM, or a non-contiguous inner dim: 2x.
+    CHECK(alone(t, Engine::Vector, copy(DType::bfloat16, DType::bfloat16, 512, Memory::PSUM)) == V(v3 ? 256 : 512));
+    CHECK(alone(t, Engine::Vector, copy(DType::bfloat16, DType::bfloat16, 1024, Memory::SBUF, 2)) == V(v3 ? N / 2 : N));
+    // FP8 joins the fast modes on NC-v4 only.
+    CHECK(alone(t, Engine::Vector, copy(DType::float8_e4m3, DType::float8_e4m3, 1024)) == V(v4 ? N / 4 : N));
+    // The floor still applies after the speed-up.
+    CHECK(alone(t, Engine::Vector, copy(DType::bfloat16, DType::bfloat16, 128)) == V(v3 ? 64 : 128));
+    // tensor_scalar takes the same modes.
+    auto ts = make(Opcode::tensor_scalar, {sbuf(DType::bfloat16, 0, 128, 0, 1024), sbuf(DType::bfloat16, 0, 128, 65536, 1024)});
+    ts.params.op0 = AluOp::multiply;
+    CHECK(alone(t, Engine::Vector, ts) == V(v3 ? N / 4 : N));
+    // Scalar: 2x for 16-bit/FP8 operands on NC-v4; no Vector modes on the Scalar engine.
+    auto S = [&](double c) { return doctest::Approx(cyc(mx(64, c), Engine::Scalar, t)); };
+    CHECK(alone(t, Engine::Scalar, copy(DType::bfloat16, DType::bfloat16, 1024)) == S(v4 ? N / 2 : N));
+    CHECK(alone(t, Engine::Scalar, copy(DType::float32, DType::float32, 1024)) == S(N));
+    auto act = make(Opcode::activation, {sbuf(DType::bfloat16, 0, 128, 0, 1024), sbuf(DType::bfloat16, 0, 128, 65536, 1024)});
+    act.params.func = isa::ActFunc::exp;
+    CHECK(alone(t, Engine::Scalar, act) == S(v4 ? N / 2 : N));
+    act.operands[0].dtype = DType::float32;
+    CHECK(alone(t, Engine::Scalar, act) == S(N));
+    // GpSimd: start-up + N, no modes.
+    CHECK(alone(t, Engine::GpSimd, copy(DType::bfloat16, DType::bfloat16, 1024)) ==
+          doctest::Approx(cyc(150 + N, Engine::GpSimd, t)));
   }
-  SUBCASE("memset N=100 (dst only)") {
-    b.add(Engine::Vector, make(Opcode::memset, {sbuf(DType::float32, 0, 128, 0, 100)}));
-    CHECK(run(b.p).total_ns == 100 / t.vector_ghz);
+}
+
+TEST_CASE("stride penalty: an innermost stride above 16 bytes doubles the streaming time") {
+  for (const char* tn : kTargets) {
+    CAPTURE(tn);
+    const auto t = target(tn);
+    auto V = [&](double c) { return doctest::Approx(cyc(mx(64, c), Engine::Vector, t)); };
+    CHECK(alone(t, Engine::Vector, copy(DType::float32, DType::float32, 512, Memory::SBUF, 4)) == V(512));  // 16 B
+    CHECK(alone(t, Engine::Vector, copy(DType::float32, DType::float32, 512, Memory::SBUF, 8)) == V(1024));  // 32 B
+    CHECK(alone(t, Engine::Vector, copy(DType::float32, DType::float32, 16, Memory::SBUF, 8)) == V(64));  // floor
+    // 16-bit with a 32 B stride: 2x mode (non-contiguous) on NC-v3+, then the penalty.
+    CHECK(alone(t, Engine::Vector, copy(DType::bfloat16, DType::bfloat16, 512, Memory::SBUF, 16)) ==
+          V(t.nc_version >= 3 ? 512 : 1024));
+    auto no = t;
+    no.stride_penalty_factor = 1;
+    CHECK(alone(no, Engine::Vector, copy(DType::float32, DType::float32, 512, Memory::SBUF, 8)) == V(512));
   }
-  SUBCASE("tensor_copy N counts the source's elements per partition") {
-    b.add(Engine::Vector, make(Opcode::tensor_copy, {sbuf(DType::float32, 0, 16, 0, 40),
-                                                     sbuf(DType::float32, 0, 16, 4096, 40)}));
-    CHECK(run(b.p).total_ns == 64 / t.vector_ghz);
-  }
-  SUBCASE("sem_update is a control instruction") {
-    auto& u = b.add(Engine::Sync, make(Opcode::sem_update, {}));
+}
+
+TEST_CASE("memset: N/2 for zero into 16-bit on Vector; partitions below 128 cost the same") {
+  for (const char* tn : kTargets) {
+    CAPTURE(tn);
+    const auto t = target(tn);
+    auto ms = [](DType dt, float v, uint32_t np = 128) {
+      auto ins = make(Opcode::memset, {sbuf(dt, 0, np, 0, 1000)});
+      ins.params.imm0 = v;
+      return ins;
+    };
+    CHECK(alone(t, Engine::Vector, ms(DType::bfloat16, 0)) == doctest::Approx(cyc(500, Engine::Vector, t)));
+    CHECK(alone(t, Engine::Vector, ms(DType::float16, 0)) == doctest::Approx(cyc(500, Engine::Vector, t)));
+    CHECK(alone(t, Engine::Vector, ms(DType::bfloat16, 1)) == doctest::Approx(cyc(1000, Engine::Vector, t)));
+    CHECK(alone(t, Engine::Vector, ms(DType::float32, 0)) == doctest::Approx(cyc(1000, Engine::Vector, t)));
+    CHECK(alone(t, Engine::Vector, ms(DType::float32, 0, 32)) == doctest::Approx(cyc(1000, Engine::Vector, t)));
+    CHECK(alone(t, Engine::GpSimd, ms(DType::bfloat16, 0)) == doctest::Approx(cyc(1150, Engine::GpSimd, t)));
+    auto u = make(Opcode::sem_update, {});
     u.updates.push_back({0, 1});
-    CHECK(run(b.p).total_ns == t.control_cycles / t.sync_ghz);
+    CHECK(alone(t, Engine::Sync, u) == doctest::Approx(cyc(t.control_cycles, Engine::Sync, t)));
   }
 }
 
-TEST_CASE("independent instructions on different engines overlap; dependent ones serialise") {
-  auto t = trn2();
-  const double dv = 2 * 512 / t.vector_ghz, ds = 1000 / t.scalar_ghz;
-  auto act = make(Opcode::activation, {sbuf(DType::float32, 0, 128, 200000, 1000),
-                                       sbuf(DType::float32, 0, 128, 196608 - 8192, 1000)});
+TEST_CASE("back-to-back dependent instructions on one engine wait for the result to be committed") {
+  for (const char* tn : kTargets) {
+    CAPTURE(tn);
+    const auto t = target(tn);
+    const double extra = cyc(t.dep_static_cycles + 2 * t.access_overhead_cycles, Engine::Vector, t);
+    CHECK(extra == doctest::Approx(cyc(220, Engine::Vector, t)));
+    auto cp = [](int64_t dst, int64_t src) {
+      return make(Opcode::tensor_copy, {sbuf(DType::float32, 0, 128, dst, 512), sbuf(DType::float32, 0, 128, src, 512)});
+    };
+    Builder b;
+    b.add(Engine::Vector, cp(8192, 0));       // A: writes 8192
+    b.add(Engine::Vector, cp(16384, 8192));   // B reads A: waits for A's commit
+    b.add(Engine::Vector, cp(24576, 0));      // C independent: back to back
+    b.add(Engine::Vector, cp(32768, 16384));  // D reads B, which ended one instruction earlier
+    auto r = timed(b.p, t);
+    const double d = cyc(512, Engine::Vector, t);
+    CHECK(rec(r, Engine::Vector, 0).start_ns == 0);
+    CHECK(rec(r, Engine::Vector, 1).start_ns == doctest::Approx(d + extra));
+    CHECK(rec(r, Engine::Vector, 1).cause == sim::StallCause::dependency);
+    CHECK(rec(r, Engine::Vector, 1).pred == sim::TimingRef{sim::TimingRef::Instr, r.instr_base[1] + 0});
+    CHECK(rec(r, Engine::Vector, 2).start_ns == doctest::Approx(2 * d + extra));
+    CHECK(rec(r, Engine::Vector, 2).cause == sim::StallCause::none);
+    CHECK(rec(r, Engine::Vector, 3).start_ns == doctest::Approx(mx(3 * d + extra, 2 * d + extra + extra)));
+    // Partial overlaps count: a read of a different partition range does not.
+    Builder b2;
+    b2.add(Engine::Scalar, make(Opcode::tensor_copy, {sbuf(DType::float32, 0, 64, 0, 100), sbuf(DType::float32, 0, 64, 4096, 100)}));
+    b2.add(Engine::Scalar, make(Opcode::tensor_copy, {sbuf(DType::float32, 64, 64, 8192, 100), sbuf(DType::float32, 64, 64, 0, 100)}));
+    b2.add(Engine::Scalar, make(Opcode::tensor_copy, {sbuf(DType::float32, 0, 64, 8192, 100), sbuf(DType::float32, 0, 64, 200, 100)}));
+    auto r2 = timed(b2.p, t);
+    const double ds = cyc(100, Engine::Scalar, t);
+    CHECK(rec(r2, Engine::Scalar, 1).start_ns == doctest::Approx(ds));
+    CHECK(rec(r2, Engine::Scalar, 2).start_ns ==
+          doctest::Approx(ds + cyc(t.dep_static_cycles + 2 * t.access_overhead_cycles, Engine::Scalar, t)));
+  }
+}
+
+TEST_CASE("independent engines overlap; semaphores serialise dependent instructions") {
+  const auto t = target("trn2");
+  const double dv = cyc(1024, Engine::Vector, t), ds = cyc(1000, Engine::Scalar, t);
+  auto act = make(Opcode::activation, {sbuf(DType::float32, 0, 128, 200000, 1000), sbuf(DType::float32, 0, 128, 180000, 1000)});
   SUBCASE("independent: total = max") {
     Builder b;
     b.add(Engine::Vector, tt(DType::float32, 512));
     b.add(Engine::Scalar, act);
-    auto r = run(b.p);
-    CHECK(r.total_ns == std::max(dv, ds));
-    CHECK(r.engines["vector"].busy_ns == dv);
-    CHECK(r.engines["scalar"].busy_ns == ds);
+    auto r = timed(b.p, t);
+    CHECK(r.total_ns == doctest::Approx(std::max(dv, ds)));
+    CHECK(r.engines["vector"].busy_ns == doctest::Approx(dv));
+    CHECK(r.engines["scalar"].busy_ns == doctest::Approx(ds));
+    CHECK(r.engines["scalar"].instructions == 1);
   }
   SUBCASE("scalar waits on a semaphore the vector instruction updates: total = sum") {
     Builder b;
     b.add(Engine::Vector, tt(DType::float32, 512)).updates.push_back({3, 1});
     b.add(Engine::Scalar, act).waits.push_back({3, 1});
-    CHECK(run(b.p).total_ns == dv + ds);
-  }
-  SUBCASE("same engine: in order, back to back") {
-    Builder b;
-    b.add(Engine::Vector, tt(DType::float32, 512));
-    b.add(Engine::Vector, tt(DType::float32, 100));
-    auto r = run(b.p);
-    CHECK(r.total_ns == dv + 200 / t.vector_ghz);
-    CHECK(r.engines["vector"].instructions == 2);
+    auto r = timed(b.p, t);
+    CHECK(r.total_ns == doctest::Approx(dv + ds));
+    CHECK(rec(r, Engine::Scalar, 0).cause == sim::StallCause::semaphore);
+    CHECK(rec(r, Engine::Scalar, 0).sem == 3);
+    CHECK(rec(r, Engine::Scalar, 0).pred == sim::TimingRef{sim::TimingRef::Instr, r.instr_base[1]});
+    REQUIRE(r.sem_edges.size() == 1);
+    CHECK(r.sem_edges[0].first == r.instr_base[2]);
   }
   SUBCASE("a wait needing two updates") {
     Builder b;
     b.add(Engine::Vector, tt(DType::float32, 512)).updates.push_back({0, 1});
     b.add(Engine::GpSimd, tt(DType::float32, 64)).updates.push_back({0, 1});
     b.add(Engine::Scalar, act).waits.push_back({0, 2});
-    CHECK(run(b.p).total_ns == std::max(dv, 128 / t.gpsimd_ghz) + ds);
+    CHECK(timed(b.p, t).total_ns == doctest::Approx(std::max(dv, cyc(150 + 128, Engine::GpSimd, t)) + ds));
+  }
+  SUBCASE("the same engine runs in order, back to back") {
+    Builder b;
+    b.add(Engine::Vector, tt(DType::float32, 512));
+    b.add(Engine::Vector, tt(DType::float32, 100));
+    CHECK(timed(b.p, t).total_ns == doctest::Approx(dv + cyc(200, Engine::Vector, t)));
   }
 }
 
-TEST_CASE("DMA transfer timing") {
-  auto t = trn2();
-  const double trigger = t.dma_trigger_cycles / t.sync_ghz;
-  // 128 partitions x 2048 B: 8 partitions (16 KiB) per engine, capped by the core's HBM share.
-  const double bytes = 128 * 2048.0;
-  const double d = std::max(8 * 2048.0 / t.dma_engine_bytes_per_ns, bytes / t.hbm_bytes_per_ns);
-  Builder b;
-  size_t in = b.input("x", DType::float32, {128, 512});
-  auto load = make(Opcode::dma_copy, {sbuf(DType::float32, 0, 128, 0, 512), b.whole(in)});
-  sim::HostArray x = f32_array({128, 512}, std::vector<float>(128 * 512, 1.0f));
-
-  SUBCASE("one 128 x 2048 B load matches trigger + fixed + transfer") {
-    b.add(Engine::Sync, load);
-    auto r = sim::simulate(b.p, std::vector{x});
-    CHECK(r.total_ns == doctest::Approx(trigger + t.dma_fixed_ns + d).epsilon(1e-12));
-    CHECK(r.engines["sync"].busy_ns == doctest::Approx(trigger));
-    CHECK(r.engines["dma"].busy_ns == doctest::Approx(d));
-    CHECK(r.engines["dma"].instructions == 1);
-  }
-  SUBCASE("two loads on one queue run one after the other (FIFO)") {
-    b.add(Engine::Sync, load);
-    auto second = load;
-    second.operands[0].offset = 4096;
-    b.add(Engine::Sync, second);
-    auto r = sim::simulate(b.p, std::vector{x});
-    CHECK(r.total_ns == doctest::Approx(trigger + 2 * (t.dma_fixed_ns + d)));
-    CHECK(r.engines["dma"].instructions == 2);
-  }
-  SUBCASE("two loads on different queues share the DMA engines") {
-    b.add(Engine::Sync, load);
-    auto second = load;
-    second.operands[0].offset = 4096;
-    second.params.dma_queue = 1;
-    b.add(Engine::Sync, second);
-    auto r = sim::simulate(b.p, std::vector{x});
-    // The second transfer reaches its queue head one trigger later but its engines are busy until the
-    // first finishes.
-    CHECK(r.total_ns == doctest::Approx(trigger + t.dma_fixed_ns + 2 * d));
-    CHECK(r.engines["dma"].busy_ns == doctest::Approx(2 * d));
-  }
-  SUBCASE("16 partitions use two engines; the per-engine rate bounds the time") {
-    Builder b2;
-    size_t in2 = b2.input("x", DType::float32, {16, 512});
-    b2.add(Engine::Sync, make(Opcode::dma_copy, {sbuf(DType::float32, 32, 16, 0, 512), b2.whole(in2)}));
-    auto r = sim::simulate(b2.p, std::vector{f32_array({16, 512}, std::vector<float>(16 * 512, 2.0f))});
-    double d2 = std::max(8 * 2048.0 / t.dma_engine_bytes_per_ns, 16 * 2048.0 / t.hbm_bytes_per_ns);
-    CHECK(r.total_ns == doctest::Approx(trigger + t.dma_fixed_ns + d2));
-  }
-  SUBCASE("a DMA's semaphore update fires when the transfer completes") {
-    b.add(Engine::Sync, load).updates.push_back({0, 1});
-    b.add(Engine::Vector, tt(DType::float32, 512)).waits.push_back({0, 1});
-    auto r = sim::simulate(b.p, std::vector{x});
-    CHECK(r.total_ns == doctest::Approx(trigger + t.dma_fixed_ns + d + 1024 / t.vector_ghz));
-  }
-  SUBCASE("a trigger from the scalar engine uses the scalar clock") {
-    b.add(Engine::Scalar, load);
-    auto r = sim::simulate(b.p, std::vector{x});
-    CHECK(r.total_ns == doctest::Approx(t.dma_trigger_cycles / t.scalar_ghz + t.dma_fixed_ns + d));
-    CHECK(r.engines["scalar"].instructions == 1);
+TEST_CASE("PSUM: Vector and Scalar accesses to the same bank serialise (NC-v2: any bank)") {
+  for (const char* tn : kTargets) {
+    CAPTURE(tn);
+    const auto t = target(tn);
+    auto vread = make(Opcode::tensor_copy, {sbuf(DType::float32, 0, 128, 0, 512), psum(DType::float32, 0, 128, 0, 512)});
+    auto sread = [](int64_t bank) {
+      return make(Opcode::activation, {sbuf(DType::float32, 0, 128, 65536, 512), psum(DType::float32, 0, 128, bank * 2048, 512)});
+    };
+    const double dv = cyc(512, Engine::Vector, t);
+    Builder same;
+    same.add(Engine::Vector, vread);
+    same.add(Engine::Scalar, sread(0));
+    auto r = timed(same.p, t);
+    CHECK(rec(r, Engine::Scalar, 0).start_ns == doctest::Approx(dv));
+    CHECK(rec(r, Engine::Scalar, 0).cause == sim::StallCause::psum_bank);
+    Builder other;
+    other.add(Engine::Vector, vread);
+    other.add(Engine::Scalar, sread(1));
+    CHECK(rec(timed(other.p, t), Engine::Scalar, 0).start_ns == doctest::Approx(t.nc_version <= 2 ? dv : 0.0));
+    auto off = t;
+    off.psum_bank_conflicts = 0;
+    CHECK(rec(timed(same.p, off), Engine::Scalar, 0).start_ns == 0);
   }
 }
 
 TEST_CASE("target parameters drive the timing (no numbers in the model)") {
-  auto t = trn2();
+  auto t = target("trn2");
   t.vector_ghz = 2.0;
   t.min_ii_cycles = 10;
-  Builder b;
-  b.add(Engine::Vector, tt(DType::float32, 8));
-  sim::Options o;
-  o.target = t;
-  CHECK(sim::simulate(b.p, std::vector<sim::HostArray>{}, o).total_ns == 16 / 2.0);
+  CHECK(alone(t, Engine::Vector, tt(DType::float32, 8)) == doctest::Approx(16 / 2.0));
+  t.gpsimd_start_cycles = 0;
+  CHECK(alone(t, Engine::GpSimd, tt(DType::float32, 8)) == doctest::Approx(16 / t.gpsimd_ghz));
 }

@@ -90,7 +90,7 @@ TEST_CASE("trace events: one per instruction, per DMA engine share and per queue
   CHECK(vec->source_location == "kern.py:11");
   CHECK(vec->operands.find("dst=") == 0);
   CHECK(vec->operands.find("data2=") != std::string::npos);
-  CHECK(vec->dur_ns == 2 * 64 / trn2().vector_ghz);
+  CHECK(vec->dur_ns == doctest::Approx(2 * 64 / trn2().vector_ghz));
   // The result is the same with or without the trace.
   auto plain = sim::simulate(small_kernel(), small_inputs());
   CHECK(plain.outputs[0].data == r.outputs[0].data);
@@ -105,11 +105,24 @@ TEST_CASE("write_trace_json is Chrome trace JSON with the required fields") {
   CHECK(j["displayTimeUnit"] == "ns");
   REQUIRE(j["traceEvents"].is_array());
   std::set<int> named_tids;
-  size_t complete = 0;
+  size_t complete = 0, flow_starts = 0, flow_ends = 0, counters = 0;
+  std::map<uint64_t, int> flow_ids;
   for (const json& e : j["traceEvents"]) {
     CHECK(e["pid"] == 1);
     if (e["ph"] == "M") {
       if (e["name"] == "thread_name") named_tids.insert(e["tid"].get<int>());
+      continue;
+    }
+    if (e["ph"] == "s" || e["ph"] == "f") {
+      (e["ph"] == "s" ? flow_starts : flow_ends)++;
+      flow_ids[e["id"].get<uint64_t>()]++;
+      CHECK(named_tids.count(e["tid"].get<int>()) == 1);
+      if (e["ph"] == "f") CHECK(e["bp"] == "e");
+      continue;
+    }
+    if (e["ph"] == "C") {
+      ++counters;
+      CHECK(e["args"]["value"].get<double>() >= 0);
       continue;
     }
     REQUIRE(e["ph"] == "X");
@@ -121,6 +134,39 @@ TEST_CASE("write_trace_json is Chrome trace JSON with the required fields") {
   }
   CHECK(complete == r.trace.size());
   CHECK(named_tids.size() == 5 + 2 + 16);  // engines, queues 0 and 2, DMA engines
+  // One flow arrow per semaphore wait (add, exp, store), each a start/finish pair.
+  CHECK(flow_starts == 3);
+  CHECK(flow_ends == 3);
+  for (auto& [id, n] : flow_ids) CHECK(n == 2);
+  CHECK(counters == r.counters.size());
+  CHECK(counters > 3);
+}
+
+TEST_CASE("trace flows follow the semaphores; usage counters rise and fall") {
+  sim::Options o;
+  o.trace = true;
+  auto r = sim::simulate(small_kernel(), small_inputs(), o);
+  REQUIRE(r.flows.size() == 3);
+  // add (vector) waits for both loads: its flow comes from the later DMA queue slice.
+  std::set<std::string> from, to;
+  for (auto& f : r.flows) {
+    from.insert(f.from_track);
+    to.insert(f.to_track);
+    CHECK(f.from_ns <= f.to_ns + 1e-9);
+  }
+  CHECK(to == std::set<std::string>{"vector", "scalar", "sync"});
+  CHECK(from.count("vector") == 1);
+  CHECK(from.count("scalar") == 1);
+  double sbuf_max = 0, last = -1;
+  for (auto& c : r.counters)
+    if (c.name == "sbuf_bytes_per_partition") {
+      sbuf_max = std::max(sbuf_max, c.value);
+      last = c.value;
+    }
+  // Four 256-byte tiles per partition, never all live at once; everything is dead at the end.
+  CHECK(sbuf_max >= 512);
+  CHECK(sbuf_max <= 1024);
+  CHECK(last == 0);
 }
 
 TEST_CASE("write_stats_json has the totals and every engine") {
@@ -140,6 +186,40 @@ TEST_CASE("write_stats_json has the totals and every engine") {
   }
   CHECK(j["engines"]["dma"]["instructions"] == 3);
   CHECK(j["engines"]["tensor"]["busy_ns"] == 0);
+  CHECK(j["mode"] == "timed");
+  CHECK(j["dma"]["transfers"] == 3);
+  CHECK(j["dma"]["bytes"] == 3 * 128 * 256.0);
+  CHECK(j["dma"]["average_transfer_bytes"] == 128 * 256.0);
+  CHECK(j["dma"]["hbm_read_bytes"] == 2 * 128 * 256.0);
+  CHECK(j["dma"]["hbm_write_bytes"] == 128 * 256.0);
+  CHECK(j["mfu_estimated_percent"] == 0);
+  CHECK(j["mbu_estimated_percent"].get<double>() > 0);
+}
+
+TEST_CASE("functional and timing-only runs") {
+  auto timed = sim::simulate(small_kernel(), small_inputs());
+  sim::Options f;
+  f.functional = true;
+  auto rf = sim::simulate(small_kernel(), small_inputs(), f);
+  CHECK(rf.mode == "functional");
+  CHECK(rf.total_ns == 0);
+  CHECK(rf.outputs[0].data == timed.outputs[0].data);
+  CHECK(rf.engines["vector"].instructions == 1);
+  sim::Options to;
+  to.timing_only = true;
+  auto rt = sim::simulate(small_kernel(), small_inputs(), to);
+  CHECK(rt.mode == "timing-only");
+  CHECK(rt.outputs.empty());
+  CHECK(rt.total_ns == timed.total_ns);
+  json a = json::parse(stats_text(rt)), b = json::parse(stats_text(timed));
+  CHECK(a["mode"] == "timing-only");
+  a["mode"] = "timed";
+  CHECK(a == b);
+  auto rt2 = sim::simulate(small_kernel(), std::vector<sim::HostArray>{}, to);  // no inputs needed
+  CHECK(rt2.total_ns == timed.total_ns);
+  sim::Options both = to;
+  both.functional = true;
+  CHECK_THROWS_AS(sim::simulate(small_kernel(), small_inputs(), both), Error);
 }
 
 TEST_CASE("runs are deterministic: identical JSON and outputs") {

@@ -1,0 +1,88 @@
+// nki_isa_vector_util.h - helpers shared by the Vector/Scalar/GpSimd binding files (nki_isa_vector*.cpp):
+// generation checks, shape and argument checks, reduce_cmd and [P,1]-or-number operands.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "frontend/isa_builder.h"
+
+namespace nkisim::frontend::vector_binding {
+using namespace isa_binding;
+using isa::AluOp;
+using isa::Opcode;
+using isa::ReduceCmd;
+
+inline const char* target_of(int nc_version) { return nc_version == 2 ? "trn1" : nc_version == 3 ? "trn2" : "trn3"; }
+
+// "exponential is not available on trn2 (trn3 only)" when the kernel's target lacks the instruction.
+inline void require_available(Interp& in, const char* fname, Opcode op) {
+  const int nc = in.nki->nc_version;
+  if (isa::available_on(op, nc)) return;
+  raise("ValueError", std::string(fname) + " is not available on " + target_of(nc) + " (" +
+                          isa::availability_text(isa::nc_versions(op)) + ")");
+}
+
+inline int64_t partitions(const TensorObj* t) { return t->view.dims.empty() ? 1 : t->view.dims[0].count; }
+inline int64_t free_size(const TensorObj* t) {
+  const int64_t p = partitions(t);
+  return p ? t->view.num_elements() / p : 0;
+}
+
+inline ReduceCmd reduce_cmd(OpBuilder& b, const Value& v, ReduceCmd def) {
+  if (!present(v)) return def;
+  b.enum_arg(v, EnumReduceCmd, "reduce_cmd");
+  return ReduceCmd(v.enum_value());
+}
+
+inline bool flag(Interp& in, const Value& v) { return present(v) && in.truthy(v); }
+
+inline int32_t int32_arg(const char* fname, const Value& v, const char* arg) {
+  if (!v.is_int_like())
+    raise("TypeError", std::string(fname) + ": " + arg + " must be an int, got '" + type_name(v) + "'");
+  if (v.i() < INT32_MIN || v.i() > INT32_MAX)
+    raise("ValueError", std::string(fname) + ": " + arg + " = " + std::to_string(v.i()) + " does not fit in int32");
+  return int32_t(v.i());
+}
+
+// A [P, 1] tile in `slot` or a number stored in `imm`.
+inline void column_or_number(OpBuilder& b, int slot, const Value& v, const char* arg, const TensorObj* data, float& imm) {
+  if (v.is(VK::Tensor))
+    b.column(b.operand(slot, v, arg), arg, data);
+  else
+    imm = b.number(v, arg);
+}
+
+// An optional [P, 1] result tile (reduce_res and friends).
+inline void result_column(OpBuilder& b, int slot, const Value& v, const char* arg, const TensorObj* data) {
+  if (present(v)) b.column(b.operand(slot, v, arg), arg, data);
+}
+
+inline void require_ops(const char* fname, AluOp op, const char* arg, std::initializer_list<AluOp> ok, const char* list) {
+  for (AluOp o : ok)
+    if (o == op) return;
+  raise("ValueError", std::string(fname) + ": " + arg + " must be " + list + ", got nl." + std::string(isa::alu_name(op)));
+}
+
+inline void require_same_partitions(const char* fname, const TensorObj* a, const char* an, const TensorObj* b,
+                             const char* bn) {
+  if (partitions(a) == partitions(b)) return;
+  raise("ValueError", std::string(fname) + ": " + an + " has " + std::to_string(partitions(a)) + " partitions but " +
+                          bn + " has " + std::to_string(partitions(b)));
+}
+
+inline void require_free(const char* fname, const TensorObj* t, const char* arg, int64_t n, const char* what) {
+  if (free_size(t) == n) return;
+  raise("ValueError", std::string(fname) + ": " + arg + " must have " + what + ", got shape " + shape_str(t->view.shape()));
+}
+
+inline void not_both_psum(const char* fname, const TensorObj* a, const char* an, const TensorObj* b, const char* bn) {
+  if (a && b && a->base().buffer == ir::Buffer::psum && b->base().buffer == ir::Buffer::psum)
+    raise("ValueError", std::string(fname) + ": " + an + " and " + bn + " cannot both be in PSUM");
+}
+
+// Install functions of the other binding files (called by install_nki_isa_vector).
+void install_nki_isa_vector_select(Interp& in, ModuleObj* isa);  // nki_isa_vector_select.cpp
+void install_nki_isa_vector_random(Interp& in, ModuleObj* isa);  // nki_isa_vector_random.cpp
+
+}  // namespace nkisim::frontend::vector_binding

@@ -1,0 +1,314 @@
+// exec_tensor.cpp - Tensor Engine instructions (load_stationary, multiply_moving, nc_transpose_pe) and the
+// Vector Engine's 32x32 nc_transpose_ve.
+//
+// Numerics of a multiply (machine.md §4, nki-isa.md §1.4, §3.1; docs/tensor-engine.md):
+// * every input element is converted to fp32 exactly (all PE input dtypes are subsets of fp32);
+// * each product is rounded to fp32 and added to the running fp32 sum, in contraction order k = 0..K-1
+//   starting from +0.0 (the partial sum entering the top of the systolic array). Products of bf16, fp16,
+//   tf32 and fp8 inputs are exact unless they leave fp32's range; fp32 x fp32 products are rounded. The
+//   product is never fused with the add, whatever the build flags, so results do not depend on FMA.
+// * accumulate=false writes the sum (cast to dst's dtype); accumulate=true reads dst as fp32, adds the
+//   sum in fp32 and writes the result back (for a bf16 dst on trn3: upcast, add, round to nearest even).
+// * transpose mode (multiply_moving transpose, nc_transpose_pe) on trn2/trn3 moves raw element bits:
+//   bit-exact for every value including NaN payloads, infinities and -0.0. On trn1 the flag only changes
+//   profiler accounting: the identity matmul runs in fp32 (NaN/inf in a column poisons it, -0.0 -> +0.0).
+#include <Eigen/Core>
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <string>
+
+#include "sim/exec.h"
+
+namespace nkisim::sim {
+using isa::DType;
+
+namespace {
+
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
+bool is_fp32_class(DType t) { return t == DType::float32 || t == DType::tfloat32; }
+
+// Input dtypes of the PE array (nki-isa.md §3.1): float8_e4m3fn only on NC-v4.
+bool pe_input_dtype(DType t, int nc_version) {
+  switch (t) {
+    case DType::float8_e4m3:
+    case DType::float8_e5m2:
+    case DType::bfloat16:
+    case DType::float16:
+    case DType::tfloat32:
+    case DType::float32:
+      return true;
+    case DType::float8_e4m3fn:
+      return nc_version >= 4;
+    default:
+      return false;
+  }
+}
+
+std::string dt(DType t) { return std::string(isa::dtype_name(t)); }
+
+void require_pe_dtype(ExecContext& ctx, const isa::Instruction& ins, const char* what, DType t) {
+  if (pe_input_dtype(t, ctx.target.nc_version)) return;
+  std::string list = "float8_e4m3, float8_e5m2, bfloat16, float16, tfloat32 or float32";
+  if (ctx.target.nc_version >= 4)
+    list = "float8_e4m3, float8_e5m2, float8_e4m3fn, bfloat16, float16, tfloat32 or float32";
+  ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": " + what + " dtype " + dt(t) +
+                    " is not a Tensor Engine input dtype (expected " + list + ")");
+}
+
+// acc[M x N] = w[rows x M].T @ v[rows x N], all row-major fp32; sequential in the contraction index, each
+// product rounded before it is added (tmp holds N products: a separate pass, so no FMA contraction).
+void pe_matmul(const float* w, const float* v, uint32_t rows, uint32_t M, uint32_t N, float* acc, float* tmp) {
+  Eigen::Map<const RowMat> W(w, rows, M), V(v, rows, N);
+  Eigen::Map<RowMat> A(acc, M, N);
+  Eigen::Map<Eigen::RowVectorXf> T(tmp, N);
+  A.setZero();
+  for (uint32_t m = 0; m < M; ++m) {
+    auto a = A.row(m);
+    for (uint32_t k = 0; k < rows; ++k) {
+      T.noalias() = W(k, m) * V.row(k);
+      a += T;
+    }
+  }
+}
+
+// Loads every partition of `src` into the PE array: row k (or rows 2k, 2k+1 in double-row mode, from the
+// two halves of the partition's free elements) = partition k.
+void load_pe(ExecContext& ctx, const View& src, bool double_row) {
+  const uint32_t K = src.partitions;
+  const size_t F = src.free_elems;
+  const uint32_t M = uint32_t(double_row ? F / 2 : F);
+  PeState& pe = ctx.pe;
+  pe.reset(src.dtype, double_row ? 2 * K : K, M, double_row);
+  float* f = ctx.f32(0, F);
+  uint8_t* raw = ctx.bytes(0, F * src.esize);
+  for (uint32_t k = 0; k < K; ++k) {
+    gather_f32(src, k, f);
+    gather_raw(src, k, raw);
+    for (size_t j = 0; j < F; ++j) {
+      const size_t r = double_row ? 2 * k + j / M : k, m = double_row ? j % M : j;
+      pe.value[r * M + m] = f[j];
+      pe.bits[r * M + m] = isa::load_bits(raw + j * src.esize, src.esize);
+    }
+  }
+}
+
+// Writes the fp32 result rows acc[P x N] to dst (P partitions), adding onto dst's contents if `accumulate`.
+void write_result(ExecContext& ctx, const View& dst, float* acc, bool accumulate) {
+  const size_t N = dst.free_elems;
+  float* old = ctx.f32(3, N);
+  for (uint32_t m = 0; m < dst.partitions; ++m) {
+    float* row = acc + m * N;
+    if (accumulate) {
+      gather_f32(dst, m, old);
+      for (size_t j = 0; j < N; ++j) row[j] = old[j] + row[j];
+    }
+    scatter_f32(dst, m, row);
+  }
+}
+
+}  // namespace
+
+// Caches the stationary [K <= 128 partitions, M <= 128 free] (double_row: [K, 2 x M], FP8, trn2+) in the
+// PE array for the following multiply_moving instructions.
+void exec_load_stationary(ExecContext& ctx, const isa::Instruction& ins) {
+  View s = ctx.read(ins, 0);
+  require_pe_dtype(ctx, ins, "stationary", s.dtype);
+  const bool dbl = ins.params.double_row;
+  std::ostringstream os;
+  if (s.empty()) ctx.fail(ins, "load_stationary: stationary is empty");
+  if (dbl) {
+    if (ctx.target.nc_version < 3) ctx.fail(ins, "load_stationary: double_row needs trn2 or later");
+    if (!is_fp8(s.dtype)) ctx.fail(ins, "load_stationary: double_row needs an fp8 stationary, got " + dt(s.dtype));
+    if (s.free_elems % 2)
+      ctx.fail(ins, "load_stationary: double_row needs an even free size, got " + std::to_string(s.free_elems));
+  }
+  const uint64_t M = dbl ? s.free_elems / 2 : s.free_elems;
+  if (s.partitions > ctx.target.pe_rows || M > ctx.target.pe_cols) {
+    os << "load_stationary: stationary [K=" << s.partitions << ", M=" << M << "] does not fit the "
+       << ctx.target.pe_rows << " x " << ctx.target.pe_cols << " PE array";
+    ctx.fail(ins, os.str());
+  }
+  load_pe(ctx, s, dbl);
+}
+
+// dst[M, N] (+)= stationary.T @ moving[K, N] with the stationary the PE array holds.
+void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
+  View dst = ctx.write(ins, 0), mv = ctx.read(ins, 1);
+  const PeState& pe = ctx.pe;
+  const isa::TargetDesc& t = ctx.target;
+  const int ncv = t.nc_version;
+  const bool dbl = ins.params.double_row, transpose = ins.params.transpose;
+  std::ostringstream os;
+  if (!pe.loaded)
+    ctx.fail(ins,
+             "multiply_moving: the PE array holds no stationary (a load_stationary must come first on the "
+             "Tensor engine)");
+  if (dbl != pe.double_row)
+    ctx.fail(ins, std::string("multiply_moving: double_row is ") + (dbl ? "set" : "not set") +
+                      " but the stationary was loaded " + (pe.double_row ? "in" : "without") + " double-row mode");
+  require_pe_dtype(ctx, ins, "moving", mv.dtype);
+  if (is_fp32_class(mv.dtype) != is_fp32_class(pe.dtype))
+    ctx.fail(ins, "multiply_moving: float32/tfloat32 inputs must pair with float32/tfloat32, but the stationary is " +
+                      dt(pe.dtype) + " and moving is " + dt(mv.dtype));
+  if ((mv.dtype == DType::float8_e4m3fn && pe.dtype == DType::float8_e4m3) ||
+      (mv.dtype == DType::float8_e4m3 && pe.dtype == DType::float8_e4m3fn))
+    ctx.fail(ins, "multiply_moving: float8_e4m3fn cannot be mixed with the legacy float8_e4m3");
+  if (dbl && (!is_fp8(mv.dtype) || mv.free_elems % 2))
+    ctx.fail(ins, "multiply_moving: double_row needs an fp8 moving with an even free size, got " + dt(mv.dtype) +
+                      " x " + std::to_string(mv.free_elems));
+  const uint32_t K = mv.partitions, rows = dbl ? 2 * K : K, M = pe.cols;
+  const uint32_t N = uint32_t(dbl ? mv.free_elems / 2 : mv.free_elems);
+  if (rows != pe.rows) {
+    os << "multiply_moving: moving has " << K << " partitions but the loaded stationary has "
+       << (dbl ? pe.rows / 2 : pe.rows) << " (the contraction sizes K must match)";
+    ctx.fail(ins, os.str());
+  }
+  if (dst.partitions != M || dst.free_elems != N) {
+    os << "multiply_moving: dst has " << dst.partitions << " partitions x " << dst.free_elems
+       << " elements but stationary.T @ moving is " << M << " x " << N;
+    ctx.fail(ins, os.str());
+  }
+  if (transpose) {
+    if (dst.dtype != pe.dtype)
+      ctx.fail(ins, "multiply_moving: in transpose mode dst must have the stationary's dtype " + dt(pe.dtype) +
+                        ", got " + dt(dst.dtype));
+    if (ins.params.accumulate) ctx.fail(ins, "multiply_moving: transpose mode cannot accumulate");
+    if (dbl) ctx.fail(ins, "multiply_moving: transpose mode cannot be combined with double_row");
+  } else if (!(dst.dtype == DType::float32 || (ncv >= 4 && dst.dtype == DType::bfloat16))) {
+    ctx.fail(ins, "multiply_moving: dst must be float32" + std::string(ncv >= 4 ? " or bfloat16" : "") + ", got " +
+                      dt(dst.dtype));
+  }
+  // Output size: one 2 KiB PSUM bank of fp32 on NC-v2/v3; the whole PSUM partition on NC-v4 (nki-isa.md §3.1).
+  const uint64_t bank = uint64_t(t.psum_partition_bytes / std::max(1.0, t.psum_banks));
+  if (ncv < 4) {
+    if (uint64_t(N) * 4 > bank) {
+      os << "multiply_moving: N=" << N << " exceeds " << bank / 4 << " (one PSUM bank of float32)";
+      ctx.fail(ins, os.str());
+    }
+    if (uint64_t(dst.lo) / bank != uint64_t(dst.hi - 1) / bank) {
+      os << "multiply_moving: dst bytes [" << dst.lo << ", " << dst.hi << ") cross a PSUM bank boundary (banks are "
+         << bank << " bytes)";
+      ctx.fail(ins, os.str());
+    }
+  }
+
+  // Moving rows in contraction order.
+  float* v = ctx.f32(0, size_t(rows) * N);
+  if (dbl) {
+    float* part = ctx.f32(2, 2 * size_t(N));
+    for (uint32_t k = 0; k < K; ++k) {
+      gather_f32(mv, k, part);
+      std::copy(part, part + 2 * N, v + size_t(2 * k) * N);  // halves are rows 2k and 2k+1
+    }
+  } else {
+    for (uint32_t k = 0; k < K; ++k) gather_f32(mv, k, v + size_t(k) * N);
+  }
+
+  if (transpose && ncv >= 3) {
+    // Bit-exact transpose mode: every column of moving selects at most one stationary row.
+    uint32_t* sel = ctx.u32(0, N);
+    for (uint32_t n = 0; n < N; ++n) {
+      sel[n] = UINT32_MAX;
+      for (uint32_t k = 0; k < rows; ++k) {
+        const float x = v[size_t(k) * N + n];
+        if (x == 0.0f) continue;
+        if (x != 1.0f || sel[n] != UINT32_MAX) {
+          os << "multiply_moving: transpose mode needs a moving operand of zeros and ones with at most one 1 per "
+                "column (an identity); column "
+             << n << " has ";
+          if (x != 1.0f)
+            os << "the value " << x;
+          else
+            os << "a second 1";
+          os << " at row " << k;
+          ctx.fail(ins, os.str());
+        }
+        sel[n] = k;
+      }
+    }
+    uint8_t* row = ctx.bytes(1, size_t(N) * dst.esize);
+    for (uint32_t m = 0; m < M; ++m) {
+      for (uint32_t n = 0; n < N; ++n)
+        isa::store_bits(row + size_t(n) * dst.esize, dst.esize,
+                        sel[n] == UINT32_MAX ? 0 : pe.bits[size_t(sel[n]) * M + m]);
+      scatter_raw(dst, m, row);
+    }
+    return;
+  }
+
+  float* acc = ctx.f32(1, size_t(M) * N);
+  pe_matmul(pe.value.data(), v, rows, M, N, acc, ctx.f32(2, N));
+  write_result(ctx, dst, acc, ins.params.accumulate);
+}
+
+// dst[F, P] = data[P, F].T through the PE array: data becomes the stationary, the identity streams as moving.
+void exec_nc_transpose_pe(ExecContext& ctx, const isa::Instruction& ins) {
+  View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
+  const uint32_t P = data.partitions;
+  const uint32_t F = uint32_t(data.free_elems);
+  std::ostringstream os;
+  if (data.empty()) ctx.fail(ins, "nc_transpose_pe: data is empty");
+  if (F > ctx.target.pe_cols) {
+    os << "nc_transpose_pe: data has " << F << " elements per partition; the PE array transposes at most "
+       << ctx.target.pe_cols;
+    ctx.fail(ins, os.str());
+  }
+  if (dst.partitions != F || dst.free_elems != P) {
+    os << "nc_transpose_pe: dst has " << dst.partitions << " partitions x " << dst.free_elems
+       << " elements but the transpose of data is " << F << " x " << P;
+    ctx.fail(ins, os.str());
+  }
+  if (dst.dtype != data.dtype)
+    ctx.fail(ins, "nc_transpose_pe: dst dtype " + dt(dst.dtype) + " differs from data dtype " + dt(data.dtype) +
+                      " (a transpose keeps the dtype)");
+  load_pe(ctx, data, false);
+  const PeState& pe = ctx.pe;
+  if (ctx.target.nc_version >= 3) {  // bit-exact transpose mode
+    uint8_t* row = ctx.bytes(1, size_t(P) * dst.esize);
+    for (uint32_t f = 0; f < F; ++f) {
+      for (uint32_t p = 0; p < P; ++p)
+        isa::store_bits(row + size_t(p) * dst.esize, dst.esize, pe.bits[size_t(p) * F + f]);
+      scatter_raw(dst, f, row);
+    }
+    return;
+  }
+  float* ident = ctx.f32(0, size_t(P) * P);  // NC-v2: an fp32 matmul with the identity
+  std::fill(ident, ident + size_t(P) * P, 0.0f);
+  for (uint32_t p = 0; p < P; ++p) ident[size_t(p) * P + p] = 1.0f;
+  float* acc = ctx.f32(1, size_t(F) * P);
+  pe_matmul(pe.value.data(), ident, P, F, P, acc, ctx.f32(2, P));
+  write_result(ctx, dst, acc, false);
+}
+
+// dst[F, P] = data[P, F].T on the Vector Engine (P, F <= 32: one 32x32 block), raw element copy.
+void exec_nc_transpose_ve(ExecContext& ctx, const isa::Instruction& ins) {
+  View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
+  const uint32_t P = data.partitions;
+  const uint32_t F = uint32_t(data.free_elems);
+  std::ostringstream os;
+  if (P > 32 || F > 32) {
+    os << "nc_transpose_ve: data is " << P << " x " << F << "; the Vector Engine transposes at most 32 x 32";
+    ctx.fail(ins, os.str());
+  }
+  if (dst.partitions != F || dst.free_elems != P) {
+    os << "nc_transpose_ve: dst has " << dst.partitions << " partitions x " << dst.free_elems
+       << " elements but the transpose of data is " << F << " x " << P;
+    ctx.fail(ins, os.str());
+  }
+  if (dst.dtype != data.dtype)
+    ctx.fail(ins, "nc_transpose_ve: dst dtype " + dt(dst.dtype) + " differs from data dtype " + dt(data.dtype) +
+                      " (a transpose keeps the dtype)");
+  const unsigned es = data.esize;
+  uint8_t* all = ctx.bytes(0, size_t(P) * F * es);  // read everything first: dst may overlap data
+  for (uint32_t p = 0; p < P; ++p) gather_raw(data, p, all + size_t(p) * F * es);
+  uint8_t* row = ctx.bytes(1, size_t(P) * es);
+  for (uint32_t f = 0; f < F; ++f) {
+    for (uint32_t p = 0; p < P; ++p) std::memcpy(row + size_t(p) * es, all + (size_t(p) * F + f) * es, es);
+    scatter_raw(dst, f, row);
+  }
+}
+
+}  // namespace nkisim::sim

@@ -1,0 +1,231 @@
+// scheduler_dma.cpp - DMA transfers (machine.md §2, §11; docs/cost-model.md "DMA"):
+// * When its trigger completes, a transfer joins queue `dma_queue`, which every DMA engine serves: the
+//   transfer's rows are split over the engines (dma_layout) and each engine handles its share, also
+//   engines that move nothing: each engine reports completion (a semaphore write) for every transfer (DMAOV).
+// * It becomes eligible dma_fixed_ns after the trigger (descriptor + synchronisation + semaphore-to-start,
+//   DMABW), after hardware-DGE descriptor generation (dma_hwdge_ns on one of dma_dge_blocks blocks) when
+//   the DGE mode is hwdge. The latency of queued transfers overlaps (descriptors are prefetched).
+// * Each DMA engine moves one share at a time, FIFO within a queue, round-robin between queues (v2/v3;
+//   v4's QoS priorities are not modelled): buffers x dma_buffer_overhead_ns + bytes / rate, where rate is
+//   dma_engine_bytes_per_ns, lowered to an equal split of hbm_bytes_per_ns between the engines moving HBM
+//   data (those busy when the share starts, at least the engines of this transfer) when that is the
+//   bottleneck.
+// * An engine with nothing to move for a transfer reports it once the transfer is at the head of the queue
+//   there. The transfer completes when every engine has reported: its effect and semaphore updates apply.
+#include <algorithm>
+
+#include "sim/scheduler_impl.h"
+
+namespace nkisim::sim::detail {
+using isa::Instruction;
+
+void Scheduler::dma_submit(int e, uint32_t i) {
+  const uint32_t id = gid(e, i);
+  const DmaPlan& plan = *ops_[id].plan;
+  const uint32_t x = uint32_t(transfers_.size());
+  transfers_.emplace_back();
+  Transfer& tr = transfers_.back();
+  tr.gid = id;
+  tr.engine = uint8_t(e);
+  tr.index = i;
+  tr.plan = &plan;
+  tr.queue = plan.queue;
+  tr.enqueue = now_;
+  tr.pred = TimingRef{TimingRef::Instr, id};
+  double ready = now_;
+  if (dge_mode(ins_at(e, i), t_) == DgeMode::hwdge && t_.dma_hwdge_ns > 0 && !dge_free_.empty()) {
+    auto it = std::min_element(dge_free_.begin(), dge_free_.end());
+    *it = std::max(*it, now_) + t_.dma_hwdge_ns;
+    ready = *it;
+  }
+  tr.eligible = ready + t_.dma_fixed_ns;
+  tr.nshares = plan.engines_used;
+  tr.pending = uint16_t(dma_.size());
+  r_.dma_bytes += plan.bytes;
+  r_.hbm_read_bytes += plan.hbm_read;
+  r_.hbm_write_bytes += plan.hbm_write;
+  dma_fifo_[tr.queue].push_back(x);
+  for (uint32_t d = 0; d < dma_.size(); ++d) {
+    DmaEngine& en = dma_[d];
+    if (tr.queue < 64) en.nonempty |= uint64_t(1) << tr.queue;
+    en.empties += plan.rows[d] == 0;
+  }
+  if (collect_) {
+    r_.timeline[id].transfer = int32_t(x);
+    TransferTiming tt;
+    tt.instr = id;
+    tt.queue = tr.queue;
+    tt.dge = uint8_t(dge_mode(ins_at(e, i), t_));
+    tt.enqueue_ns = now_;
+    tt.eligible_ns = tr.eligible;
+    tt.bytes = plan.bytes;
+    tt.hbm_read = plan.hbm_read;
+    tt.hbm_write = plan.hbm_write;
+    tt.buffers = uint32_t(plan.layout.per_row * plan.layout.rows);
+    tt.engines = plan.engines_used;
+    r_.transfers.push_back(tt);
+  }
+  push(tr.eligible, kTransferUnit, Ev::DmaEligible, x);
+}
+
+// Only engines where the transfer is at the head of its queue can make progress because of it (elsewhere
+// an earlier entry is ineligible or waits for a share in flight, whose events kick the engine again).
+void Scheduler::on_dma_eligible(uint32_t x) {
+  const uint16_t q = transfers_[x].queue;
+  for (uint32_t d = 0; d < dma_.size(); ++d) {
+    const DmaEngine& en = dma_[d];
+    if (en.cursor[q] < dma_fifo_[q].size() && dma_fifo_[q][en.cursor[q]] == x) dma_kick(d);
+  }
+  flush_shares();
+}
+
+// Engine d: entries with nothing to move report as soon as they are eligible and at the head of their
+// queue here (no share of that queue in flight on this engine); then, if the engine is idle, it starts
+// the next eligible share, visiting its queues round-robin.
+void Scheduler::dma_kick(uint32_t d) {
+  DmaEngine& en = dma_[d];
+  const size_t nq = en.cursor.size();
+  const bool masked = nq <= 64;
+  const uint64_t all = nq >= 64 ? ~uint64_t(0) : (uint64_t(1) << nq) - 1;
+  auto head = [&](size_t q) -> uint32_t {  // the transfer at the head of queue q here, or ~0u
+    const auto& fifo = dma_fifo_[q];
+    return en.cursor[q] < fifo.size() ? fifo[en.cursor[q]] : ~0u;
+  };
+  auto advance = [&](size_t q) {
+    if (++en.cursor[q] == dma_fifo_[q].size() && masked) en.nonempty &= ~(uint64_t(1) << q);
+  };
+  auto rows = [&](uint32_t x) { return transfers_[x].plan->rows[d]; };
+  for (uint64_t m = en.empties == 0 ? 0 : masked ? en.nonempty : all; m; m &= m - 1) {
+    const size_t q = size_t(__builtin_ctzll(m));
+    if (q >= nq) break;
+    if (en.busy && en.busy_queue == q) continue;
+    for (uint32_t x = head(q); x != ~0u && transfers_[x].eligible <= now_ && rows(x) == 0; x = head(q)) {
+      advance(q);
+      --en.empties;
+      const Transfer& tr = transfers_[x];
+      const TimingRef why = now_ > tr.eligible && en.last.kind != TimingRef::None ? en.last : tr.pred;
+      en.last = TimingRef{TimingRef::Transfer, x};
+      engine_reports(d, x, why);
+    }
+  }
+  if (en.busy) return;
+  // Round robin: the first queue at or after en.rr with an eligible head, wrapping around. (Heads with
+  // nothing to move were consumed above, so an eligible head has a share here.)
+  size_t pick = nq;
+  const uint64_t cand = masked ? en.nonempty : all;
+  const uint64_t from_rr = en.rr >= 64 ? 0 : cand & (~uint64_t(0) << en.rr);
+  for (uint64_t m : {from_rr, cand & ~from_rr}) {
+    for (; m && pick == nq; m &= m - 1) {
+      const size_t q = size_t(__builtin_ctzll(m));
+      if (q >= nq) break;
+      const uint32_t x = head(q);
+      if (x != ~0u && transfers_[x].eligible <= now_) pick = q;
+    }
+    if (pick != nq) break;
+  }
+  if (nq > 64 && pick == nq)  // beyond the mask width: a plain scan
+    for (size_t k = 0; k < nq && pick == nq; ++k) {
+      const size_t q = (en.rr + k) % nq;
+      const uint32_t x = head(q);
+      if (x != ~0u && transfers_[x].eligible <= now_) pick = q;
+    }
+  if (pick == nq) return;  // a later DmaEligible event kicks again
+  const uint32_t x = head(pick);
+  advance(pick);
+  en.rr = uint16_t(pick + 1 == nq ? 0 : pick + 1);
+  Transfer& tr = transfers_[x];
+  const DmaPlan& plan = *tr.plan;
+  const double nrows = rows(x);
+  // What delayed this share: its own eligibility (the trigger), or the work ahead of it on this engine.
+  const TimingRef why = now_ > tr.eligible && en.last.kind != TimingRef::None ? en.last : tr.pred;
+  double rate = t_.dma_engine_bytes_per_ns;
+  en.hbm = plan.layout.hbm && t_.hbm_bytes_per_ns > 0;
+  if (en.hbm) {
+    ++hbm_active_;
+    rate = std::min(rate, t_.hbm_bytes_per_ns / std::max<double>(hbm_active_, tr.nshares));
+  }
+  const double bytes = nrows * plan.layout.row_bytes;
+  const double dur = nrows * double(plan.layout.per_row) * t_.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0);
+  if (tr.first_start < 0) tr.first_start = now_;
+  en.busy = true;
+  en.busy_queue = uint16_t(pick);
+  en.transfer = x;
+  en.share_pred = why;
+  if (now_ + dur > dma_cover_) {
+    dma_busy_ += now_ + dur - std::max(now_, dma_cover_);
+    dma_cover_ = now_ + dur;
+  }
+  if (o_.trace) trace_slice("dma.e" + std::to_string(d), ins_at(tr.engine, tr.index), now_, dur);
+  stage_share(d, now_ + dur, x);
+}
+
+// Shares of one transfer that end at the same time (the common case: equal splits started together)
+// share one event; the engines are then processed in index order, as separate events would be.
+void Scheduler::stage_share(uint32_t d, double end, uint32_t x) {
+  for (Staged& st : staged_)
+    if (st.end == end && st.transfer == x && d < 16) {
+      st.mask |= 1u << d;
+      return;
+    }
+  if (d >= 16) {  // beyond the mask width: an event of its own
+    events_.push(Event{end, x, 0, uint8_t(kDmaUnit0 + d), Ev::DmaShareDone});
+    return;
+  }
+  staged_.push_back(Staged{end, x, 1u << d});
+}
+
+void Scheduler::flush_shares() {
+  for (const Staged& st : staged_)
+    events_.push(Event{st.end, st.transfer, uint16_t(st.mask), uint8_t(kDmaUnit0 + __builtin_ctz(st.mask)), Ev::DmaShareDone});
+  staged_.clear();
+}
+
+void Scheduler::on_shares_done(uint32_t mask) {
+  for (uint32_t m = mask; m; m &= m - 1) on_share_done(uint32_t(__builtin_ctz(m)));
+  flush_shares();
+}
+
+void Scheduler::on_share_done(uint32_t d) {
+  DmaEngine& en = dma_[d];
+  en.busy = false;
+  if (en.hbm) --hbm_active_;
+  en.hbm = false;
+  en.last = TimingRef{TimingRef::Transfer, en.transfer};
+  engine_reports(d, en.transfer, en.share_pred);
+  if (en.nonempty || en.cursor.size() > 64) dma_kick(d);
+}
+
+void Scheduler::engine_reports(uint32_t, uint32_t x, TimingRef why) {
+  Transfer& tr = transfers_[x];
+  if (now_ >= tr.last_report) {
+    tr.last_report = now_;
+    tr.pred = why;
+  }
+  if (--tr.pending == 0) transfer_done(x);
+}
+
+void Scheduler::transfer_done(uint32_t x) {
+  Transfer& tr = transfers_[x];
+  const int e = tr.engine;
+  const uint32_t i = tr.index;
+  if (execute_) execute(ctx_, ins_at(e, i));
+  apply_updates(ops_[tr.gid], TimingRef{TimingRef::Transfer, x});
+  last_ = std::max(last_, now_);
+  if (collect_) {
+    TransferTiming& tt = r_.transfers[x];
+    tt.start_ns = tr.first_start < 0 ? now_ : tr.first_start;
+    tt.done_ns = now_;
+    tt.pred = tr.pred;
+    r_.timeline[tr.gid].retire_ns = now_;
+  }
+  if (o_.trace) {
+    // One slice per transfer on its queue's track, from its data start (or the previous completion on the
+    // queue, so slices never overlap) to its completion.
+    const double start = std::max(tr.first_start < 0 ? now_ : tr.first_start, queue_done_[tr.queue]);
+    trace_slice("dma.q" + std::to_string(tr.queue), ins_at(e, i), start, now_ - start);
+  }
+  queue_done_[tr.queue] = now_;
+  try_issue_all();
+}
+
+}  // namespace nkisim::sim::detail

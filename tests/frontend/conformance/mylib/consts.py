@@ -1,0 +1,3 @@
+TILE_P = 128
+TILE_F = 512
+NAMES = {"p": TILE_P, "f": TILE_F}
