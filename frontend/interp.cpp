@@ -395,26 +395,12 @@ Value Interp::import_module(const std::string& dotted_in, const Node* at, Module
 
 static Value literal_value(Interp& in, const Expr* e, bool* ok) {
   switch (e->kind) {
-    case NK::Constant: {
-      auto* c = static_cast<const ConstantExpr*>(e);
-      switch (c->ck) {
-        case ConstKind::None:
-          return Value();
-        case ConstKind::True:
-          return Value::boolean(true);
-        case ConstKind::False:
-          return Value::boolean(false);
-        case ConstKind::Int:
-          if (c->overflow) break;
-          return Value::integer(c->ival);
-        case ConstKind::Float:
-          return Value::floating(c->fval);
-        case ConstKind::Str:
-          return make_str(c->sval);
-        default:
-          break;
+    case NK::Constant: {  // literals; a bad one (overflow, complex) is "not a Python literal"
+      try {
+        return constant_value(static_cast<const ConstantExpr*>(e));
+      } catch (PyError&) {
+        break;
       }
-      break;
     }
     case NK::UnaryOp: {
       auto* u = static_cast<const UnaryOpExpr*>(e);

@@ -288,6 +288,7 @@ struct ParamSpec {
 };
 void bind_args(const char* fname, const ParamSpec* params, size_t n, CallArgs& a, Value* out);
 void add_call_note(Error& e, const SourceLoc& site);
+Value constant_value(const ConstantExpr* c);  // the value of a literal (interp_expr.cpp)
 // Dataclasses: the fields of `cls` and its bases in definition order; the name of the marker value that
 // dataclasses.field(default_factory=f) leaves as a field's default (its `self` is f).
 std::vector<Sym> dataclass_fields(const ClassObj* cls);

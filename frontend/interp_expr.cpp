@@ -91,7 +91,7 @@ void Interp::delete_name(const NameExpr* n, FrameObj* f) {
   }
 }
 
-static Value constant_value(const ConstantExpr* c) {
+Value constant_value(const ConstantExpr* c) {
   switch (c->ck) {
     case ConstKind::None:
       return Value();

@@ -56,6 +56,13 @@ int64_t char_index(const std::string& s, bool bytes, size_t byte) {
   return bytes ? int64_t(byte) : int64_t(utf8::length(std::string_view(s).substr(0, byte)));
 }
 
+// .start / .stop / .step of ranges and slices.
+bool start_stop_step(Sym name, const Value& start, const Value& stop, const Value& step, Value* out) {
+  if (name != S::start && name != S::stop && name != S::step) return false;
+  *out = name == S::start ? start : name == S::stop ? stop : step;
+  return true;
+}
+
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 std::vector<std::string> split(const std::string& s, const Value* sepv, int64_t maxsplit, bool from_right) {
@@ -776,18 +783,8 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
       return false;
     case VK::Range: {
       auto* r = obj.as<RangeObj>();
-      if (name == S::start) {
-        *out = Value::integer(r->start);
+      if (start_stop_step(name, Value::integer(r->start), Value::integer(r->stop), Value::integer(r->step), out))
         return true;
-      }
-      if (name == S::stop) {
-        *out = Value::integer(r->stop);
-        return true;
-      }
-      if (name == S::step) {
-        *out = Value::integer(r->step);
-        return true;
-      }
       if (name == S::index || name == S::count) {
         Value lst = make_list(in.to_vector(obj));
         return builtin_type_attr(in, make_tuple(items_of(lst)), name, out);
@@ -796,18 +793,7 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
     }
     case VK::Slice: {
       auto* s = obj.as<SliceObj>();
-      if (name == S::start) {
-        *out = s->start;
-        return true;
-      }
-      if (name == S::stop) {
-        *out = s->stop;
-        return true;
-      }
-      if (name == S::step) {
-        *out = s->step;
-        return true;
-      }
+      if (start_stop_step(name, s->start, s->stop, s->step, out)) return true;
       if (sym_name(name) == "indices") {
         *out = in.builtin("slice.indices", [](Interp& in, const BuiltinObj& b, CallArgs& a) -> Value {
           want(b, a, 1, 1);

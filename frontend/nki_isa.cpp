@@ -124,9 +124,7 @@ Value isa_memset(Interp& in, const BuiltinObj&, CallArgs& a) {
   auto* dst = b.operand(0, v[0], "dst");
   float value = b.number(v[1], "value");
   isa::DType dt = dst->view.dtype;
-  bool int_dst = !(dt == isa::DType::float16 || dt == isa::DType::bfloat16 || dt == isa::DType::tfloat32 ||
-                   dt == isa::DType::float32 || dt == isa::DType::float8_e4m3 || dt == isa::DType::float8_e5m2 ||
-                   dt == isa::DType::float8_e4m3fn || dt == isa::DType::float8_e8m0fnu);
+  bool int_dst = !isa::is_float(dt);
   if (int_dst && v[1].is(VK::Float) && v[1].f() != double(int64_t(v[1].f())))
     raise("ValueError",
           "memset: value " + in.repr(v[1]) + " is not an integer but dst has dtype " + std::string(isa::dtype_name(dt)));

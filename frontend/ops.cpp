@@ -519,28 +519,10 @@ std::string Interp::repr(const Value& v) {
       return v.obj()->repr();
     }
     case VK::Tuple:
-    case VK::List: {
-      auto& it = items_of(v);
-      bool tup = v.is(VK::Tuple);
-      std::string out = tup ? "(" : "[";
-      for (size_t i = 0; i < it.size(); ++i) {
-        if (i) out += ", ";
-        out += repr(it[i]);
-      }
-      if (tup && it.size() == 1) out += ",";
-      return out + (tup ? ")" : "]");
-    }
-    case VK::Dict: {
-      std::string out = "{";
-      bool first = true;
-      for (auto& e : v.as<DictObj>()->entries) {
-        if (!e.live) continue;
-        if (!first) out += ", ";
-        first = false;
-        out += repr(e.key) + ": " + repr(e.value);
-      }
-      return out + "}";
-    }
+    case VK::List:
+    case VK::Dict:
+    case VK::Set:
+      return repr_container(v, [](const Value& x, void* in) { return static_cast<Interp*>(in)->repr(x); }, this);
     default:
       return repr_basic(v);
   }

@@ -449,6 +449,33 @@ static std::string repr_string(const std::string& s, bool bytes) {
   return out;
 }
 
+std::string repr_container(const Value& v, std::string (*elem)(const Value&, void*), void* ctx) {
+  if (v.is(VK::Tuple) || v.is(VK::List)) {
+    auto& it = items_of(v);
+    bool tup = v.is(VK::Tuple);
+    std::string out = tup ? "(" : "[";
+    for (size_t i = 0; i < it.size(); ++i) {
+      if (i) out += ", ";
+      out += elem(it[i], ctx);
+    }
+    if (tup && it.size() == 1) out += ",";
+    return out + (tup ? ")" : "]");
+  }
+  auto* d = v.as<DictObj>();
+  bool set = v.is(VK::Set);
+  if (set && d->live_count == 0) return "set()";
+  std::string out = "{";
+  bool first = true;
+  for (auto& e : d->entries) {
+    if (!e.live) continue;
+    if (!first) out += ", ";
+    first = false;
+    out += elem(e.key, ctx);
+    if (!set) out += ": " + elem(e.value, ctx);
+  }
+  return out + "}";
+}
+
 std::string repr_basic(const Value& v) {
   switch (v.kind()) {
     case VK::Unbound:
@@ -468,33 +495,10 @@ std::string repr_basic(const Value& v) {
     case VK::Str:
       return repr_string(str_of(v), v.as<StrObj>()->bytes);
     case VK::Tuple:
-    case VK::List: {
-      auto& it = items_of(v);
-      bool tup = v.is(VK::Tuple);
-      std::string out = tup ? "(" : "[";
-      for (size_t i = 0; i < it.size(); ++i) {
-        if (i) out += ", ";
-        out += repr_basic(it[i]);
-      }
-      if (tup && it.size() == 1) out += ",";
-      return out + (tup ? ")" : "]");
-    }
+    case VK::List:
     case VK::Dict:
-    case VK::Set: {
-      auto* d = v.as<DictObj>();
-      bool set = v.is(VK::Set);
-      if (set && d->live_count == 0) return "set()";
-      std::string out = "{";
-      bool first = true;
-      for (auto& e : d->entries) {
-        if (!e.live) continue;
-        if (!first) out += ", ";
-        first = false;
-        out += repr_basic(e.key);
-        if (!set) out += ": " + repr_basic(e.value);
-      }
-      return out + "}";
-    }
+    case VK::Set:
+      return repr_container(v, [](const Value& x, void*) { return repr_basic(x); }, nullptr);
     case VK::Slice: {
       auto* s = v.as<SliceObj>();
       return "slice(" + repr_basic(s->start) + ", " + repr_basic(s->stop) + ", " + repr_basic(s->step) + ")";

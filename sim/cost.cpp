@@ -270,6 +270,19 @@ uint32_t DmaLayout::rows_on_engine(uint32_t d) const {
   return uint32_t(below(uint64_t(first) + rows) - below(first));
 }
 
+void DmaLayout::rows_per_engine(uint32_t* out) const {
+  std::fill(out, out + engines, 0u);
+  uint32_t p = first, left = rows;
+  uint32_t e = (p / ppe) % engines, in_block = ppe - p % ppe;
+  while (left) {
+    const uint32_t take = std::min(left, in_block);
+    out[e] += take;
+    left -= take;
+    in_block = ppe;
+    e = e + 1 == engines ? 0 : e + 1;
+  }
+}
+
 uint32_t DmaLayout::engines_used() const {
   uint32_t n = 0;
   for (uint32_t d = 0; d < engines; ++d) n += rows_on_engine(d) > 0;

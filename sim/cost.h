@@ -86,6 +86,7 @@ struct DmaLayout {
   uint32_t engines = 1, ppe = 1;  // dma_engines, dma_partitions_per_engine
   uint32_t rows_on_engine(uint32_t d) const;
   uint32_t engines_used() const;
+  void rows_per_engine(uint32_t* out) const;  // out[d] = rows_on_engine(d) for every engine, in one sweep
 };
 DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t);
 // Bytes a transfer reads from / writes to HBM (for mbu_estimated_percent).

@@ -7,8 +7,8 @@
 namespace nkisim::sim {
 
 // Checks every instruction before anything runs (located Errors): opcode and engine legal for the table,
-// operands present / absent / in allowed memories / inside their memory, semaphore indices in range,
-// DMA queue in range.
+// the row's operands present / absent / in allowed memories / inside their memory (slots past the row's
+// operand count are ignored), semaphore indices in range, DMA queue in range.
 void validate_program(const ExecContext& ctx);
 
 // Validates ctx.program (as validate_program) and runs it to completion with the timing model: fills

@@ -72,9 +72,16 @@ void Scheduler::dma_submit(int e, uint32_t i) {
 // an earlier entry is ineligible or waits for a share in flight, whose events kick the engine again).
 void Scheduler::on_dma_eligible(uint32_t x) {
   const uint16_t q = transfers_[x].queue;
+  const auto& fifo = dma_fifo_[q];
   for (uint32_t d = 0; d < dma_.size(); ++d) {
-    const DmaEngine& en = dma_[d];
-    if (en.cursor[q] < dma_fifo_[q].size() && dma_fifo_[q][en.cursor[q]] == x) dma_kick(d);
+    DmaEngine& en = dma_[d];
+    if (en.cursor[q] >= fifo.size() || fifo[en.cursor[q]] != x) continue;
+    // Fast path (the common case): an idle engine whose only waiting queue is q starts x's share directly.
+    if (!en.busy && q < 64 && en.nonempty == (uint64_t(1) << q) && transfers_[x].plan->rows[d] > 0) {
+      start_share(d, q);
+      continue;
+    }
+    dma_kick(d);
   }
   flush_shares();
 }
@@ -130,12 +137,19 @@ void Scheduler::dma_kick(uint32_t d) {
       if (x != ~0u && transfers_[x].eligible <= now_) pick = q;
     }
   if (pick == nq) return;  // a later DmaEligible event kicks again
-  const uint32_t x = head(pick);
-  advance(pick);
-  en.rr = uint16_t(pick + 1 == nq ? 0 : pick + 1);
+  start_share(d, pick);
+}
+
+// Engine d (idle) starts the share of the transfer at the head of queue q.
+void Scheduler::start_share(uint32_t d, size_t q) {
+  DmaEngine& en = dma_[d];
+  const size_t nq = en.cursor.size();
+  const uint32_t x = dma_fifo_[q][en.cursor[q]];
+  if (++en.cursor[q] == dma_fifo_[q].size() && q < 64) en.nonempty &= ~(uint64_t(1) << q);
+  en.rr = uint16_t(q + 1 == nq ? 0 : q + 1);
   Transfer& tr = transfers_[x];
   const DmaPlan& plan = *tr.plan;
-  const double nrows = rows(x);
+  const double nrows = plan.rows[d];
   // What delayed this share: its own eligibility (the trigger), or the work ahead of it on this engine.
   const TimingRef why = now_ > tr.eligible && en.last.kind != TimingRef::None ? en.last : tr.pred;
   double rate = t_.dma_engine_bytes_per_ns;
@@ -148,7 +162,7 @@ void Scheduler::dma_kick(uint32_t d) {
   const double dur = nrows * double(plan.layout.per_row) * t_.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0);
   if (tr.first_start < 0) tr.first_start = now_;
   en.busy = true;
-  en.busy_queue = uint16_t(pick);
+  en.busy_queue = uint16_t(q);
   en.transfer = x;
   en.share_pred = why;
   if (now_ + dur > dma_cover_) {

@@ -185,6 +185,11 @@ struct SemUpdateRec {  // semaphore history (timeline mode): value after an upda
   TimingRef who;
 };
 
+struct OpsUnmap {  // frees Scheduler::ops_ (mmap'ed)
+  size_t bytes = 0;
+  void operator()(OpInfo* p) const;
+};
+
 // The compiled form of up to kChunk consecutive instructions of one stream. Its vectors are complete
 // (and never reallocated) once the chunk is published, so OpInfo may point into them.
 inline constexpr uint32_t kChunkShift = 12, kChunk = 1u << kChunkShift;
@@ -250,6 +255,7 @@ class Scheduler {
   // ---- scheduler_dma.cpp ----
   void dma_submit(int e, uint32_t i);
   void dma_kick(uint32_t d);
+  void start_share(uint32_t d, size_t q);
   void on_dma_eligible(uint32_t x);
   void on_share_done(uint32_t d);
   void on_shares_done(uint32_t mask);
@@ -266,7 +272,7 @@ class Scheduler {
   const bool collect_;  // timeline records (trace, profile, explain)
   const bool execute_;  // run the executors (not --timing-only)
   std::array<uint32_t, isa::kNumEngines> base_{};
-  std::unique_ptr<OpInfo[]> ops_;  // by global id, written by prepare_chunk()
+  std::unique_ptr<OpInfo[], OpsUnmap> ops_;  // by global id, written by prepare_chunk() (huge pages when possible)
   std::array<std::vector<PrepChunk>, isa::kNumEngines> chunks_;
   std::array<std::atomic<uint32_t>, isa::kNumEngines> ready_{};  // instructions compiled, per stream
   std::array<uint32_t, isa::kNumEngines> ready_seen_{};           // the event loop's last look at ready_

@@ -177,3 +177,25 @@ TEST_CASE("MFU: 2 x MACs / (2 x PE count x tensor clock x total time)") {
     CHECK(timed(f.p, t).pe_macs == 128.0 * 128 * 512 / 2);
   }
 }
+
+TEST_CASE("FP8 double-row: a K=256 multiply takes a K=128 pass; MFU counts FP8 x FP8 work half") {
+  for (const char* tn : {"trn2", "trn3"}) {
+    CAPTURE(tn);
+    const auto t = target(tn);
+    Builder b;
+    auto ls = make(Opcode::load_stationary, {onchip(isa::Memory::SBUF, DType::float8_e4m3, 0, 128, 0, {{128, 2}, {1, 128}})});
+    ls.params.double_row = true;
+    b.add(Engine::Tensor, ls);
+    for (int i = 0; i < 3; ++i) {
+      auto mm = make(Opcode::multiply_moving, {psum(DType::float32, 0, 128, i * 2048, 512),
+                                               onchip(isa::Memory::SBUF, DType::float8_e4m3, 0, 128, 65536, {{512, 2}, {1, 512}})});
+      mm.params.double_row = true;
+      b.add(Engine::Tensor, mm);
+    }
+    auto r = timed(b.p, t);
+    CHECK(ii(r, 1, 2) == doctest::Approx(cyc(512, Engine::Tensor, t)));  // as a bf16 K=128 [128x128]x[128x512]
+    CHECK(dur(rec(r, Engine::Tensor, 0)) == doctest::Approx(cyc(32, Engine::Tensor, t)));
+    // 3 x (K=256) x 128 x 512 MACs, FP8 x FP8 halved.
+    CHECK(r.pe_macs == 3.0 * 256 * 128 * 512 / 2);
+  }
+}
