@@ -71,6 +71,8 @@ int run(int argc, char** argv) {
        "ir|asm|bin FILE: write the kernel IR, the assembly text or the binary program")
       ("program", po::value<std::string>(), "run a binary program (from --emit bin or nki-as) instead of a kernel")
       ("include,I", po::value<std::vector<std::string>>()->composing(), "add a directory to the kernel import search path")
+      ("max-steps", po::value<uint64_t>(), "compile-time evaluation budget in steps (default 100000000)")
+      ("max-instructions", po::value<uint64_t>(), "budget of nki.isa instructions a kernel may emit (default 5000000)")
       ("raw-low-precision", "write bfloat16/fp8/tfloat32 outputs as raw bits (unsigned ints) instead of float32")
       ("profile", po::value<std::string>()->implicit_value("-"),
        "print a profile (time per source line and opcode, engine busy %, critical path, biggest stalls) to stdout, "
@@ -153,6 +155,8 @@ int run(int argc, char** argv) {
   if (vm.count("arg"))
     for (auto& s : vm["arg"].as<std::vector<std::string>>()) copts.args.push_back(split_assignment(s, "--arg"));
   if (vm.count("include")) copts.include_dirs = vm["include"].as<std::vector<std::string>>();
+  if (vm.count("max-steps")) copts.max_steps = vm["max-steps"].as<uint64_t>();
+  if (vm.count("max-instructions")) copts.max_instructions = vm["max-instructions"].as<uint64_t>();
   std::vector<sim::HostArray> inputs;
   if (vm.count("inputs"))
     for (auto& spec : vm["inputs"].as<std::vector<std::string>>()) {

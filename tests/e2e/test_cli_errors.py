@@ -101,4 +101,16 @@ expect([ADD, "--arg", "foo=1", "--inputs", a, b], 1,
 two = write("two.py", b"import nki\n@nki.jit\ndef k1(a):\n    return a\n@nki.jit\ndef k2(a):\n    return a\n")
 rc, so, se = run(two, "--inputs", a)
 check(rc == 1 and "k1" in se and "k2" in se and "-k" in se, f"several kernels listed: {se!r}")
+# Compile-time budgets are located errors that name the flag raising them.
+loop = write("loop.py", b"import nki\nimport nki.language as nl\nimport nki.isa as nisa\n@nki.jit\ndef k(a):\n"
+                        b"    t = nl.ndarray((128, 4), dtype=nl.float32, buffer=nl.sbuf)\n    for i in range(100):\n"
+                        b"        nisa.memset(dst=t, value=0.0)\n    return a\n")
+rc, so, se = run(loop, "--inputs", a, "--max-instructions", "10")
+check(rc == 1 and se.startswith(f"{loop}:8:9: error: instruction budget exceeded") and "--max-instructions" in se,
+      f"instruction budget: {rc} {se!r}")
+rc, so, se = run(loop, "--inputs", a, "--max-steps", "50")
+check(rc == 1 and se.startswith(f"{loop}:7:5: error: evaluation step budget exceeded") and "--max-steps" in se,
+      f"step budget: {rc} {se!r}")
+rc, so, se = run(loop, "--inputs", a, "--max-steps", "abc")
+check_equal(rc, 2, "--max-steps abc is a bad command line")
 finish()
