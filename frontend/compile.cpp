@@ -1,6 +1,11 @@
 // compile.cpp - frontend::compile_to_ir: run the kernel file's meta-program and collect the Kernel IR.
 #include "frontend/compile.h"
 
+#include <pthread.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -42,9 +47,9 @@ FunctionObj* find_kernel(Interp& in, ModuleObj* m, const CompileOptions& opts, c
   return jits[0];
 }
 
-ir::Kernel run(const std::string& path, const CompileOptions& opts) {
+ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack_bytes) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("cannot read kernel file '" + path + "'", SourceLoc{path, 0, 0});
+  if (!f) throw Error(std::string("cannot read kernel file: ") + std::strerror(errno), SourceLoc{path, 0, 0});
   std::stringstream ss;
   ss << f.rdbuf();
 
@@ -53,6 +58,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts) {
   io.step_budget = opts.max_steps;
   io.instruction_budget = opts.max_instructions;
   io.max_frames = opts.max_recursion;
+  io.stack_bytes = stack_bytes;
   Interp in(io);
   in.kernel.file = path;
   // Address space for the ops up front: untouched pages cost nothing, and a large kernel then never copies
@@ -186,11 +192,47 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts) {
   return std::move(in.kernel);
 }
 
+
+// The evaluator runs on a thread of its own with a large stack (only the pages it touches are committed), so
+// the recursion limit does not depend on the caller's stack size or on sanitizer frame sizes.
+constexpr size_t kEvalStackBytes = size_t(512) << 20;
+constexpr size_t kEvalStackReserve = size_t(16) << 20;  // kept free below the evaluator's limit
+
+struct EvalJob {
+  const std::string* path;
+  const CompileOptions* opts;
+  std::optional<ir::Kernel> result;
+  std::exception_ptr error;
+};
+
+void* eval_thread(void* p) {
+  auto* job = static_cast<EvalJob*>(p);
+  try {
+    job->result = run(*job->path, *job->opts, kEvalStackBytes - kEvalStackReserve);
+  } catch (...) {
+    job->error = std::current_exception();
+  }
+  return nullptr;
+}
+
+ir::Kernel run_on_big_stack(const std::string& path, const CompileOptions& opts) {
+  EvalJob job{&path, &opts, std::nullopt, nullptr};
+  pthread_attr_t attr;
+  pthread_t th;
+  bool started = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, kEvalStackBytes) == 0 &&
+                 pthread_create(&th, &attr, eval_thread, &job) == 0;
+  pthread_attr_destroy(&attr);
+  if (!started) return run(path, opts, 0);  // no thread: evaluate here with the default stack limit
+  pthread_join(th, nullptr);
+  if (job.error) std::rethrow_exception(job.error);
+  return std::move(*job.result);
+}
+
 }  // namespace
 
 ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts) {
   try {
-    return run(path, opts);
+    return run_on_big_stack(path, opts);
   } catch (Error&) {
     throw;
   } catch (std::bad_alloc&) {

@@ -61,7 +61,7 @@ Interp::Interp(InterpOptions o) : opts(std::move(o)), heap_scope_(heap_) {
     lim = size_t(rl.rlim_cur);
   else if (rl.rlim_cur == RLIM_INFINITY)
     lim = 64u << 20;
-  stack_limit_ = std::min<size_t>(lim / 2, 32u << 20);
+  stack_limit_ = opts.stack_bytes ? opts.stack_bytes : std::min<size_t>(lim / 2, 32u << 20);
   install_builtins(*this);
   install_nki(*this);
 }

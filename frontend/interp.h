@@ -141,6 +141,9 @@ struct InterpOptions {
   int max_frames = kDefaultMaxFrames;                       // Python call depth
   std::vector<std::string> include_dirs;
   std::string* print_sink = nullptr;  // print() output goes here instead of stderr (tests)
+  // Bytes of C++ stack the evaluator may use (0: half the thread's RLIMIT_STACK, at most 32 MiB). Deeper
+  // nesting is a located error, never a stack overflow.
+  size_t stack_bytes = 0;
 };
 
 enum class Flow : uint8_t { Normal, Break, Continue, Return };

@@ -84,7 +84,8 @@ Value Interp::call_function(FunctionObj* fn, CallArgs& a) {
   if (code->is_async) raise("TypeError", "async function " + fname(code) + " is not supported in NKI kernels");
   if (code->has_yield) raise("TypeError", "generator function " + fname(code) + " is not supported in NKI kernels");
   if (frames_ >= opts.max_frames)
-    throw Error("maximum recursion depth exceeded (" + std::to_string(opts.max_frames) + " Python frames)");
+    throw Error("maximum recursion depth exceeded (" + std::to_string(opts.max_frames) +
+                " Python frames; raise the limit with --max-recursion N)");
   step();
   if (in_kernel && code->scope.global_decl) {
     ModuleObj* m = fn->module.as<ModuleObj>();

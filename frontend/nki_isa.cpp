@@ -75,34 +75,6 @@ Value isa_tensor_scalar(Interp& in, const BuiltinObj&, CallArgs& a) {
   return b.emit();
 }
 
-Value isa_activation(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"op", true},   {"data", true}, {"bias"}, {"scale"},
-                                 {"reduce_op"}, {"reduce_res"}, {"reduce_cmd"}, {"name"}};
-  Value v[9];
-  bind("activation", ps, a, v);
-  OpBuilder b(in, "activation", isa::Opcode::activation);
-  auto* dst = b.operand(0, v[0], "dst");
-  b.params().func = b.act(v[1], "op");
-  auto* data = b.operand(1, v[2], "data");
-  b.same_shape(dst, "dst", data, "data", true);
-  if (present(v[3])) {
-    if (!v[3].is(VK::Tensor))
-      raise("TypeError", "activation: a scalar bias is not supported yet; pass a (P, 1) tensor");
-    b.column(b.operand(2, v[3], "bias"), "bias", data);
-  }
-  if (present(v[4])) {
-    if (v[4].is(VK::Tensor))
-      b.column(b.operand(3, v[4], "scale"), "scale", data);
-    else
-      b.params().scale = b.number(v[4], "scale");
-  }
-  if (present(v[6])) raise("ValueError", "activation: reduce_res= is not supported yet");
-  if (present(v[5])) b.alu(v[5], "reduce_op");
-  b.enum_arg(v[7], EnumReduceCmd, "reduce_cmd");
-  b.name(v[8]);
-  return b.emit();
-}
-
 Value isa_tensor_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"engine"}, {"name"}};
   Value v[4];
@@ -141,7 +113,6 @@ void install_nki_isa(Interp& in, ModuleObj* isa) {
   def("dma_copy", isa_dma_copy);
   def("tensor_tensor", isa_tensor_tensor);
   def("tensor_scalar", isa_tensor_scalar);
-  def("activation", isa_activation);
   def("tensor_copy", isa_tensor_copy);
   def("memset", isa_memset);
   install_nki_isa_tensor(in, isa);

@@ -307,7 +307,7 @@ Value isa_exponential(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 void install_nki_isa_vector(Interp& in, ModuleObj* isa) {
   auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
-  def("activation", isa_activation);  // replaces nki_isa.cpp's binding (adds reduce_res and a scalar bias)
+  def("activation", isa_activation);
   def("activation_reduce", isa_activation_reduce);
   def("tensor_reduce", isa_tensor_reduce);
   def("tensor_partition_reduce", isa_tensor_partition_reduce);

@@ -278,7 +278,7 @@ void Scheduler::start_prepare() {
   ops_ = std::unique_ptr<OpInfo[], OpsUnmap>(static_cast<OpInfo*>(mem), OpsUnmap{bytes});
   for (int e = 0; e < isa::kNumEngines; ++e)
     chunks_[size_t(e)].resize((p_.streams[size_t(e)].size() + kChunk - 1) / kChunk);
-  const bool threaded = p_.num_instructions() >= 16 * kChunk && std::thread::hardware_concurrency() > 1;
+  const bool threaded = o_.parallel && p_.num_instructions() >= 16 * kChunk && std::thread::hardware_concurrency() > 1;
   if (!threaded) {
     for (int e = 0; e < isa::kNumEngines; ++e)
       for (uint32_t c = 0; c < chunks_[size_t(e)].size(); ++c) prepare_chunk(e, c);

@@ -22,6 +22,7 @@ struct Options {
   bool timeline = false;     // collect Result::timeline / transfers / sem_edges (for --profile, --explain)
   bool timing_only = false;  // skip the executors: timing and stats only, no data effects, no outputs
   bool functional = false;   // numerics only: run the streams in a semaphore-respecting order, no timing
+  bool parallel = true;      // programs of 64K+ instructions: validate and compile on a second thread
 };
 
 struct EngineStats {

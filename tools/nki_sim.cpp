@@ -12,6 +12,7 @@
 #include "ir/print.h"
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
+#include "tools/cli_common.h"
 #include "sim/npy.h"
 #include "sim/simulate.h"
 #include "sim/summary.h"
@@ -28,27 +29,16 @@ constexpr const char* kUsage =
     "               [--profile[=FILE]] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
     "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n";
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* what) {
   size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0) throw UsageError(std::string(what) + " expects NAME=VALUE, got '" + s + "'");
+  if (eq == std::string::npos || eq == 0) throw cli::UsageError(std::string(what) + " expects NAME=VALUE, got '" + s + "'");
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   if (!f || !(f << text) || !f.flush()) throw Error(path + ": cannot write file");
-}
-
-std::vector<uint8_t> read_binary(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error(path + ": cannot open: Is a directory");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot open: " + std::strerror(errno));
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
 int run(int argc, char** argv) {
@@ -73,6 +63,7 @@ int run(int argc, char** argv) {
       ("include,I", po::value<std::vector<std::string>>()->composing(), "add a directory to the kernel import search path")
       ("max-steps", po::value<uint64_t>(), "compile-time evaluation budget in steps (default 100000000)")
       ("max-instructions", po::value<uint64_t>(), "budget of nki.isa instructions a kernel may emit (default 5000000)")
+      ("max-recursion", po::value<int>(), "depth limit of compile-time Python calls (default 1000)")
       ("raw-low-precision", "write bfloat16/fp8/tfloat32 outputs as raw bits (unsigned ints) instead of float32")
       ("profile", po::value<std::string>()->implicit_value("-"),
        "print a profile (time per source line and opcode, engine busy %, critical path, biggest stalls) to stdout, "
@@ -83,46 +74,33 @@ int run(int argc, char** argv) {
       ("functional", "numerics only, no timing model (fastest golden runs)")
       ("timing-only", "timing only: skip the numerics; no outputs are written")
       ("quiet,q", "print nothing on success");
-  po::options_description hidden;
-  hidden.add_options()("kernel-file", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("kernel-file", 1);
-
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
+  const po::variables_map vm = cli::parse(argc, argv, opts, "kernel-file");
   if (vm.count("help")) {
     std::cout << kUsage << "\n" << opts << "\n";
     return 0;
   }
   const bool from_binary = vm.count("program") > 0;
-  if (!vm.count("kernel-file") && !from_binary) throw UsageError("no kernel file given");
-  if (vm.count("kernel-file") && from_binary) throw UsageError("give either a kernel file or --program, not both");
+  if (!vm.count("kernel-file") && !from_binary) throw cli::UsageError("no kernel file given");
+  if (vm.count("kernel-file") && from_binary) throw cli::UsageError("give either a kernel file or --program, not both");
   const std::string kernel_path = from_binary ? vm["program"].as<std::string>() : vm["kernel-file"].as<std::string>();
   const bool quiet = vm.count("quiet") > 0;
 
   std::optional<isa::TargetDesc> target = isa::find_target(vm["target"].as<std::string>());
-  if (!target) throw UsageError("unknown target '" + vm["target"].as<std::string>() + "' (expected trn1, trn2 or trn3)");
+  if (!target) throw cli::UsageError("unknown target '" + vm["target"].as<std::string>() + "' (expected trn1, trn2 or trn3)");
   std::vector<std::pair<std::string, double>> params;
   if (vm.count("param"))
     for (auto& s : vm["param"].as<std::vector<std::string>>()) {
       auto [name, value] = split_assignment(s, "--param");
       char* end = nullptr;
       double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0') throw UsageError("--param " + name + ": '" + value + "' is not a number");
-      if (!isa::set_target_param(*target, name, v)) throw UsageError("--param: unknown target parameter '" + name + "'");
+      if (value.empty() || *end != '\0') throw cli::UsageError("--param " + name + ": '" + value + "' is not a number");
+      if (!isa::set_target_param(*target, name, v)) throw cli::UsageError("--param: unknown target parameter '" + name + "'");
       params.push_back({name, v});
     }
   const bool functional = vm.count("functional") > 0, timing_only = vm.count("timing-only") > 0;
-  if (functional && timing_only) throw UsageError("--functional and --timing-only exclude each other");
+  if (functional && timing_only) throw cli::UsageError("--functional and --timing-only exclude each other");
   if (functional && (vm.count("trace") || vm.count("profile")))
-    throw UsageError("--functional has no timing: --trace and --profile need a timed run");
+    throw cli::UsageError("--functional has no timing: --trace and --profile need a timed run");
   int explain_line = 0;
   std::string explain_file;
   if (vm.count("explain")) {
@@ -134,7 +112,7 @@ int run(int argc, char** argv) {
       char* end = nullptr;
       long v = std::strtol(num.c_str(), &end, 10);
       if (num.empty() || *end != '\0' || v <= 0)
-        throw UsageError("--explain expects LINE or FILE:LINE (a positive line number), got '" + spec + "'");
+        throw cli::UsageError("--explain expects LINE or FILE:LINE (a positive line number), got '" + spec + "'");
       explain_line = int(v);
     }
   }
@@ -142,8 +120,8 @@ int run(int argc, char** argv) {
   if (vm.count("emit")) {
     auto e = vm["emit"].as<std::vector<std::string>>();
     if (e.size() != 2 || (e[0] != "ir" && e[0] != "asm" && e[0] != "bin"))
-      throw UsageError("--emit expects 'ir FILE', 'asm FILE' or 'bin FILE'");
-    if (from_binary && e[0] == "ir") throw UsageError("--emit ir needs a kernel file, not --program");
+      throw cli::UsageError("--emit expects 'ir FILE', 'asm FILE' or 'bin FILE'");
+    if (from_binary && e[0] == "ir") throw cli::UsageError("--emit ir needs a kernel file, not --program");
     emit_kind = e[0];
     emit_file = e[1];
   }
@@ -157,6 +135,10 @@ int run(int argc, char** argv) {
   if (vm.count("include")) copts.include_dirs = vm["include"].as<std::vector<std::string>>();
   if (vm.count("max-steps")) copts.max_steps = vm["max-steps"].as<uint64_t>();
   if (vm.count("max-instructions")) copts.max_instructions = vm["max-instructions"].as<uint64_t>();
+  if (vm.count("max-recursion")) {
+    copts.max_recursion = vm["max-recursion"].as<int>();
+    if (copts.max_recursion < 1) throw cli::UsageError("--max-recursion must be at least 1");
+  }
   std::vector<sim::HostArray> inputs;
   if (vm.count("inputs"))
     for (auto& spec : vm["inputs"].as<std::vector<std::string>>()) {
@@ -166,7 +148,7 @@ int run(int argc, char** argv) {
       if (colon != std::string::npos && spec.find('/', colon) == std::string::npos) {
         std::string suffix = spec.substr(colon + 1);
         dtype = isa::parse_dtype(suffix);
-        if (!dtype) throw UsageError("--inputs " + spec + ": unknown dtype '" + suffix + "'");
+        if (!dtype) throw cli::UsageError("--inputs " + spec + ": unknown dtype '" + suffix + "'");
         path = spec.substr(0, colon);
       }
       sim::NpyFile f = sim::read_npy(path);
@@ -180,7 +162,7 @@ int run(int argc, char** argv) {
 
   isa::Program program;
   if (from_binary) {
-    program = isa::decode_program(read_binary(kernel_path), kernel_path);
+    program = isa::decode_program(cli::read_file(kernel_path), kernel_path);
     // A binary runs on the target it was compiled for unless --target says otherwise.
     if (vm["target"].defaulted() && program.target != target->name) {
       std::optional<isa::TargetDesc> t = isa::find_target(program.target);
@@ -245,19 +227,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "nki-sim: error: " << e.what() << "\n" << kUsage << "Try 'nki-sim --help' for more information.\n";
-    return 2;
-  } catch (const Error& e) {
-    std::cerr << format_diagnostic(e, read_source_line);
-    return 1;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "nki-sim: error: out of memory\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "nki-sim: internal error: " << e.what() << "\n";
-    return 1;
-  }
+  return cli::tool_main("nki-sim", kUsage, [&] { return run(argc, argv); });
 }

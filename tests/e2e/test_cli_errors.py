@@ -86,7 +86,7 @@ expect([syn, "--inputs", a], 1, f"{syn}:4:9: error: '(' was never closed\n    4 
        "syntax error")
 nope = os.path.join(d, "nope.py")
 rc, so, se = run(nope)
-check(rc == 1 and se.startswith(f"{nope}: error: cannot read kernel file") and se.count("\n") == 1, f"missing kernel: {se!r}")
+check_equal((rc, se), (1, f"{nope}: error: cannot read kernel file: No such file or directory\n"), "missing kernel file")
 binary = write("binary.py", bytes(range(256)) * 8)
 rc, so, se = run(binary)
 check(rc == 1 and se.startswith(f"{binary}:1:") and "error:" in se, f"binary kernel file: {rc} {se[:80]!r}")
@@ -111,6 +111,14 @@ check(rc == 1 and se.startswith(f"{loop}:8:9: error: instruction budget exceeded
 rc, so, se = run(loop, "--inputs", a, "--max-steps", "50")
 check(rc == 1 and se.startswith(f"{loop}:7:5: error: evaluation step budget exceeded") and "--max-steps" in se,
       f"step budget: {rc} {se!r}")
+deep = write("deep.py", b"import nki\n\ndef down(n):\n    return 0 if n == 0 else down(n - 1)\n\n@nki.jit\n"
+                        b"def k(a):\n    down(50)\n    return a\n")
+rc, so, se = run(deep, "--inputs", a, "--max-recursion", "20", "-q")
+check(rc == 1 and se.startswith(f"{deep}:") and "recursion" in se and "--max-recursion" in se, f"recursion limit: {rc} {se!r}")
+rc, so, se = run(deep, "--inputs", a, "--max-recursion", "100", "-q", "-o", os.path.join(d, "odeep"))
+check_equal(rc, 0, f"--max-recursion 100 lets 50-deep recursion through ({se!r})")
+rc, so, se = run(loop, "--inputs", a, "--max-recursion", "0")
+check_equal((rc, se.splitlines()[0]), (2, "nki-sim: error: --max-recursion must be at least 1"), "--max-recursion 0")
 rc, so, se = run(loop, "--inputs", a, "--max-steps", "abc")
 check_equal(rc, 2, "--max-steps abc is a bad command line")
 finish()

@@ -248,7 +248,7 @@ def k():
   CHECK(k.ops.back().operands[0]->offset == 32);
 }
 
-TEST_CASE("compile: helper calls record the call chain; errors in helpers carry notes") {
+TEST_CASE("compile: helper calls record the call chain, errors in helpers carry notes") {
   std::string src = std::string(kPrelude) + R"PY(
 def load(dst, src):
     nisa.dma_copy(dst=dst, src=src)
@@ -406,7 +406,7 @@ TEST_CASE("compile: budgets (steps, instructions, recursion) come from CompileOp
   fe::CompileOptions r;
   r.max_recursion = 10;
   CHECK(compile_error(std::string(kPrelude) + "def f(n):\n    return f(n + 1)\n@nki.jit\ndef k():\n    f(0)\n", r) ==
-        "5:12: maximum recursion depth exceeded (10 Python frames)");
+        "5:12: maximum recursion depth exceeded (10 Python frames; raise the limit with --max-recursion N)");
 }
 
 TEST_CASE("compile: kernel-only restrictions do not apply to module-level host code") {

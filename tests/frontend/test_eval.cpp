@@ -150,7 +150,7 @@ TEST_CASE("eval: assert, print and undefined names are located") {
   CHECK(out == "k.py:2: value=1\n");
 }
 
-TEST_CASE("eval: host code under __main__ does not run; __name__ is the module name") {
+TEST_CASE("eval: host code under __main__ does not run, __name__ is the module name") {
   CHECK(run_py("print(__name__)\nif __name__ == '__main__':\n  print('host')\n") == "snippet\n");
   CHECK(run_py("import numpy as np\nimport torch\n@torch.no_grad()\ndef host():\n  return np.zeros(3)\nprint('ok')") ==
         "ok\n");
@@ -175,7 +175,7 @@ TEST_CASE("eval: budgets and recursion limits are errors, never hangs or crashes
   CHECK(py_error("while True:\n  pass\n", small).find("evaluation step budget exceeded (10000 steps)") !=
         std::string::npos);
   CHECK(py_error("def f(n):\n  return f(n + 1)\nf(0)\n") ==
-        "2:10: maximum recursion depth exceeded (1000 Python frames)");
+        "2:10: maximum recursion depth exceeded (1000 Python frames; raise the limit with --max-recursion N)");
   std::string deep = "x = 1";
   for (int i = 0; i < 100000; ++i) deep += " + 1";
   CHECK(py_error(deep + "\n") == "1:5: expression too deeply nested (more than 1000 levels)");

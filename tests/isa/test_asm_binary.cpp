@@ -655,7 +655,7 @@ TEST_CASE("binary: every truncation and thousands of corruptions decode or throw
   }
 }
 
-TEST_CASE("parser: mutated text parses or throws Error, never crashes; what parses prints back stably") {
+TEST_CASE("parser: mutated text parses or throws Error, never crashes, what parses prints back stably") {
   std::mt19937_64 rng(3);
   Gen g(4);
   const char alphabet[] = " \t\n;\"\\@=,[]:+-.0123456789xLsp>ahbmnuf";

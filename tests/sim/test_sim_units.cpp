@@ -39,7 +39,7 @@ TEST_CASE("bf16 and fp32 fast paths are bit-identical to isa::to_f32 / isa::from
   for (size_t i = 0; i < ints.size(); ++i) CHECK(fi[i] == isa::to_f32(DType::int32, uint32_t(ints[i])));
 }
 
-TEST_CASE("load_int sign-extends signed dtypes; store_int truncates") {
+TEST_CASE("load_int sign-extends signed dtypes, store_int truncates") {
   std::vector<uint8_t> b = {0xff, 0x80, 0x7f};
   std::vector<uint32_t> v(3);
   sim::load_int(DType::int8, b.data(), 1, 3, v.data());

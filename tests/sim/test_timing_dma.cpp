@@ -71,7 +71,7 @@ TEST_CASE("DMA: non-contiguous rows cost one buffer per contiguous run") {
   CHECK(r.total_ns == doctest::Approx(trigger(t) + t.dma_fixed_ns + d));
 }
 
-TEST_CASE("DMA: every engine reports, so a queue completes in order; other queues are independent") {
+TEST_CASE("DMA: every engine reports, so a queue completes in order, other queues are independent") {
   const auto t = target("trn2");
   for (uint16_t q2 : {uint16_t(0), uint16_t(1)}) {
     CAPTURE(q2);
@@ -174,7 +174,7 @@ TEST_CASE("DMA DGE modes: hardware DGE blocks, software DGE on GpSimd") {
   CHECK(dur(rec(rg, Engine::GpSimd, 0)) == doctest::Approx((150 + 128 * t.dma_swdge_cycles_per_buffer) / t.gpsimd_ghz));
 }
 
-TEST_CASE("DMA completion updates semaphores; stats count bytes, transfers, HBM traffic, MBU") {
+TEST_CASE("DMA completion updates semaphores, stats count bytes, transfers, HBM traffic, MBU") {
   const auto t = target("trn2");
   Builder b;
   b.add(Engine::Sync, dma_load(b, 0, 128, 512)).updates.push_back({0, 1});

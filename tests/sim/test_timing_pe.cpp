@@ -56,7 +56,7 @@ TEST_CASE("back-to-back multiplies with a resident stationary: II = max(min(64, 
   }
 }
 
-TEST_CASE("background LoadStationary: a pair costs max(LS, MM); without it LS + MM") {
+TEST_CASE("background LoadStationary: a pair costs max(LS, MM), without it LS + MM") {
   for (const char* tn : kTargets) {
     CAPTURE(tn);
     auto t = target(tn);
@@ -83,7 +83,7 @@ TEST_CASE("background LoadStationary: a pair costs max(LS, MM); without it LS + 
   }
 }
 
-TEST_CASE("background LoadStationary: effects retire in program order; LS slices on their own track") {
+TEST_CASE("background LoadStationary: effects retire in program order, LS slices on their own track") {
   const auto t = target("trn2");
   auto r = timed(pairs(DType::bfloat16, 128, DType::bfloat16, 512, 3), t, true);
   // LS #2 ends during MM #1 but retires after it.
@@ -178,7 +178,7 @@ TEST_CASE("MFU: 2 x MACs / (2 x PE count x tensor clock x total time)") {
   }
 }
 
-TEST_CASE("FP8 double-row: a K=256 multiply takes a K=128 pass; MFU counts FP8 x FP8 work half") {
+TEST_CASE("FP8 double-row: a K=256 multiply takes a K=128 pass, MFU counts FP8 x FP8 work half") {
   for (const char* tn : {"trn2", "trn3"}) {
     CAPTURE(tn);
     const auto t = target(tn);

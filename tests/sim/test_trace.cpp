@@ -142,7 +142,7 @@ TEST_CASE("write_trace_json is Chrome trace JSON with the required fields") {
   CHECK(counters > 3);
 }
 
-TEST_CASE("trace flows follow the semaphores; usage counters rise and fall") {
+TEST_CASE("trace flows follow the semaphores, usage counters rise and fall") {
   sim::Options o;
   o.trace = true;
   auto r = sim::simulate(small_kernel(), small_inputs(), o);

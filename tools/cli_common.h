@@ -1,0 +1,75 @@
+// cli_common.h - what the command-line tools share: option parsing with one positional argument, file
+// reading with located errors, and a main() wrapper mapping errors to exit codes (1 user error, 2 usage).
+#pragma once
+#include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "isa/diagnostic.h"
+
+namespace nkisim::cli {
+
+namespace po = boost::program_options;
+
+// A bad command line: printed with the usage text, exit 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses argv against `opts` plus one hidden positional option named `positional`.
+inline po::variables_map parse(int argc, char** argv, const po::options_description& opts, const char* positional) {
+  po::options_description hidden;
+  hidden.add_options()(positional, po::value<std::string>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add(positional, 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return vm;
+}
+
+// The whole file; a missing, unreadable or directory path is an Error naming the file and the reason.
+inline std::vector<uint8_t> read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": cannot open: Is a directory");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot open: " + std::strerror(errno));
+  std::vector<uint8_t> b{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  if (f.bad()) throw Error(path + ": cannot read file");
+  return b;
+}
+
+// Runs `run` and maps its failures to messages and exit codes.
+template <class Run>
+int tool_main(const char* tool, const char* usage, Run&& run) {
+  try {
+    return run();
+  } catch (const UsageError& e) {
+    std::cerr << tool << ": error: " << e.what() << "\n"
+              << usage << "Try '" << tool << " --help' for more information.\n";
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << format_diagnostic(e, read_source_line);
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << tool << ": error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << tool << ": internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace nkisim::cli
