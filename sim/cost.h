@@ -48,11 +48,12 @@ double inner_stride_bytes(const isa::AccessPattern& ap);
 // passes: 1 for N, 2 for 2N, 8 for 8N ...; speedup: a performance mode (1, 2, 4), see perf_speedup();
 // stride: stride_penalty_factor when an operand's innermost stride exceeds stride_penalty_bytes, else 1
 // (operands with one element per partition, i.e. [P,1] scalars, are ignored). `formula` is the base
-// formula text for --explain. Fills cost_note().
+// formula text for --explain. Fills cost_note(). floor = false drops the MIN_II floor (Vector/Scalar) and
+// GPSIMD_START (GpSimd) for the formulas published without them (tensor_reduce, max8, topk, ...).
 double streaming_cycles(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t, double n, double passes,
-                        double speedup, const char* formula, double extra_cycles = 0);
+                        double speedup, const char* formula, double extra_cycles = 0, bool floor = true);
 double streaming_ns(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t, double n, double passes,
-                    double speedup, const char* formula, double extra_cycles = 0);
+                    double speedup, const char* formula, double extra_cycles = 0, bool floor = true);
 
 // Performance-mode speed-up of a streaming instruction (machine.md §3, §6, §7):
 //   Vector, vector_perf_mode (NC-v3+), kind Copy (tensor_copy / tensor_scalar): dst and main input both
@@ -83,6 +84,7 @@ struct DmaLayout {
   uint64_t per_row = 0;
   double row_bytes = 0;
   bool hbm = false;
+  double rate_factor = 1;         // fraction of the copy bandwidth (dma_rate_factor)
   uint32_t engines = 1, ppe = 1;  // dma_engines, dma_partitions_per_engine
   uint32_t rows_on_engine(uint32_t d) const;
   uint32_t engines_used() const;
@@ -92,9 +94,12 @@ DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t);
 // Bytes a transfer reads from / writes to HBM (for mbu_estimated_percent).
 void dma_hbm_bytes(const isa::Instruction& ins, double& read, double& write);
 
-// DGE modes (nki.isa.dge_mode values). Instructions do not carry a DGE mode yet, so every transfer uses the
-// target's dma_dge_mode; this function is the hook to read a per-instruction parameter once one exists.
+// DGE modes (nki.isa.dge_mode values). An instruction's `dge` parameter; unknown resolves to swdge for an
+// indirect transfer, else to the target's dma_dge_mode (sim/cost_dma.cpp).
 enum class DgeMode : uint8_t { unknown = 0, swdge = 1, hwdge = 2, none = 3 };
 DgeMode dge_mode(const isa::Instruction& ins, const isa::TargetDesc& t);
+// Throughput of a transfer relative to a copy: dma_transpose_{hbm,sbuf}_factor, dma_compute_factor (or
+// dma_compute_sbuf_rmw_factor for an SBUF read-add-write), 1 for dma_copy.
+double dma_rate_factor(const isa::Instruction& ins, const isa::TargetDesc& t);
 
 }  // namespace nkisim::sim

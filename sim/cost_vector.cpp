@@ -28,61 +28,53 @@
 namespace nkisim::sim {
 using isa::Memory;
 
-namespace {
-double vcycles_ns(double cycles, isa::Engine e, const isa::TargetDesc& t) {
-  const double ghz = t.engine_ghz(e);
-  return ghz > 0 ? cycles / ghz : 0.0;
-}
-double main_n(const isa::Instruction& ins) {
-  const isa::AccessPattern& ap = ins.operands[1].present() ? ins.operands[1] : ins.operands[0];
-  return double(ap.free_elements());
-}
-}  // namespace
-
+// Every class goes through streaming_ns (sim/cost.h), so each gets the >16-byte stride penalty and an
+// --explain breakdown; `false` = a formula published without the MIN_II floor / GpSimd start-up.
 double cost_reduce(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
   const bool bf16 = ins.operands[0].dtype == isa::DType::bfloat16 && ins.operands[1].dtype == isa::DType::bfloat16;
   const bool fast_op = ins.params.op0 == isa::AluOp::add || ins.params.op0 == isa::AluOp::maximum;
-  const double n = main_n(ins);
-  return vcycles_ns(bf16 && fast_op ? n / 2 : n, e, t);
+  if (bf16 && fast_op) return streaming_ns(ins, e, t, main_free_elements(ins), 0.5, 1, "N/2 (bf16 add/max)", 0, false);
+  return streaming_ns(ins, e, t, main_free_elements(ins), 1, 1, "N", 0, false);
 }
 
 double cost_stream_reduce(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  return vcycles_ns(std::max(t.min_ii_cycles, main_n(ins)) + t.min_ii_cycles, e, t);
+  return streaming_ns(ins, e, t, main_free_elements(ins), 1, 1, "max(MIN_II, N) + MIN_II", t.min_ii_cycles);
 }
 
-double cost_accumulator_read(const isa::Instruction&, isa::Engine e, const isa::TargetDesc& t) {
-  return vcycles_ns(t.act_read_accumulator_cycles, e, t);
+double cost_accumulator_read(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
+  return streaming_ns(ins, e, t, 0, 1, 1, "ACT_READ_ACCUMULATOR", t.act_read_accumulator_cycles, false);
 }
 
 double cost_scan(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  return vcycles_ns(std::max(t.min_ii_cycles, 2 * main_n(ins)), e, t);
+  return streaming_ns(ins, e, t, main_free_elements(ins), 2, 1, "max(MIN_II, 2N)");
 }
 
 double cost_gpsimd_stream(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  return vcycles_ns(t.gpsimd_start_cycles + main_n(ins), e, t);
+  return streaming_ns(ins, e, t, main_free_elements(ins), 1, 1, "N");
 }
 
 double cost_bn_aggr(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  return vcycles_ns(std::max(t.min_ii_cycles, 13 * (main_n(ins) / 3)), e, t);
+  return streaming_ns(ins, e, t, main_free_elements(ins), 13.0 / 3.0, 1, "max(MIN_II, 13 * (N / 3))");
 }
 
 double cost_reciprocal(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  return vcycles_ns(std::max(t.min_ii_cycles, 8 * main_n(ins)), e, t);
+  return streaming_ns(ins, e, t, main_free_elements(ins), 8, 1, "max(MIN_II, 8N)");
 }
 
 double cost_quarter_stream(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  return vcycles_ns(std::max(t.min_ii_cycles, main_n(ins) / 4), e, t);
+  return streaming_ns(ins, e, t, main_free_elements(ins), 0.25, 1, "max(MIN_II, N / 4)");
 }
 
 double cost_copy_predicated(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
   // Slots: dst, src (optional), predicate. An absent src (immediate) counts as not in PSUM.
   const bool src_psum = ins.operands[1].mem == Memory::PSUM, pred_psum = ins.operands[2].mem == Memory::PSUM;
   const double n = double(ins.operands[0].free_elements());
-  return vcycles_ns(std::max(t.min_ii_cycles, src_psum != pred_psum ? n : 2 * n), e, t);
+  if (src_psum != pred_psum) return streaming_ns(ins, e, t, n, 1, 1, "max(MIN_II, N) (one side in PSUM)");
+  return streaming_ns(ins, e, t, n, 2, 1, "max(MIN_II, 2N)");
 }
 
 double cost_linear(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  return vcycles_ns(main_n(ins), e, t);
+  return streaming_ns(ins, e, t, main_free_elements(ins), 1, 1, "N", 0, false);
 }
 
 double cost_local_gather(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
@@ -91,11 +83,12 @@ double cost_local_gather(const isa::Instruction& ins, isa::Engine e, const isa::
   // V = num_valid, else every index of a core (16 partitions x the index tile's free size).
   const double v = ins.params.num_valid > 0 ? ins.params.num_valid : 16.0 * double(index.free_elements());
   const double per_word = std::max(1.0, 4.0 / std::max(1u, isa::dtype_size(dst.dtype)));
-  return vcycles_ns(t.gpsimd_start_cycles + v * (7 + k) / std::min(per_word, k), e, t);
+  return streaming_ns(ins, e, t, v, (7 + k) / std::min(per_word, k), 1, "V * (7 + K) / min(4 / size, K)");
 }
 
 double cost_topk(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  return vcycles_ns(4.0 * ins.params.num_valid + double(ins.operands[0].free_elements()), e, t);
+  return streaming_ns(ins, e, t, double(ins.params.num_valid), 4, 1, "4n + K",
+                      double(ins.operands[0].free_elements()), false);
 }
 
 }  // namespace nkisim::sim

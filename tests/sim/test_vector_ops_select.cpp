@@ -208,3 +208,31 @@ TEST_CASE("availability: the table's AVAIL marks and their text") {
   CHECK(isa::availability_text(isa::NC3 | isa::NC4) == "trn2 and later");
   CHECK(isa::availability_text(isa::NC2 | isa::NC4) == "trn1, trn3");
 }
+
+TEST_CASE("the extras classes share the streaming model: stride penalty and an --explain breakdown") {
+  const isa::TargetDesc t = trn2();
+  const double v = t.vector_ghz;
+  REQUIRE(t.stride_penalty_bytes == 16);
+  // tensor_reduce fp32 over 512 elements read with an 8-element (32 B) stride: N doubled, no MIN_II floor.
+  auto red = make(Opcode::tensor_reduce, {sbuf(DType::float32, 0, 128, 0, 1), onchip(isa::Memory::SBUF, DType::float32,
+                                                                                      0, 128, 64, {{8, 512}})});
+  red.params.op0 = AluOp::multiply;
+  sim::CostNote note;
+  sim::cost_note() = &note;
+  const double ns = sim::cost_reduce(red, Engine::Vector, t);
+  sim::cost_note() = nullptr;
+  CHECK(ns == doctest::Approx(512 * t.stride_penalty_factor / v));
+  CHECK(note.formula == "N x stride penalty");
+  CHECK(note.cycles == doctest::Approx(512 * t.stride_penalty_factor));
+  bool saw_stride = false;
+  for (auto& [k, val] : note.inputs) saw_stride |= k == "data" && val == "sbuf float32, inner stride 32 B";
+  CHECK(saw_stride);
+  // A 16 B stride is not penalised; the scan keeps its MIN_II floor and 2N.
+  auto sc = make(Opcode::tensor_tensor_scan, {sbuf(DType::float32, 0, 128, 0, 16),
+                                              onchip(isa::Memory::SBUF, DType::float32, 0, 128, 4096, {{4, 16}}),
+                                              sbuf(DType::float32, 0, 128, 8192, 16)});
+  CHECK(sim::cost_scan(sc, Engine::Vector, t) == doctest::Approx(t.min_ii_cycles / v));
+  sc.operands[1].dims[0] = {8, 512};
+  sc.operands[0].dims[0].count = sc.operands[2].dims[0].count = 512;
+  CHECK(sim::cost_scan(sc, Engine::Vector, t) == doctest::Approx(2 * 512 * t.stride_penalty_factor / v));
+}
