@@ -289,4 +289,82 @@ same(o and o[0], to_bf16(c), "dma_copy fp32 -> bf16 HBM to HBM")
 o = sim("k_dma_cast", [c], out_dtype="int32")
 same(o and o[0], rne_int(c, np.int32), "dma_copy fp32 -> int32")
 
+# ---- accumulator instructions -----------------------------------------------------------------------------------
+cu = f32(16, 40)
+
+
+def running(x, f, init):
+    out, reg = np.empty_like(x), np.full(x.shape[0], init, np.float32)
+    for j in range(x.shape[1]):
+        reg = f(x[:, j], reg).astype(np.float32)
+        out[:, j] = reg
+    return out
+
+
+o = sim("k_cumulative", [cu], imm0=0.25)
+same(o and o[0], running((cu + np.float32(0.25)).astype(np.float32), np.add, 0), "tensor_scalar_cumulative add")
+o = sim("k_cumulative", [cu], imm0=0.0, imm1=3.0, load_init=True)
+same(o and o[0], running(cu, np.add, 3.0), "tensor_scalar_cumulative load_reduce starts from imm1")
+o = sim("k_cumulative", [cu], imm0=0.0, op1="maximum")
+same(o and o[0], np.maximum.accumulate(cu, axis=1), "tensor_scalar_cumulative maximum")
+o = sim("k_scalar_reduce", [cu], imm=2.0, negate=True)
+if o:
+    prod = (cu * np.float32(2)).astype(np.float32)
+    same(o[0], prod, "tensor_scalar_reduce dst = data * imm")
+    same(o[1], -running(prod, np.add, 0)[:, -1:], "tensor_scalar_reduce add into the accumulator, negated on write")
+o = sim("k_activation_reduce", [cu])
+if o:
+    sq = (cu * cu).astype(np.float32)
+    same(o[0], sq, "activation_reduce square")
+    same(o[1], running(sq, np.add, 0)[:, -1:], "activation_reduce sums the outputs per partition")
+
+# ---- range_select / select_reduce / tensor_copy_predicated ---------------------------------------------------------
+rs = f32(8, 30)
+lo = rng.integers(0, 15, (8, 1)).astype(np.float32)
+hi = (lo + rng.integers(1, 15, (8, 1))).astype(np.float32)
+o = sim("k_range_select", [rs, lo, hi], start=2.0)
+if o:
+    idx = 2.0 + np.arange(30)[None, :]
+    keep = (idx >= lo) & (idx < hi)
+    ref = np.where(keep, rs, np.float32(-3.4028235e38))
+    same(o[0], ref, "range_select keeps bound0 <= start + f < bound1, fills FP32_MIN")
+    same(o[1], ref.max(axis=1, keepdims=True), "range_select max into the accumulator")
+pred = (rng.random((16, 24)) < 0.5).astype(np.uint8)
+sv = f32(16, 24)
+o = sim("k_select_reduce", [pred, sv], fill=-5.0)
+if o:
+    ref = np.where(pred != 0, sv, np.float32(-5.0))
+    same(o[0], ref, "select_reduce where(pred, on_true, on_false)")
+    same(o[1], ref.max(axis=1, keepdims=True), "select_reduce max into the accumulator")
+ya = f32(16, 24)
+for rev in (False, True):
+    o = sim("k_copy_predicated", [pred, sv, ya], reverse=rev)
+    same(o and o[0], np.where((pred != 0) != rev, sv, ya), f"tensor_copy_predicated reverse_pred={rev}")
+
+# ---- nc_match_replace8, nc_stream_shuffle ------------------------------------------------------------------------------
+mr = np.stack([rng.permutation(40).astype(np.float32) for _ in range(4)])
+o = sim("k_match_replace8", [mr], imm=-1.0)
+same(o and o[0], np.where(mr >= 32, np.float32(-1.0), mr), "nc_match_replace8 replaces the 8 largest")
+ss = f32(64, 10)
+o = sim("k_stream_shuffle", [ss], rotate=1)
+if o:
+    src_rows = np.array([(q * 32) + ((i + 1) % 32) for q in range(2) for i in range(32)])
+    same(o[0], ss[src_rows], "nc_stream_shuffle rotates partitions within each 32-partition quadrant")
+
+# ---- exponential (trn3), dropout edge probabilities ---------------------------------------------------------------------
+ex = f32(32, 48)
+o = sim("k_exponential", [ex], target="trn3", mx=0.5)
+if o:
+    ref = np.exp((ex - np.float32(0.5)).astype(np.float64))
+    close_ulp(o[0], ref, 2, "exponential exp(src - max_value)")
+    close_ulp(o[1], running(o[0], np.add, 0)[:, -1:], 0, "exponential sums its outputs into the accumulator")
+rc, _, se = run(KERNELS, "-k", "k_exponential", "--target", "trn2", "--inputs", save(D, "ex.npy", ex), "-q",
+                "-o", os.path.join(D, "ex"))
+check(rc == 1 and ":278:5: error: exponential is not available on trn2 (trn3 only)" in se,
+      f"exponential is trn3-only, a located error on trn2: {se.strip()}")
+o = sim("k_dropout", [ex], prob=0.0)
+same(o and o[0], ex, "dropout prob=0 keeps everything (no rescaling)")
+o = sim("k_dropout", [ex], prob=1.0)
+same(o and o[0], np.zeros_like(ex), "dropout prob=1 zeroes everything")
+
 finish()

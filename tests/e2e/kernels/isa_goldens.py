@@ -188,3 +188,100 @@ def k_dma_cast(a, out_dtype="bfloat16"):
     out = nl.ndarray(a.shape, dtype=DT[out_dtype], buffer=nl.shared_hbm)
     nisa.dma_copy(dst=out, src=a)
     return out
+
+
+@nki.jit
+def k_cumulative(a, imm0=1.0, imm1=0.0, op1="add", load_init=False):
+    x = load(a)
+    r = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+    cmd = nisa.reduce_cmd.load_reduce if load_init else nisa.reduce_cmd.reset_reduce
+    nisa.tensor_scalar_cumulative(dst=r, src=x, op0=nl.add, op1=getattr(nl, op1), imm0=imm0, imm1=imm1,
+                                  reduce_cmd=cmd)
+    return store(r)
+
+
+@nki.jit
+def k_scalar_reduce(a, imm=2.0, negate=False):
+    x = load(a)
+    P, F = a.shape
+    r = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+    s = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_scalar_reduce(dst=r, data=x, op0=nl.multiply, operand0=imm, reduce_op=nl.add, reduce_res=s,
+                              reduce_res_negate=negate)
+    return store(r), store(s)
+
+
+@nki.jit
+def k_activation_reduce(a):
+    x = load(a)
+    P, F = a.shape
+    r = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+    s = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.activation_reduce(dst=r, op=nl.square, data=x, reduce_op=nl.add, reduce_res=s)
+    return store(r), store(s)
+
+
+@nki.jit
+def k_range_select(a, lo, hi, start=0.0):
+    x, b0, b1 = load(a), load(lo), load(hi)
+    P, F = a.shape
+    r = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+    m = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.range_select(dst=r, on_true_tile=x, comp_op0=nl.greater_equal, comp_op1=nl.less, bound0=b0, bound1=b1,
+                      reduce_cmd=nisa.reduce_cmd.reset_reduce, reduce_res=m, reduce_op=nl.maximum, range_start=start)
+    return store(r), store(m)
+
+
+@nki.jit
+def k_select_reduce(pred, a, fill=-5.0):
+    p, x = load(pred), load(a)
+    P, F = a.shape
+    r = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+    m = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.select_reduce(dst=r, predicate=p, on_true=x, on_false=fill, reduce_res=m,
+                       reduce_cmd=nisa.reduce_cmd.reset_reduce, reduce_op=nl.maximum)
+    return store(r), store(m)
+
+
+@nki.jit
+def k_copy_predicated(pred, a, b, reverse=False):
+    p, x, y = load(pred), load(a), load(b)
+    nisa.tensor_copy_predicated(dst=y, src=x, predicate=p, reverse_pred=reverse)
+    return store(y)
+
+
+@nki.jit
+def k_match_replace8(a, imm=-1.0):
+    x = load(a)
+    P, F = a.shape
+    m = nl.ndarray((P, 8), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.max8(dst=m, src=x)
+    r = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.nc_match_replace8(dst=r, data=x, vals=m, imm=imm)
+    return store(r)
+
+
+@nki.jit
+def k_stream_shuffle(a, rotate=1):
+    x = load(a)
+    r = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.nc_stream_shuffle(dst=r, src=x, shuffle_mask=[(i + rotate) % 32 for i in range(32)])
+    return store(r)
+
+
+@nki.jit
+def k_exponential(a, mx=0.5, out_dtype="float32"):
+    x = load(a)
+    P, F = a.shape
+    r = nl.ndarray(a.shape, dtype=DT[out_dtype], buffer=nl.sbuf)
+    s = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.exponential(dst=r, src=x, max_value=mx, reduce_res=s, reduce_cmd=nisa.reduce_cmd.reset_reduce)
+    return store(r), store(s)
+
+
+@nki.jit
+def k_dropout(a, prob=0.0):
+    x = load(a)
+    r = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dropout(dst=r, data=x, prob=prob)
+    return store(r)
