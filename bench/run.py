@@ -1,13 +1,19 @@
 """Benchmarks nki-sim against numpy doing the same math, in one run on the same machine.
 
-    /usr/bin/python3 bench/run.py [--nki-sim build/nki-sim]
+    /usr/bin/python3 bench/run.py [--nki-sim build/nki-sim] [--cases abc] [--repeat N]
 
-Prints wall times and ratios. Cases whose example kernel is missing are skipped with a note.
-numpy should use OpenBLAS (Debian libopenblas0-pthread) for the matmul comparison; the script prints
-which BLAS numpy links.
+For each case it prints the end-to-end wall time of the nki-sim process (process start, compile, lower,
+simulate, writing outputs), the same for numpy (best of 3), their ratio, and nki-sim's phase breakdown
+(from `nki-sim --time-phases`: wall and CPU seconds per phase). CPU seconds are printed next to wall
+seconds because on a shared, loaded machine wall time includes waiting for a core; `uptime` is printed at
+the start and end. Issue #5's targets: (a) <= 2x numpy, (b) <= 3x numpy, (c) < 1 us of simulate time per
+instruction. numpy should use OpenBLAS (Debian libopenblas0-pthread); the script prints which BLAS numpy
+links. With --repeat N, nki-sim runs N times and the fastest end-to-end run is reported.
 """
 import argparse
 import os
+import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -19,25 +25,74 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def timed(fn, repeat=3):
-    best = float("inf")
+    """Best wall time and the CPU time (all threads of this process) of that run."""
+    best = (float("inf"), 0.0)
     for _ in range(repeat):
+        c0 = time.process_time()
         t0 = time.perf_counter()
         fn()
-        best = min(best, time.perf_counter() - t0)
+        dt = time.perf_counter() - t0
+        best = min(best, (dt, time.process_time() - c0))
     return best
 
 
-def run_sim(exe, kernel, inputs, args=(), extra=()):
-    out = tempfile.mkdtemp(prefix="nkisim-bench-")
-    cmd = [exe, kernel, "--inputs", *inputs, "-o", out, "-q", *extra]
-    for a in args:
-        cmd += ["--arg", a]
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    dt = time.perf_counter() - t0
-    if p.returncode != 0:
-        raise RuntimeError(p.stderr)
-    return dt, out
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def parse_phases(stderr):
+    phases = {}
+    for m in re.finditer(r"^nki-sim: (\w+)\s+([0-9.]+)\s+([0-9.]+)$", stderr, re.M):
+        phases[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    return phases
+
+
+def run_sim(exe, kernel, inputs, args=(), repeat=1):
+    """Best of `repeat` runs: (wall s, cpu s, phases {name: (wall, cpu)})."""
+    best = None
+    for _ in range(repeat):
+        out = tempfile.mkdtemp(prefix="nkisim-bench-")
+        cmd = [exe, kernel, "--inputs", *inputs, "-o", out, "-q", "--time-phases"]
+        for a in args:
+            cmd += ["--arg", a]
+        c0 = children_cpu()
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        dt = time.perf_counter() - t0
+        cpu = children_cpu() - c0
+        if p.returncode != 0:
+            raise RuntimeError(p.stderr)
+        res = (dt, cpu, parse_phases(p.stderr))
+        if best is None or res[0] < best[0]:
+            best = res
+    return best
+
+
+def phases_text(phases, instructions=None):
+    order = ["inputs", "decode", "compile", "lower", "emit", "simulate", "outputs"]
+    parts = [f"{k} {phases[k][0]:.3f}/{phases[k][1]:.3f}" for k in order if k in phases]
+    text = "      phases wall/cpu s: " + ", ".join(parts)
+    if instructions and "simulate" in phases:
+        w, c = phases["simulate"]
+        text += (f"\n      simulate per instruction: {w / instructions * 1e6:.3f} us wall, "
+                 f"{c / instructions * 1e6:.3f} us cpu ({instructions} instructions)")
+    return text
+
+
+def report(label, sim, np_best, instructions=None):
+    sim_s, sim_cpu, phases = sim
+    np_s, np_cpu = np_best
+    print(f"{label}: nki-sim {sim_s:.3f} s wall ({sim_cpu:.3f} s cpu), numpy {np_s:.3f} s wall "
+          f"({np_cpu:.3f} s cpu), ratio {sim_s / np_s:.2f}x wall")
+    print(phases_text(phases, instructions))
+
+
+def uptime():
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "?"
 
 
 def blas_name():
@@ -57,62 +112,63 @@ def blas_name():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nki-sim", default=os.path.join(ROOT, "build", "nki-sim"))
+    ap.add_argument("--cases", default="cab", help="which cases to run, e.g. 'c' or 'ab' (default: all)")
+    ap.add_argument("--repeat", type=int, default=1, help="nki-sim runs per case (the fastest is reported)")
     args = ap.parse_args()
     exe = args.nki_sim
     d = tempfile.mkdtemp(prefix="nkisim-bench-in-")
     rng = np.random.default_rng(0)
-    print(f"numpy {np.__version__}, BLAS: {blas_name()}")
+    print(f"numpy {np.__version__}, BLAS: {blas_name()}, cpus: {os.cpu_count()}")
+    print(f"load at start: {uptime()}")
 
-    # (c) many small instructions.
-    steps = 10000
-    x = rng.standard_normal((128, 64), dtype=np.float32)
-    np.save(os.path.join(d, "x.npy"), x)
-    sim_s, _ = run_sim(exe, os.path.join(ROOT, "bench", "small_ops.py"), [os.path.join(d, "x.npy")], [f"steps={steps}"])
-    ninstr = 2 * steps + 2
+    if "c" in args.cases:  # many small instructions
+        steps = 10000
+        x = rng.standard_normal((128, 64), dtype=np.float32)
+        np.save(os.path.join(d, "x.npy"), x)
+        sim = run_sim(exe, os.path.join(ROOT, "bench", "small_ops.py"), [os.path.join(d, "x.npy")],
+                      [f"steps={steps}"], args.repeat)
+        ninstr = 2 * steps + 2
 
-    def numpy_small():
-        a = x.copy()
-        for _ in range(steps):
-            b = a * np.float32(0.5) + np.float32(1.0)
-            a = np.maximum(a, b)
-    np_s = timed(numpy_small, 1)
-    print(f"(c) small ops: {ninstr} instructions, nki-sim {sim_s:.3f} s total "
-          f"({sim_s / ninstr * 1e6:.2f} us/instruction incl. compile and process start), numpy {np_s:.3f} s, "
-          f"ratio {sim_s / np_s:.2f}x")
+        def numpy_small():
+            a = x.copy()
+            for _ in range(steps):
+                b = a * np.float32(0.5) + np.float32(1.0)
+                a = np.maximum(a, b)
+        report(f"(c) small ops, {ninstr} instructions", sim, timed(numpy_small, 1), ninstr)
 
-    # (a) tiled bf16 matmul 2048^3 and (b) softmax 4096x4096 need their example kernels.
     mm = os.path.join(ROOT, "examples", "matmul_bf16.py")
-    if os.path.exists(mm):
+    if "a" in args.cases and os.path.exists(mm):  # tiled bf16 matmul 2048^3
         n = 2048
         a = rng.standard_normal((n, n), dtype=np.float32)
         b = rng.standard_normal((n, n), dtype=np.float32)
         np.save(os.path.join(d, "a.npy"), a)
         np.save(os.path.join(d, "b.npy"), b)
         try:
-            sim_s, _ = run_sim(exe, mm, [os.path.join(d, "a.npy:bfloat16"), os.path.join(d, "b.npy:bfloat16")])
-            np_s = timed(lambda: a @ b)
-            print(f"(a) bf16 matmul {n}^3: nki-sim {sim_s:.3f} s, numpy fp32 {np_s:.3f} s, ratio {sim_s / np_s:.2f}x")
+            sim = run_sim(exe, mm, [os.path.join(d, "a.npy:bfloat16"), os.path.join(d, "b.npy:bfloat16")],
+                          repeat=args.repeat)
+            report(f"(a) bf16 matmul {n}^3 vs numpy fp32 matmul", sim, timed(lambda: a @ b))
         except RuntimeError as e:
-            print(f"(a) bf16 matmul: nki-sim failed: {e.splitlines()[0] if str(e) else e}")
-    else:
+            print(f"(a) bf16 matmul: nki-sim failed: {str(e).splitlines()[0] if str(e) else e}")
+    elif "a" in args.cases:
         print("(a) bf16 matmul: examples/matmul_bf16.py not present, skipped")
+
     sm = os.path.join(ROOT, "examples", "softmax.py")
-    if os.path.exists(sm):
+    if "b" in args.cases and os.path.exists(sm):  # row softmax 4096 x 4096 fp32
         x = rng.standard_normal((4096, 4096), dtype=np.float32)
         np.save(os.path.join(d, "s.npy"), x)
         try:
-            sim_s, _ = run_sim(exe, sm, [os.path.join(d, "s.npy")])
+            sim = run_sim(exe, sm, [os.path.join(d, "s.npy")], repeat=args.repeat)
 
             def numpy_softmax():
                 m = x.max(axis=1, keepdims=True)
                 e = np.exp(x - m)
                 return e / e.sum(axis=1, keepdims=True)
-            np_s = timed(numpy_softmax)
-            print(f"(b) softmax 4096x4096: nki-sim {sim_s:.3f} s, numpy {np_s:.3f} s, ratio {sim_s / np_s:.2f}x")
+            report("(b) softmax 4096x4096", sim, timed(numpy_softmax))
         except RuntimeError as e:
             print(f"(b) softmax: nki-sim failed: {str(e).splitlines()[0] if str(e) else e}")
-    else:
+    elif "b" in args.cases:
         print("(b) softmax: examples/softmax.py not present, skipped")
+    print(f"load at end: {uptime()}")
     return 0
 
 

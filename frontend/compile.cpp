@@ -12,6 +12,7 @@
 
 #include "frontend/interp.h"
 #include "frontend/nki.h"
+#include "frontend/nl_ops.h"
 
 namespace nkisim::frontend {
 namespace {
@@ -71,6 +72,8 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   std::optional<isa::TargetDesc> target = isa::find_target(opts.target);
   if (!target) throw Error("unknown target '" + opts.target + "' (expected trn1, trn2 or trn3)");
   set_target_constants(in, *target);
+  in.nki->lnc = opts.lnc;
+  in.nki->lnc_core = opts.lnc_core;
   std::string stem = std::filesystem::path(path).stem().string();
   if (stem.empty() || stem == "__main__") stem = "kernel";
   Value mv = in.load_main(path, ss.str(), stem);
@@ -164,7 +167,11 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     ModuleScope ms(in, fn_module);
     in.nki->current_api = fn->jit && !fn->legacy_jit;
     in.in_kernel = true;
-    result = in.call_function(fn, a);
+    if (opts.grid.empty()) {
+      result = in.call_function(fn, a);
+    } else {
+      result = run_grid(in, fn, a, opts.grid);
+    }
     in.in_kernel = false;
   }
 

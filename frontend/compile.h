@@ -26,6 +26,12 @@ struct CompileOptions {
   uint64_t max_steps = 100'000'000;        // --max-steps N: evaluation steps (statements, iterations, calls)
   uint64_t max_instructions = 5'000'000;   // --max-instructions N: nki.isa instructions emitted
   int max_recursion = 1000;                // --max-recursion N: Python call depth
+  // --grid N[,M...]: a legacy SPMD launch grid; the kernel runs once per program id (row-major order),
+  // serially on one core, sharing its shared_hbm tensors. Empty: one instance.
+  std::vector<int64_t> grid;
+  // --lnc N (kernel[N]): the kernel is compiled once per physical core of the logical core; this compile is
+  // for core `lnc_core` (nl.program_id(0)) of `lnc` (nl.num_programs()).
+  int lnc = 1, lnc_core = 0;
 };
 
 // Parses and evaluates the kernel's meta-program. Tensor parameters are the kernel parameters that have

@@ -312,6 +312,16 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out);
 // Attributes of NKI values (tensors, dtypes, buffers, enums), nki_tensor.cpp. False if there is none.
 bool nki_attr(Interp& in, const Value& obj, Sym name, Value* out);
 Value nki_get_item(Interp& in, const Value& obj, const Value& key);  // tensor indexing
+// Operators and calls on tiles and index tiles (nl_ops_fns.cpp): nl_operand(v) says whether v takes part.
+bool nl_operand(const Value& v);
+Value nl_binop(Interp& in, BinKind k, const Value& a, const Value& b);
+Value nl_unary(Interp& in, UnaryKind k, const Value& v);
+Value nl_compare(Interp& in, CmpKind k, const Value& a, const Value& b);
+Value nl_augmented(Interp& in, BinKind k, const Value& cur, const Value& rhs);  // `tile op= rhs`, in place
+void nl_set_item(Interp& in, const Value& tensor, const Value& key, Value v);   // `t[key] = v`
+Value nl_call_op(Interp& in, int op, CallArgs& a);                             // nl.add(x, y), nl.exp(x), ...
+Value index_get_item(Interp& in, const Value& obj, const Value& key);            // nl.arange(n)[:, None]
+bool is_index(const Value& v);
 // Fast path for `tensor[a:b, i, ...]` written literally: indexes without building slice objects.
 Value nki_index_literal(Interp& in, const Value& tensor, const Expr* key, FrameObj* f);
 // Python slice semantics: clamps to [0, len) and returns the element count.

@@ -211,9 +211,11 @@ Value Interp::call(const Value& fn, CallArgs& a) {
       return make<OpaqueObj>(fn.as<OpaqueObj>()->what + "()");
     case VK::DType:
       return convert_to_dtype(*this, fn.dtype_v(), a);
-    case VK::NkiOp:
-      raise("TypeError", "nl." + nki_ops()[fn.nki_op_index()].name +
-                             "(...) as a function is not supported yet; pass it as op= of a nki.isa instruction");
+    case VK::NkiOp: {
+      Value r = nl_call_op(*this, fn.nki_op_index(), a);
+      check_instruction_budget();
+      return r;
+    }
     default:
       raise("TypeError", "'" + type_name(fn) + "' object is not callable");
   }
@@ -579,6 +581,9 @@ Value Interp::get_item(const Value& obj, const Value& key) {
     }
     case VK::Opaque:
       return make<OpaqueObj>(obj.as<OpaqueObj>()->what + "[...]");
+    case VK::Other:
+      if (is_index(obj)) return index_get_item(*this, obj, key);
+      raise("TypeError", "'" + type_name(obj) + "' object is not subscriptable");
     case VK::Builtin:
       return obj;  // typing: list[int], tuple[int, ...]
     default:
@@ -623,7 +628,8 @@ void Interp::set_item(const Value& obj, const Value& key, Value v) {
       return;
     }
     case VK::Tensor:
-      raise("TypeError", "tensor item assignment is not supported; write tensors with nki.isa instructions");
+      nl_set_item(*this, obj, key, std::move(v));
+      return;
     default:
       raise("TypeError", "'" + type_name(obj) + "' object does not support item assignment");
   }

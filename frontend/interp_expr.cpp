@@ -200,7 +200,15 @@ Value Interp::eval_inner(const Expr* e, FrameObj* f) {
       Value left = eval(c->left, f);
       for (size_t i = 0; i < c->ops.size(); ++i) {
         Value right = eval(c->comparators[i], f);
-        if (!compare(c->ops[i], left, right)) return Value::boolean(false);
+        const CmpKind op = c->ops[i];
+        if ((nl_operand(left) || nl_operand(right)) && op != CmpKind::Is && op != CmpKind::IsNot &&
+            op != CmpKind::In && op != CmpKind::NotIn && !left.is_none() && !right.is_none()) {
+          // Tiles and index tiles compare element-wise (a tile / a mask), without chaining.
+          if (c->ops.size() != 1)
+            raise("TypeError", "chained comparisons of tiles or index tiles are not supported; combine them with '&'");
+          return nl_compare(*this, op, left, right);
+        }
+        if (!compare(op, left, right)) return Value::boolean(false);
         left = std::move(right);
       }
       return Value::boolean(true);

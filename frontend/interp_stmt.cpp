@@ -1,6 +1,7 @@
 // interp_stmt.cpp - statement execution: assignment, loops (unrolled), if, def/class, import, try, with.
 #include "frontend/interp.h"
 #include "frontend/nki.h"
+#include "frontend/nki_control.h"
 
 namespace nkisim::frontend {
 
@@ -83,6 +84,7 @@ static Value apply_augmented(Interp& in, BinKind op, const Value& cur, const Val
     items.insert(items.end(), add.begin(), add.end());
     return cur;
   }
+  if (cur.is(VK::Tensor)) return nl_augmented(in, op, cur, rhs);  // tiles update in place
   return in.binop(op, cur, rhs);
 }
 
@@ -151,6 +153,7 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
       case NK::For: {
         auto* fs = static_cast<const ForStmt*>(s);
         Value it = eval(fs->iter, f);
+        if (const DynRangeObj* dr = as_dynamic_range(it)) return exec_dynamic_for(*this, fs, f, *dr);
         bool broke = false;
         auto body = [&](Value item) -> int {  // 0 continue looping, 1 break, 2 return
           step();
@@ -183,6 +186,10 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
       }
       case NK::While: {
         auto* w = static_cast<const WhileStmt*>(s);
+        if (w->test->kind == NK::Name) {  // `while reg:` is a dynamic loop (nki-language.md §2.5)
+          Value c = eval(w->test, f);
+          if (const VRegObj* r = as_vreg(c)) return exec_dynamic_while(*this, w, f, *r);
+        }
         while (condition(w->test, f)) {
           step();
           Flow fl = exec_body(w->body, f);

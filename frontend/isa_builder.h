@@ -42,6 +42,10 @@ class OpBuilder {
   // Puts a tensor view in operand `slot` after checking its memory against the instruction table.
   const TensorObj* operand(int slot, const Value& v, const char* arg) {
     const TensorObj* t = tensor(v, arg);
+    if (t->indirect && !allow_indirect_)
+      raise("ValueError", std::string(fname_) + ": " + arg +
+                              " is an indirect access pattern (.ap() with scalar_offset or vector_offset); only "
+                              "dma_copy and dma_compute accept one");
     const isa::OperandSpec& spec = isa::info(op_.opcode).operands[slot];
     ir::Buffer buf = t->base().buffer;
     if (!(spec.memories & isa::memory_bit(memory_of(buf))))
@@ -147,6 +151,8 @@ class OpBuilder {
   }
 
   isa::InstrParams& params() { return op_.params; }
+  ir::Op& op() { return op_; }
+  void allow_indirect() { allow_indirect_ = true; }  // DMA bindings (frontend/nki_isa_dma.cpp)
 
   Value emit() {
     op_.loc = in_.loc_of(in_.current_site());
@@ -159,6 +165,7 @@ class OpBuilder {
   Interp& in_;
   const char* fname_;
   ir::Op op_;
+  bool allow_indirect_ = false;
 };
 
 template <size_t N>
@@ -173,6 +180,12 @@ inline bool present(const Value& v) { return !v.is_unbound() && !v.is_none(); }
 // Install functions, one per binding file; install_nki_isa (nki_isa.cpp) calls the others.
 void install_nki_isa(Interp& in, ModuleObj* isa);
 void install_nki_isa_tensor(Interp& in, ModuleObj* isa);  // nki_isa_tensor.cpp: Tensor Engine instructions
+void install_nki_isa_dma(Interp& in, ModuleObj* isa);  // nki_isa_dma.cpp: dma_copy, dma_transpose, dma_compute
 void install_nki_isa_vector(Interp& in, ModuleObj* isa);  // nki_isa_vector.cpp: Vector/Scalar/GpSimd extras
+// accumulate=None for a matmul writing dst (nki_isa_tensor.cpp; nc_matmul and nc_matmul_mx): a tracker from
+// make_psum_tracker() bound to the builtin follows which PSUM elements hold a matmul result.
+Value make_psum_tracker();
+bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* dst);
+void install_nki_isa_mx(Interp& in, ModuleObj* isa);  // nki_isa_mx.cpp: scalar_tensor_tensor, activate2, nc_n_gather, MX
 
 }  // namespace nkisim::frontend

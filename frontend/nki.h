@@ -1,5 +1,6 @@
 // nki.h - NKI values for the evaluator: tensors (an IR tensor + a view), op codes, enums, kernel state.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -30,10 +31,20 @@ const char* enum_member_name(int type, int value);
 inline constexpr int kEngineUnknown = 0, kEngineTensor = 1, kEngineScalar = 2, kEngineGpSimd = 3, kEngineDma = 4,
                      kEngineVector = 5, kEngineSync = 6;
 
+// An indirect access pattern made by `.ap(vector_offset=..., scalar_offset=...)` (nki-language.md §5); only
+// DMA instructions accept it (frontend/nki_isa_dma.cpp). view's partition stride is 0 for a vector_offset.
+struct IndirectAp {
+  uint16_t kind = 0;     // 1 vector_offset (a [P,1] tile of row indices), 2 scalar_offset (a 1-element tile)
+  Value offsets;         // the SBUF tensor holding the offsets (kind 3: none)
+  int reg = -1;          // kind 3, scalar_offset from a VirtualRegister (docs/dynamic-loops.md): its id
+  int64_t row_stride = 0;  // elements (of view.dtype) per step of the offset: prod(base.shape[indirect_dim+1:])
+};
+
 struct TensorObj : Object {
   int id;  // index into Interp::kernel.tensors
   ir::View view;
   const ir::Kernel* kernel;
+  std::shared_ptr<const IndirectAp> indirect;  // set only by .ap() with a dynamic offset
   TensorObj(int i, ir::View v, const ir::Kernel* k) : Object(VK::Tensor), id(i), view(std::move(v)), kernel(k) {}
   const ir::Tensor& base() const { return kernel->tensors[id]; }
   std::string repr() const override;
@@ -47,6 +58,8 @@ struct NkiState {
   int nc_version = 3;
   bool current_api = false;  // the kernel is decorated with nki.jit (not neuronxcc.nki.jit)
   Value tile_size;  // the nl.tile_size namespace
+  std::shared_ptr<struct NlState> nl;  // nl.* tiles, index tiles, launch grid (nl_ops.h)
+  int lnc = 1, lnc_core = 0;  // --lnc: nl.num_programs() / nl.program_id(0) without a launch grid
 };
 
 inline bool buffer_on_chip(ir::Buffer b) { return b == ir::Buffer::sbuf || b == ir::Buffer::psum; }

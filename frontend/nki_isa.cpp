@@ -6,26 +6,6 @@ namespace nkisim::frontend {
 namespace {
 using namespace isa_binding;
 
-Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"priority"}, {"oob_mode"},
-                                 {"dge_mode"},  {"engine"},    {"name"}};
-  Value v[7];
-  bind("dma_copy", ps, a, v);
-  OpBuilder b(in, "dma_copy", isa::Opcode::dma_copy);
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* src = b.operand(1, v[1], "src");
-  b.same_shape(dst, "dst", src, "src", false);
-  if (present(v[2])) {
-    if (!v[2].is_int_like() || v[2].i() < 0 || v[2].i() > 3)
-      raise("ValueError", "dma_copy: priority must be 0, 1, 2 or 3");
-  }
-  b.enum_arg(v[3], EnumOobMode, "oob_mode");
-  b.enum_arg(v[4], EnumDgeMode, "dge_mode");
-  b.engine(v[5]);
-  b.name(v[6]);
-  return b.emit();
-}
-
 Value isa_tensor_tensor(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true}, {"data1", true}, {"data2", true}, {"op", true}, {"engine"}, {"name"}};
   Value v[6];
@@ -96,6 +76,9 @@ Value isa_memset(Interp& in, const BuiltinObj&, CallArgs& a) {
   auto* dst = b.operand(0, v[0], "dst");
   float value = b.number(v[1], "value");
   isa::DType dt = dst->view.dtype;
+  if (isa::dtype_kind(dt) == isa::DTypeKind::Packed && value != 0.0f)  // nki-language.md §3: x4 types need 0
+    raise("ValueError", "memset: dst has the packed MX dtype " + std::string(isa::dtype_name(dt)) +
+                            "; only value 0 is allowed");
   bool int_dst = !isa::is_float(dt);
   if (int_dst && v[1].is(VK::Float) && v[1].f() != double(int64_t(v[1].f())))
     raise("ValueError",
@@ -110,13 +93,14 @@ Value isa_memset(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 void install_nki_isa(Interp& in, ModuleObj* isa) {
   auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
-  def("dma_copy", isa_dma_copy);
   def("tensor_tensor", isa_tensor_tensor);
   def("tensor_scalar", isa_tensor_scalar);
   def("tensor_copy", isa_tensor_copy);
   def("memset", isa_memset);
+  install_nki_isa_dma(in, isa);
   install_nki_isa_tensor(in, isa);
   install_nki_isa_vector(in, isa);
+  install_nki_isa_mx(in, isa);
 }
 
 }  // namespace nkisim::frontend

@@ -1,6 +1,7 @@
 // nki_isa_tensor.cpp - nki.isa bindings: Tensor Engine instructions (nc_matmul, nc_transpose) and the
 // matmul_perf_mode enum. nc_matmul emits load_stationary + multiply_moving (machine.md §4); accumulate=None
 // is inferred per PSUM element (docs/tensor-engine.md). Limits and dtype rules: nki-isa.md §3.1.
+#include <algorithm>
 #include <unordered_map>
 
 #include "frontend/isa_builder.h"
@@ -63,6 +64,19 @@ void for_each_element(const ir::View& v, const ir::Tensor& base, F&& f) {
   std::vector<int64_t> idx(nd, 0);
   for (auto& d : v.dims)
     if (d.count <= 0) return;
+  // Same element size and a unit-stride innermost dim: one call per contiguous run (the ranges of its
+  // elements are consecutive and disjoint, so callers see the same elements as element by element).
+  if (vs == bs && nd > 0 && v.dims[nd - 1].stride == 1) {
+    const int64_t run = v.dims[nd - 1].count;
+    while (true) {
+      int64_t e = v.offset;
+      for (size_t i = 0; i + 1 < nd; ++i) e += idx[i] * v.dims[i].stride;
+      f(e, e + run - 1);
+      size_t i = nd - 1;
+      while (i > 0 && ++idx[i - 1] == v.dims[i - 1].count) idx[--i] = 0;
+      if (i == 0) return;
+    }
+  }
   while (true) {
     int64_t e = v.offset;
     for (size_t i = 0; i < nd; ++i) e += idx[i] * v.dims[i].stride;
@@ -75,7 +89,8 @@ void for_each_element(const ir::View& v, const ir::Tensor& base, F&& f) {
 
 void track_op(PsumTracker& tr, const ir::Kernel& k, const ir::Op& op) {
   const isa::InstrInfo& inf = isa::info(op.opcode);
-  const bool mm = op.opcode == isa::Opcode::multiply_moving && !op.params.transpose;
+  const bool mm = (op.opcode == isa::Opcode::multiply_moving && !op.params.transpose) ||
+                  op.opcode == isa::Opcode::multiply_moving_mx;
   for (int s = 0; s < inf.num_operands; ++s) {
     if (!inf.operands[s].written || !op.operands[s]) continue;
     const ir::View& v = *op.operands[s];
@@ -87,7 +102,8 @@ void track_op(PsumTracker& tr, const ir::Kernel& k, const ir::Op& op) {
       st.assign(size_t(base.num_elements()), 0);
     }
     for_each_element(v, base, [&](int64_t a, int64_t b) {
-      for (int64_t e = std::max<int64_t>(a, 0); e <= b && e < int64_t(st.size()); ++e) st[size_t(e)] = mm;
+      const int64_t lo = std::max<int64_t>(a, 0), hi = std::min<int64_t>(b, int64_t(st.size()) - 1);
+      if (lo <= hi) std::fill(st.begin() + lo, st.begin() + hi + 1, uint8_t(mm));
     });
   }
 }
@@ -105,11 +121,14 @@ bool infer_accumulate(Interp& in, PsumTracker& tr, const TensorObj* dst) {
   auto it = tr.state.find(dst->id);
   if (it == tr.state.end()) return false;
   size_t total = 0, written = 0;
+  const std::vector<uint8_t>& st = it->second;
   for_each_element(dst->view, dst->base(), [&](int64_t a, int64_t b) {
-    for (int64_t e = std::max<int64_t>(a, 0); e <= b && e < int64_t(it->second.size()); ++e) {
-      ++total;
-      written += it->second[size_t(e)];
-    }
+    const int64_t lo = std::max<int64_t>(a, 0), hi = std::min<int64_t>(b, int64_t(st.size()) - 1);
+    if (lo > hi) return;
+    total += size_t(hi - lo + 1);
+    size_t w = 0;  // 0/1 flags: a plain (vectorised) sum
+    for (int64_t e = lo; e <= hi; ++e) w += st[size_t(e)];
+    written += w;
   });
   if (written == 0) return false;
   if (written == total) return true;
@@ -302,6 +321,11 @@ Value isa_nc_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
 }
 
 }  // namespace
+
+Value make_psum_tracker() { return make<PsumTracker>(); }
+bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* dst) {
+  return infer_accumulate(in, *tracker.as<PsumTracker>(), dst);
+}
 
 void install_nki_isa_tensor(Interp& in, ModuleObj* isa) {
   Value tracker = make<PsumTracker>();

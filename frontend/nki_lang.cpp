@@ -5,6 +5,8 @@
 
 #include "frontend/isa_builder.h"
 #include "frontend/nki.h"
+#include "frontend/nl_ops.h"
+#include "frontend/nki_control.h"
 #include "ir/view.h"
 
 namespace nkisim::frontend {
@@ -173,6 +175,29 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
     raise("ValueError",
           "Size of partition dimension " + std::to_string(t.shape[0]) + " exceeds architecture limitation of 128");
   t.loc = in.loc_of(in.current_site());
+  if (t.buffer == ir::Buffer::shared_hbm) {
+    // Under a launch grid every program instance shares the kernel's shared_hbm tensors: the n-th allocation
+    // of programs 1, 2, ... is program 0's n-th.
+    NlState& st = nl_state(in);
+    if (!st.grid.empty()) {
+      const bool first = std::all_of(st.program_id.begin(), st.program_id.end(), [](int64_t p) { return p == 0; });
+      if (!first) {
+        if (st.shared_next >= st.shared_outputs.size())
+          raise("ValueError", std::string(fname) + ": program instances of a launch grid must allocate the same "
+                                                   "shared_hbm tensors (program 0 allocated " +
+                                  std::to_string(st.shared_outputs.size()) + ")");
+        const int id = st.shared_outputs[st.shared_next++];
+        const ir::Tensor& prev = in.kernel.tensors[size_t(id)];
+        if (prev.shape != t.shape || prev.dtype != t.dtype)
+          raise("ValueError", std::string(fname) + ": this shared_hbm tensor has shape " + shape_str(t.shape) +
+                                  " but program 0 allocated it with shape " + shape_str(prev.shape));
+        return make<TensorObj>(id, ir::full_view(prev, id), &in.kernel);
+      }
+      Value tensor = new_tensor(in, std::move(t));
+      st.shared_outputs.push_back(tensor.as<TensorObj>()->id);
+      return tensor;
+    }
+  }
   Value tensor = new_tensor(in, std::move(t));
   if (fill) {
     auto* to = tensor.as<TensorObj>();
@@ -231,15 +256,25 @@ Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
   return make<RangeObj>(start, stop, step);
 }
 
+// program_id(axis=0) / num_programs(axes=0): the instance's position in the --grid launch grid; without a
+// grid, the core of an --lnc launch (0 and 1 for LNC=1).
 Value nl_program_id(Interp& in, const BuiltinObj& b, CallArgs& a) {
   static const ParamSpec ps[] = {{"axis"}};
   Value args[1];
   bind_args(b.name.c_str(), ps, 1, a, args);
-  return Value::integer(b.data);
+  const NlState& st = nl_state(in);
+  int64_t axis = args[0].is_unbound() || args[0].is_none() ? 0 : in.to_index(args[0], (b.name + "() axis").c_str());
+  const int64_t ndim = int64_t(st.grid.size());
+  if (axis < 0) axis += std::max<int64_t>(ndim, 1);
+  if (axis < 0 || (ndim > 0 && axis >= ndim) || (ndim == 0 && axis != 0))
+    raise("ValueError", b.name + "(): axis " + std::to_string(axis) + " is out of range for a launch grid of " +
+                            std::to_string(ndim) + " dimension" + (ndim == 1 ? "" : "s"));
+  if (ndim == 0) return Value::integer(b.data ? in.nki->lnc : in.nki->lnc_core);  // --lnc (kernel[N])
+  return Value::integer(b.data ? st.grid[size_t(axis)] : st.program_id[size_t(axis)]);
 }
-Value nl_program_ndim(Interp&, const BuiltinObj&, CallArgs& a) {
+Value nl_program_ndim(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (a.npos || a.nkw) raise("TypeError", "program_ndim() takes no arguments");
-  return Value::integer(0);
+  return Value::integer(int64_t(nl_state(in).grid.size()));
 }
 
 Value nl_no_reorder(Interp& in, const BuiltinObj& b, CallArgs& a) {
@@ -349,6 +384,7 @@ void install_nki(Interp& in) {
   def(nl, "is_on_chip", nl_buffer_pred, 1);
   def(nl, "is_psum", nl_buffer_pred, 2);
   def(nl, "is_sbuf", nl_buffer_pred, 3);
+  install_nl_ops(in, nl);  // tiles returned by nl.* (nl_ops*.cpp, nl_index.cpp)
   Value nr = make<ClassObj>("no_reorder");
   nr.as<ClassObj>()->mro.push_back(nr.as<ClassObj>());
   nr.as<ClassObj>()->builtin = true;
@@ -375,6 +411,7 @@ void install_nki(Interp& in) {
   }
   def(isa, "get_nc_version", nisa_get_nc_version);
   install_nki_isa(in, isa);
+  install_nki_control(in, nl, isa);  // nki_control.cpp: registers and dynamic loops
 
   for (const char* n : {"tensor", "mutable_tensor"})
     typing->globals[intern(n)] = make<OpaqueObj>(std::string("nki.typing.") + n);
@@ -392,7 +429,12 @@ void install_nki(Interp& in) {
   ModuleObj* legacy = legacy_copy("nki", "neuronxcc.nki");
   def(legacy, "jit", nki_jit, 1);
   def(legacy, "trace", nki_jit, 1);
-  for (const char* sub : {"language", "isa", "typing"}) legacy_copy((std::string("nki.") + sub).c_str(), std::string("neuronxcc.nki.") + sub);
+  ModuleObj* legacy_isa = nullptr;
+  for (const char* sub : {"language", "isa", "typing"}) {
+    ModuleObj* m = legacy_copy((std::string("nki.") + sub).c_str(), std::string("neuronxcc.nki.") + sub);
+    if (std::string(sub) == "isa") legacy_isa = m;
+  }
+  install_legacy_isa(in, legacy_isa);  // legacy nisa calls return tiles (legacy_isa.cpp)
 }
 
 }  // namespace nkisim::frontend

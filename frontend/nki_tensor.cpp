@@ -3,6 +3,8 @@
 // get_pattern) and indexing (ints, slices, nl.ds, ...), via ir/view.h.
 #include "frontend/isa_builder.h"
 #include "frontend/nki.h"
+#include "frontend/nki_control.h"
+#include "frontend/nl_ops.h"
 #include "ir/view.h"
 
 namespace nkisim::frontend {
@@ -55,6 +57,10 @@ isa::DType dtype_arg(const Value& v, const char* fname) {
   raise("TypeError", std::string(fname) + ": dtype must be an NKI dtype such as nl.bfloat16, got " +
                          (v.is(VK::Str) ? "'" + str_of(v) + "'" : "'" + type_name(v) + "'"));
 }
+
+constexpr const char* kIndirectNoView =
+    "an indirect access pattern (.ap() with a dynamic offset) cannot be indexed or viewed further; index the "
+    "tensor before .ap()";
 
 [[noreturn]] void not_supported_yet(const std::string& what) {
   raise("NotImplementedError", what + " is not supported yet by nki-sim");
@@ -159,6 +165,81 @@ Value m_view(MethodCtx& c) {
   return with_view(c.t, ir::reinterpret_view(c.t->view, dtype_arg(v[0], "view")));
 }
 
+// .ap() with scalar_offset (a 1-element SBUF tensor: everything shifts by s * prod(base.shape[indirect_dim+1:]),
+// or a compile-time int folded into the offset) or vector_offset (a [P,1] SBUF tensor: partition p uses row
+// offs[p] of the base; the partition stride comes from the base shape), nki-language.md §5. Only on HBM
+// tensors, and only DMA instructions accept the result (frontend/nki_isa_dma.cpp).
+Value ap_dynamic(MethodCtx& c, const Value& scalar, const Value& vector, int64_t indirect_dim,
+                 std::vector<ir::ViewDim> pattern, int64_t offset, isa::DType dt) {
+  const ir::Tensor& base = c.t->base();
+  if (present(scalar) && present(vector)) raise("ValueError", "ap: scalar_offset and vector_offset are mutually exclusive");
+  if (indirect_dim < 0 || indirect_dim >= int64_t(base.shape.size()))
+    raise("ValueError", "ap: indirect_dim " + std::to_string(indirect_dim) + " is out of range for '" + base.name +
+                            "' with " + std::to_string(base.shape.size()) + " dimensions");
+  const int64_t base_es = isa::dtype_size(base.dtype), es = isa::dtype_size(dt);
+  int64_t stride_bytes = base_es;
+  for (size_t k = size_t(indirect_dim) + 1; k < base.shape.size(); ++k) stride_bytes *= base.shape[k];
+  if (stride_bytes % es != 0)
+    raise("ValueError", "ap: a row of '" + base.name + "' is not a whole number of " + std::string(isa::dtype_name(dt)) + " elements");
+  const int64_t row_stride = stride_bytes / es;
+  if (present(scalar) && scalar.is_int_like()) {  // a compile-time offset
+    return with_view(c.t, ir::ap_view(base, c.t->id, dt, pattern, offset + scalar.i() * row_stride));
+  }
+  if (present(scalar) && as_vreg(scalar)) {  // a register: read when the DMA is triggered (docs/dynamic-loops.md)
+    if (buffer_on_chip(base.buffer))
+      raise("ValueError", "ap: scalar_offset is only supported on HBM tensors, but '" + base.name + "' is in " +
+                              buffer_str(base.buffer));
+    auto ind = std::make_shared<IndirectAp>();
+    ind->kind = 3;
+    ind->reg = as_vreg(scalar)->id;
+    ind->row_stride = row_stride;
+    Value r = with_view(c.t, ir::ap_view(base, c.t->id, dt, pattern, offset));
+    const_cast<TensorObj*>(r.as<TensorObj>())->indirect = std::move(ind);
+    return r;
+  }
+  const Value& off = present(scalar) ? scalar : vector;
+  const char* what = present(scalar) ? "scalar_offset" : "vector_offset";
+  if (buffer_on_chip(base.buffer)) {  // on-chip scalar offsets feed compute engines: not modelled yet
+    if (present(scalar)) not_supported_yet("ap(scalar_offset=...) (a dynamic offset) on an on-chip tensor");
+    raise("ValueError", std::string("ap: vector_offset is only supported on HBM tensors, but '") + base.name +
+                            "' is in " + buffer_str(base.buffer));
+  }
+  if (!off.is(VK::Tensor))
+    raise("TypeError", std::string("ap: ") + what + " must be an SBUF tensor" +
+                           (present(scalar) ? " or an int" : "") + ", got '" + type_name(off) + "'");
+  const TensorObj* ot = off.as<TensorObj>();
+  if (ot->base().buffer != ir::Buffer::sbuf)
+    raise("ValueError", std::string("ap: ") + what + " must be in SBUF, but '" + ot->base().name + "' is in " +
+                            buffer_str(ot->base().buffer));
+  if (!isa::is_integer(ot->view.dtype))
+    raise("TypeError", std::string("ap: ") + what + " must have an integer dtype, got " +
+                           std::string(isa::dtype_name(ot->view.dtype)));
+  auto ind = std::make_shared<IndirectAp>();
+  ind->offsets = off;
+  ind->row_stride = row_stride;
+  ir::View view;
+  if (present(scalar)) {
+    if (ot->view.num_elements() != 1)
+      raise("ValueError", "ap: scalar_offset must have exactly one element, got shape " + shape_str(ot->view.shape()));
+    ind->kind = 2;
+    view = ir::ap_view(base, c.t->id, dt, pattern, offset);
+  } else {
+    if (indirect_dim != 0) raise("ValueError", "ap: vector_offset requires indirect_dim=0");
+    if (pattern.size() < 2)
+      raise("ValueError", "ap: with vector_offset the pattern needs a partition pair and at least one free pair");
+    const int64_t P = ot->view.dims.empty() ? 1 : ot->view.dims[0].count;
+    if (ot->view.num_elements() != P || pattern[0].count != P)
+      raise("ValueError", "ap: vector_offset must have shape (" + std::to_string(pattern[0].count) +
+                              ", 1) (one row index per partition of the pattern), got " + shape_str(ot->view.shape()));
+    ind->kind = 1;
+    pattern[0].stride = 0;  // partition p's row comes from offs[p] at run time
+    view = ir::ap_view(base, c.t->id, dt, pattern, offset);
+  }
+  Value r = with_view(c.t, std::move(view));
+  const_cast<TensorObj*>(r.as<TensorObj>())->indirect = std::move(ind);
+  return r;
+}
+
 // ap(pattern, offset=None, scalar_offset=None, vector_offset=None, indirect_dim=0, dtype=None): addresses the
 // storage directly (not composable with the view it is called on); offset=None means 0.
 Value m_ap(MethodCtx& c) {
@@ -166,9 +247,8 @@ Value m_ap(MethodCtx& c) {
                                  {"vector_offset"}, {"indirect_dim"}, {"dtype"}};
   Value v[6];
   c.bind("ap", ps, v);
-  if (present(v[2])) not_supported_yet("ap(scalar_offset=...) (a dynamic offset)");
-  if (present(v[3])) not_supported_yet("ap(vector_offset=...) (an indirect offset)");
-  if (present(v[4]) && c.in.to_index(v[4], "ap() indirect_dim") != 0)
+  const int64_t indirect_dim = present(v[4]) ? c.in.to_index(v[4], "ap() indirect_dim") : 0;
+  if (indirect_dim != 0 && !present(v[2]) && !present(v[3]))
     raise("ValueError", "ap: indirect_dim is only meaningful with scalar_offset or vector_offset");
   std::vector<ir::ViewDim> pattern;
   if (!v[0].is(VK::List) && !v[0].is(VK::Tuple))
@@ -181,6 +261,7 @@ Value m_ap(MethodCtx& c) {
   }
   int64_t offset = present(v[1]) ? c.in.to_index(v[1], "ap() offset") : 0;
   isa::DType dt = present(v[5]) ? dtype_arg(v[5], "ap") : c.t->view.dtype;
+  if (present(v[2]) || present(v[3])) return ap_dynamic(c, v[2], v[3], indirect_dim, pattern, offset, dt);
   return with_view(c.t, ir::ap_view(c.t->base(), c.t->id, dt, pattern, offset));
 }
 
@@ -192,7 +273,7 @@ Value m_get_pattern(MethodCtx& c) {
 }
 
 Value m_is_contiguous(MethodCtx& c) { return Value::boolean(ir::is_contiguous(c.t->view)); }
-Value m_is_indirect(MethodCtx&) { return Value::boolean(false); }
+Value m_is_indirect(MethodCtx& c) { return Value::boolean(c.t->indirect != nullptr); }
 Value m_vector_select(MethodCtx&) { not_supported_yet("vector_select() (an indirect view)"); }
 Value m_indirect(MethodCtx&) { not_supported_yet("indirect() (an indirect view)"); }
 Value m_rearrange(MethodCtx&) { not_supported_yet("rearrange()"); }
@@ -213,6 +294,8 @@ constexpr TensorMethod kMethods[] = {
 Value tensor_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
   const TensorObj* t = b.self.as<TensorObj>();
   MethodCtx c{in, t, buffer_on_chip(t->base().buffer), t->view.dims.size(), a};
+  if (t->indirect && kMethods[b.data].fn != m_is_indirect && kMethods[b.data].fn != m_get_pattern)
+    raise("ValueError", kIndirectNoView);
   return kMethods[b.data].fn(c);
 }
 
@@ -340,6 +423,8 @@ void add_key_expr(Interp& in, std::vector<ir::IndexKey>& keys, const Expr* e, Fr
 
 Value nki_get_item(Interp& in, const Value& obj, const Value& key) {
   const TensorObj* t = obj.as<TensorObj>();
+  if (t->indirect) raise("ValueError", kIndirectNoView);
+  if (Value r = index_tensor(in, t, key); !r.is_unbound()) return r;  // legacy index tiles (nl_index.cpp)
   std::vector<ir::IndexKey> keys;
   if (key.is(VK::Tuple))
     for (auto& k : items_of(key)) add_key(in, keys, k);
@@ -350,15 +435,28 @@ Value nki_get_item(Interp& in, const Value& obj, const Value& key) {
 
 Value nki_index_literal(Interp& in, const Value& obj, const Expr* key, FrameObj* f) {
   const TensorObj* t = obj.as<TensorObj>();
+  if (t->indirect) raise("ValueError", kIndirectNoView);
   std::vector<ir::IndexKey> keys;
   if (key->kind == NK::Tuple) {
     auto& elts = static_cast<const SeqExpr*>(key)->elts;
     keys.reserve(elts.size());
     for (const Expr* e : elts) {
       if (e->kind == NK::Starred) return nki_get_item(in, obj, in.eval(key, f));
+      if (e->kind != NK::Slice) {
+        Value k = in.eval(e, f);
+        if (is_index(k)) return nki_get_item(in, obj, in.eval(key, f));  // index tiles (nl_index.cpp)
+        if (k.is(VK::Tensor) && e == elts[0]) {  // t[idx[i_p, 0], i_f]: indirect rows (nl_index.cpp)
+          std::vector<Value> items{k};
+          for (size_t i = 1; i < elts.size(); ++i) items.push_back(in.eval(elts[i], f));
+          return nki_get_item(in, obj, make_tuple(std::move(items)));
+        }
+        add_key(in, keys, k);
+        continue;
+      }
       add_key_expr(in, keys, e, f);
     }
   } else {
+    if (key->kind != NK::Slice) return nki_get_item(in, obj, in.eval(key, f));
     add_key_expr(in, keys, key, f);
   }
   return make<TensorObj>(t->id, ir::index_view(t->view, buffer_on_chip(t->base().buffer), keys), t->kernel);

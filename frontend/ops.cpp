@@ -4,6 +4,7 @@
 
 #include "frontend/interp.h"
 #include "frontend/nki.h"
+#include "frontend/nki_control.h"
 #include "frontend/utf8.h"
 
 namespace nkisim::frontend {
@@ -243,6 +244,7 @@ Value Interp::binop(BinKind k, const Value& a, const Value& b) {
     return call(m, ca);
   }
   if (a.is(VK::Opaque) || b.is(VK::Opaque)) opaque_used(a.is(VK::Opaque) ? a : b);
+  if (nl_operand(a) || nl_operand(b)) return nl_binop(*this, k, a, b);
   if (a.is(VK::Tensor) || b.is(VK::Tensor))
     raise("TypeError", std::string("tensor operator '") + bin_symbol(k) +
                            "' is not supported; compute with nki.isa instructions (e.g. nisa.tensor_tensor)");
@@ -275,6 +277,7 @@ Value Interp::unary(UnaryKind k, const Value& v) {
     if (try_get_attr(v, intern(names[int(k)]), &m)) return call0(m, cur_site_);
   }
   if (v.is(VK::Opaque)) opaque_used(v);
+  if (k != UnaryKind::Not && nl_operand(v)) return nl_unary(*this, k, v);
   const char* sym[] = {"not", "-", "+", "~"};
   raise("TypeError", std::string("bad operand type for unary ") + sym[int(k)] + ": '" + type_name(v) + "'");
 }
@@ -472,6 +475,9 @@ bool Interp::contains(const Value& c, const Value& item) {
 }
 
 bool Interp::truthy(const Value& v) {
+  if (as_vreg(v))
+    raise("TypeError", "a VirtualRegister's value is only known at run time: it cannot be used as a condition "
+                       "(use nl.while_loop)");
   bool known;
   bool t = is_truthy_basic(v, &known);
   if (known) {

@@ -107,6 +107,24 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
         if (l.first < 0) l.first = int64_t(oi);
         l.last = int64_t(oi);
       }
+  // Dynamic loops (docs/dynamic-loops.md): the body runs again after its last op, and a tensor the body
+  // touches may carry a value from one iteration to the next, so every tensor a loop touches is live for the
+  // whole loop (innermost first, so enclosing loops see the result). Conservative: body temporaries do not
+  // share memory with each other.
+  {
+    std::vector<int64_t> open;
+    for (size_t oi = 0; oi < k.ops.size(); ++oi) {
+      if (k.ops[oi].ctl == Ctl::loop_begin) open.push_back(int64_t(oi));
+      if (k.ops[oi].ctl != Ctl::loop_end || open.empty()) continue;
+      const int64_t b = open.back(), e = int64_t(oi);
+      open.pop_back();
+      for (Live& l : live)
+        if (l.first >= 0 && l.first <= e && l.last >= b) {
+          l.first = std::min(l.first, b);
+          l.last = std::max(l.last, e);
+        }
+    }
+  }
 
   // HBM: parameters in order, then every other HBM tensor in creation order.
   int64_t hbm = 0;

@@ -62,8 +62,16 @@ struct View {
   }
 };
 
+// Dynamic control flow (docs/dynamic-loops.md). loop_begin / loop_end bracket the body of a dynamic loop
+// (opcode branch); before each iteration the body runs while (v[params.rs0] params.op0 b) != 0, b =
+// v[params.rs1] (params.rimm when rs1 = 65535), op0 a comparison. Register ops (opcodes reg_set, reg_alu,
+// reg_load, reg_store) name virtual registers v[i], i < Kernel::num_vregs, in params.rd / rs0 / rs1; the
+// back end gives every engine that needs them its own copy.
+enum class Ctl : uint8_t { none, loop_begin, loop_end };
+
 struct Op {
   isa::Opcode opcode = isa::Opcode::tensor_copy;
+  Ctl ctl = Ctl::none;
   std::array<std::optional<View>, isa::kMaxOperands> operands{};  // slots as in the instruction table
   isa::InstrParams params{};
   std::optional<isa::Engine> engine;  // nullopt = engine.unknown: the back end chooses
@@ -82,6 +90,7 @@ struct Kernel {
   std::vector<Op> ops;
   std::vector<int> params;
   std::vector<int> outputs;
+  int num_vregs = 0;  // virtual registers (nisa.register_alloc, loop induction variables)
 
   int add_tensor(Tensor t) {
     tensors.push_back(std::move(t));

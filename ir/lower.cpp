@@ -52,6 +52,7 @@ isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
     }
   }
   emit_with_semaphores(k, engines, std::move(instrs), target, p);
+  assign_core_barriers(k, p);
   return p;
 }
 

@@ -35,6 +35,16 @@ isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placemen
 void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines,
                           std::vector<isa::Instruction>&& instrs, const isa::TargetDesc& t, isa::Program& p);
 
+// Kernels with dynamic loops or registers (ir/loops.cpp, docs/dynamic-loops.md): emit_with_semaphores
+// hands them to emit_with_loops, which replicates registers per engine, emits each loop once per register
+// engine and makes every semaphore wait of a loop body relative to its iteration counter.
+bool has_dynamic_control(const Kernel& k);
+void emit_with_loops(const Kernel& k, const std::vector<isa::Engine>& engines, std::vector<isa::Instruction>&& instrs,
+                     const isa::TargetDesc& t, isa::Program& p);
+
+// LNC=2 (ir/lnc.cpp): numbers the core_barrier instructions of each engine and gives them their semaphore.
+void assign_core_barriers(const Kernel& k, isa::Program& p);
+
 // Location helpers.
 Error error_at(const Op& op, std::string msg);
 

@@ -24,6 +24,7 @@
 //   has no separate boolean datapath, so a bool_ destination holds whatever uint8 would.
 // * to_f32 on tfloat32 ignores the 13 low bits (a tf32 value never has them set).
 #include "isa/dtype.h"
+#include "isa/mx.h"
 
 #include <array>
 #include <bit>
@@ -214,6 +215,10 @@ float to_f32(DType t, uint32_t bits) {
       return kE4M3FNTable[bits & 0xFFu];
     case DType::float8_e8m0fnu:
       return decode_e8m0(bits);
+    case DType::float8_e5m2_x4:
+    case DType::float8_e4m3fn_x4:
+    case DType::float4_e2m1fn_x4:
+      return std::bit_cast<float>(0x7FC00000u);  // 4 values, not a scalar (isa/mx.h mx_unpack)
   }
   return 0.0f;
 }
@@ -250,6 +255,12 @@ uint32_t from_f32(DType t, float v) {
       return encode<kFloat8E4M3FN>(x);
     case DType::float8_e8m0fnu:
       return encode_e8m0(x);
+    case DType::float8_e5m2_x4:
+    case DType::float8_e4m3fn_x4:
+    case DType::float4_e2m1fn_x4: {
+      const float four[4] = {v, v, v, v};  // memset: the value in all 4 slots
+      return mx_pack(t, four);
+    }
   }
   return 0;
 }

@@ -18,7 +18,7 @@ inline constexpr int kNumDTypes = 0
 #undef DTYPE
     ;
 
-enum class DTypeKind : uint8_t { Bool, SInt, UInt, Float };
+enum class DTypeKind : uint8_t { Bool, SInt, UInt, Float, Packed };  // Packed: MX x4 dtypes (isa/mx.h)
 
 std::string_view dtype_name(DType t);
 unsigned dtype_size(DType t);          // bytes per element
@@ -26,7 +26,9 @@ DTypeKind dtype_kind(DType t);
 std::string_view dtype_numpy_descr(DType t);  // e.g. "<f4"; "<V2" for bfloat16
 std::optional<DType> parse_dtype(std::string_view name);  // accepts the NKI names (and "bool")
 inline bool is_float(DType t) { return dtype_kind(t) == DTypeKind::Float; }
-inline bool is_integer(DType t) { return !is_float(t); }  // bool_ counts as integer (stored as uint8)
+inline bool is_integer(DType t) {  // bool_ counts as integer (stored as uint8); packed MX dtypes are neither
+  return dtype_kind(t) != DTypeKind::Float && dtype_kind(t) != DTypeKind::Packed;
+}
 // True for the dtypes numpy has natively (written as-is to .npy).
 bool is_numpy_native(DType t);
 
@@ -36,6 +38,7 @@ bool is_numpy_native(DType t);
 // from_f32: round to nearest even; per-format overflow rules (see dtype.cpp and nki-isa.md §1.4):
 //   IEEE-like formats with inf overflow to ±inf; float8_e4m3fn has no inf: overflow and inf give NaN;
 //   float8_e8m0fnu is unsigned exponent-only. Integers: NaN -> 0, round to nearest even, saturate.
+// Packed MX dtypes (isa/mx.h) hold 4 values: to_f32 gives NaN (not a scalar), from_f32 packs 4 copies.
 float to_f32(DType t, uint32_t bits);
 uint32_t from_f32(DType t, float v);
 

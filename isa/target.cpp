@@ -33,6 +33,12 @@ TargetDesc make_trn1() {
   t.dma_fixed_ns = 1300;  // descriptor + sync + semaphore-to-start per transfer (machine.md §11, DMABW)
   t.dma_trigger_cycles = 64;  // [inferred] a DMA trigger costs one MIN_II on the issuing sequencer
   t.control_cycles = 4;       // [inferred] semaphore wait/update control instruction
+  // 64 x 32-bit registers per sequencer, v2-v4 (nki-isa.md §1.2, [ISA] register_alloc).
+  t.sequencer_registers = 64;
+  t.max_lnc = 1;  // Trn1 is LNC=1 only (machine.md §12, LNC)
+  // [inferred] a cross-core semaphore write: no published figure; taken as the DMA descriptor/sync/semaphore
+  // latency of machine.md §11 (~1300 ns, DMABW), since sendrecv's CoreBarrier sync travels the same way.
+  t.core_barrier_ns = 1300;
   t.hbm_bytes_per_ns = 410;   // [inferred] 820 GB/s chip / 2 cores (machine.md §11)
   t.profiler_ghz = 1.4;       // NeuronCore base clock of Trn1 for neuroncore_cycle_count (machine.md §3, NX)
   // ActReadAccumulator ~64 ScalarE cycles (nki-isa.md §1.8/§1.9, [A1], stated for v2); [inferred] same on v3/v4.
@@ -70,12 +76,24 @@ TargetDesc make_trn1() {
   // DGE mode of every transfer until instructions carry their own (docs/cost-model.md "DGE"): 0 = unknown,
   // timed as none (host-built descriptors, the only mode on NC-v2).
   t.dma_dge_mode = 0;
+  // DMA transpose is a Trn2 feature (nki-isa.md §Availability); these apply from trn2 on: up to 90% of copy
+  // throughput HBM->SBUF, up to 50% SBUF->SBUF (machine.md §11, nki-isa.md §1.10 / §3.5, ARCH3).
+  t.dma_transpose_hbm_factor = 0.9;
+  t.dma_transpose_sbuf_factor = 0.5;
+  // dma_compute through the DMA compute engines runs at 50% of copy speed before NC-v4; the NC-v4 SBUF
+  // read-add-write runs at copy speed (nki-isa.md §3.5 dma_compute, ARCH4). [inferred] the RMW factor
+  // before NC-v4 is the compute-engine 50%.
+  t.dma_compute_factor = 0.5;
+  t.dma_compute_sbuf_rmw_factor = 0.5;
   t.hbm_peak_bytes_per_ns = 410;  // one of 2 HBM stacks of 820 GB/s (machine.md §1, ARCH2); MBU peak (§12, NX)
   // Tensor Engine instruction costs (machine.md §4, nki-isa.md §1.9, §3.1).
   t.mm_init_cycles = 64;            // MM_INIT_LATENCY = 64 TensorE cycles (ARCH2, PERF); the 64 of ISA-OLD's formula
   t.ls_speedup = 4;                 // LoadStationary "up to 4x faster" than an MM of equal free size (ARCH2, PERF)
   t.pe_fp32_factor = 4;             // FP32 inputs: 4x the BF16 cost (ISA-OLD; ARCH2; v3 20 vs 79 TFLOPS)
   t.pe_fp32_transpose_factor = 4;   // [inferred] NC-v2 has no transpose mode: an FP32 transpose is an FP32 matmul
+  // MX matmul (nc_matmul_mx, NC-v4 only; unused before): each PE does 4 MACs per cycle, 4x the BF16 throughput
+  // (nki-isa.md §3.1 nc_matmul_mx [A3]; machine.md §4 ARCH4: 315 MXFP8 vs 79 BF16 TFLOPS per NC-v4).
+  t.pe_mx_macs_per_cycle = 4;
   return t;
 }
 
@@ -83,6 +101,7 @@ TargetDesc make_trn2() {
   TargetDesc t = make_trn1();
   t.name = "trn2";
   t.nc_version = 3;
+  t.max_lnc = 2;  // LNC=2: two physical cores sharing one HBM stack (machine.md §12, LNC; Trn3 supported too)
   // Engine clocks: machine.md §3 (ARCH3).
   t.tensor_ghz = 2.4;
   t.vector_ghz = 0.96;
@@ -122,6 +141,7 @@ TargetDesc make_trn3() {
   t.profiler_ghz = 1.2;                 // [inferred] as Trn2
   t.sbuf_partition_bytes = 256 * 1024;  // 32 MiB (machine.md §1, ARCH4)
   t.dma_engine_bytes_per_ns = 33;       // DMABW table (machine.md §11); [conflict] 38.4 GB/s in DMAOV
+  t.dma_compute_sbuf_rmw_factor = 1;    // NC-v4 SBUF read-add-write at copy speed (nki-isa.md §3.5, ARCH4)
   t.hbm_bytes_per_ns = 590;             // [inferred] ~4.7 TB/s chip / 8 cores (machine.md §11)
   t.vector_perf_fp8 = 1;     // NC-v4 VectorE: 512 elements/cycle for BF16/FP16/FP8 (machine.md §3, ARCH4)
   t.scalar_fast_factor = 2;  // NC-v4 ScalarE: 256 BF16/FP16/FP8 vs 128 other (machine.md §3, §7, ARCH4)
@@ -151,6 +171,9 @@ const TargetParam kParams[] = {
     P(dma_fixed_ns, "ns", "fixed cost of a DMA transfer before data moves"),
     P(dma_trigger_cycles, "cycles", "cost of a DMA trigger on the issuing sequencer"),
     P(control_cycles, "cycles", "cost of a sequencer control instruction"),
+    P(sequencer_registers, "", "32-bit scalar registers per sequencer"),
+    P(max_lnc, "", "largest LNC (physical cores per logical core)"),
+    P(core_barrier_ns, "ns", "core_barrier: the semaphore write reaching the other core"),
     P(hbm_bytes_per_ns, "B/ns", "this core's share of HBM bandwidth"),
     P(pe_rows, "", "Tensor Engine PE rows"),
     P(pe_cols, "", "Tensor Engine PE columns"),
@@ -174,12 +197,17 @@ const TargetParam kParams[] = {
     P(dma_hwdge_ns, "ns", "hardware DGE time per DMA instruction (0: no hardware DGE)"),
     P(dma_dge_blocks, "", "hardware DGE blocks per core"),
     P(dma_swdge_cycles_per_buffer, "cycles", "software DGE: GpSimd cycles per descriptor"),
-    P(dma_dge_mode, "", "DGE mode of DMA transfers: 0 unknown (= none), 1 swdge, 2 hwdge, 3 none"),
+    P(dma_dge_mode, "", "DGE mode of dge_mode=unknown static DMA transfers: 0 unknown (= none), 1 swdge, 2 hwdge, 3 none"),
+    P(dma_transpose_hbm_factor, "", "dma_transpose throughput as a fraction of copy throughput (HBM source)"),
+    P(dma_transpose_sbuf_factor, "", "dma_transpose throughput as a fraction of copy throughput (SBUF source)"),
+    P(dma_compute_factor, "", "dma_compute throughput as a fraction of copy throughput"),
+    P(dma_compute_sbuf_rmw_factor, "", "dma_compute SBUF read-add-write throughput as a fraction of copy throughput"),
     P(hbm_peak_bytes_per_ns, "B/ns", "one HBM stack's bandwidth: the peak of mbu_estimated_percent"),
     P(mm_init_cycles, "cycles", "MM_INIT_LATENCY: minimum Tensor Engine multiply initiation interval"),
     P(ls_speedup, "", "LoadStationary speed-up over a multiply of the same free size"),
     P(pe_fp32_factor, "", "Tensor Engine cost factor of float32 matmul inputs"),
     P(pe_fp32_transpose_factor, "", "Tensor Engine cost factor of 4-byte transposes"),
+    P(pe_mx_macs_per_cycle, "", "MX matmul MACs per PE per cycle (nc_matmul_mx, trn3)"),
 };
 #undef P
 

@@ -27,6 +27,9 @@ struct TargetDesc {
   double dma_fixed_ns = 0;          // descriptor + sync + semaphore-to-start latency per transfer
   double dma_trigger_cycles = 0;    // cost of the trigger instruction on the issuing sequencer
   double control_cycles = 0;        // cost of a sequencer control instruction (semaphore wait/update)
+  double sequencer_registers = 0;   // 32-bit scalar registers per sequencer (register_* / dynamic loops)
+  double max_lnc = 1;               // largest logical-NeuronCore size: kernel[lnc] launches on up to this many cores
+  double core_barrier_ns = 0;       // a core_barrier's semaphore write reaching the other core
   double hbm_bytes_per_ns = 0;      // this core's share of HBM bandwidth
   double pe_rows = 128, pe_cols = 128;
   double profiler_ghz = 0;  // base clock of the profiler's neuroncore_cycle_count (total_cycles)
@@ -52,13 +55,18 @@ struct TargetDesc {
   double dma_hwdge_ns = 0;            // hardware DGE descriptor generation per DMA instruction (0: none)
   double dma_dge_blocks = 0;          // hardware DGE blocks per core
   double dma_swdge_cycles_per_buffer = 0;  // software DGE on GpSimd: cycles per descriptor (+ GPSIMD_START)
-  double dma_dge_mode = 0;            // DGE mode of DMA transfers (nki.isa.dge_mode: 0 unknown = none, 1 swdge, 2 hwdge, 3 none)
+  double dma_dge_mode = 0;            // DGE mode of dge_mode=unknown static transfers (0 unknown = none, 1 swdge, 2 hwdge, 3 none)
+  double dma_transpose_hbm_factor = 0;   // dma_transpose throughput / copy throughput, HBM source
+  double dma_transpose_sbuf_factor = 0;  // dma_transpose throughput / copy throughput, SBUF source
+  double dma_compute_factor = 0;         // dma_compute (DMA compute engines) throughput / copy throughput
+  double dma_compute_sbuf_rmw_factor = 0;  // dma_compute SBUF read-add-write throughput / copy throughput
   double hbm_peak_bytes_per_ns = 0;   // one HBM stack: the peak of the profiler's MBU
   // ---- Tensor Engine instruction costs (sim/cost_tensor.cpp; docs/tensor-engine.md) ----
   double mm_init_cycles = 0;            // MM_INIT_LATENCY: minimum MultiplyMoving initiation interval
   double ls_speedup = 1;                // LoadStationary speed-up over an MM of the same free size
   double pe_fp32_factor = 1;            // cost factor of float32 matmul inputs
   double pe_fp32_transpose_factor = 1;  // cost factor of 4-byte PE transposes (transpose mode)
+  double pe_mx_macs_per_cycle = 4;      // MX matmul: MACs per PE per cycle (nc_matmul_mx, NC-v4)
 
   // ---- Vector / Scalar / GpSimd extras (sim/cost_vector.cpp) ----
   double act_read_accumulator_cycles = 0;  // ScalarE ActReadAccumulator (activation reduce_res read-out)

@@ -38,6 +38,7 @@ inline float eval(ActFunc f, float x) {
     case ActFunc::sign: return x != x ? x : (x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f));
     case ActFunc::abs: return std::fabs(x);
     case ActFunc::mish: return x != x ? x : x * std::tanh(softplus(x));
+    case ActFunc::prelu: return x != x ? x : (x > 0.0f ? x : 0.0f);  // slope 0 (activate2 passes its own)
   }
   return x;
 }

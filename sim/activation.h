@@ -14,7 +14,7 @@ namespace nkisim::sim {
 //   propagates); sigmoid 1/(1+exp(-x)); tanh; gelu 0.5*x*(1+erf(x/sqrt 2)) (exact erf form);
 //   gelu_apprx_tanh 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))); silu x*sigmoid(x);
 //   softplus log(1+exp(x)) (overflow-safe form); erf; sin; arctan; sign (-1, 0, 1; NaN propagates); abs;
-//   mish x*tanh(softplus(x)).
+//   mish x*tanh(softplus(x)); prelu x if x > 0 else 0 (no slope here: activate2 applies its relu_param).
 float act_f32(isa::ActFunc f, float x);
 
 // out[i] = f(in[i]); in and out may be the same buffer.

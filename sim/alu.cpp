@@ -2,6 +2,7 @@
 #include "sim/alu.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace nkisim::sim {
@@ -121,6 +122,88 @@ void alu_ts_f32(AluOp op, const float* a, float s, bool reverse, float* out, siz
     return loop_ts<AluOp::id>(a, s, reverse, out, n);
 #include "isa/alu_ops.def"
 #undef ALU
+  }
+}
+
+namespace {
+template <AluOp Op>
+void rows_tt(const float* a, ptrdiff_t as, const float* b, ptrdiff_t bs, float* out, ptrdiff_t os, size_t n,
+             uint32_t P) {
+  for (uint32_t i = 0; i < P; ++i) loop_tt<Op>(a + i * as, b + i * bs, out + i * os, n);
+}
+template <AluOp Op>
+void rows_ts(const float* a, ptrdiff_t as, const float* s, float s_imm, bool reverse, float* out, ptrdiff_t os,
+             size_t n, uint32_t P) {
+  for (uint32_t i = 0; i < P; ++i) loop_ts<Op>(a + i * as, s ? s[i] : s_imm, reverse, out + i * os, n);
+}
+
+template <AluOp Op>
+float fold(float acc, const float* x, size_t n) {
+  for (size_t j = 0; j < n; ++j) acc = eval_f32(Op, acc, x[j]);
+  return acc;
+}
+
+// maximum / minimum fold: when neither acc nor any x[j] is NaN or a zero, max/min is a plain order-free
+// selection (ties pick equal values), so any evaluation order gives the sequential result.
+template <AluOp Op>
+float fold_minmax(float acc, const float* x, size_t n) {
+  constexpr size_t W = 16;
+  if (n < 2 * W || acc != acc || acc == 0.0f) return fold<Op>(acc, x, n);
+  float lane[W];
+  for (size_t l = 0; l < W; ++l) lane[l] = x[l];
+  uint32_t bad = 0;  // NaN or zero seen
+  size_t j = 0;
+  for (; j + W <= n; j += W) {
+    for (size_t l = 0; l < W; ++l) {
+      const float v = x[j + l];
+      bad |= uint32_t(v != v) | uint32_t(v == 0.0f);
+      lane[l] = Op == AluOp::maximum ? (v > lane[l] ? v : lane[l]) : (v < lane[l] ? v : lane[l]);
+    }
+  }
+  if (bad) return fold<Op>(acc, x, n);
+  for (; j < n; ++j) {
+    const float v = x[j];
+    if (v != v || v == 0.0f) return fold<Op>(acc, x, n);
+    lane[0] = Op == AluOp::maximum ? (v > lane[0] ? v : lane[0]) : (v < lane[0] ? v : lane[0]);
+  }
+  for (size_t l = 0; l < W; ++l) acc = eval_f32(Op, acc, lane[l]);
+  return acc;
+}
+}  // namespace
+
+void alu_tt_f32_rows(AluOp op, const float* a, ptrdiff_t as, const float* b, ptrdiff_t bs, float* out, ptrdiff_t os,
+                     size_t n, uint32_t P) {
+  switch (op) {
+#define ALU(id, name, cls, red) \
+  case AluOp::id:               \
+    return rows_tt<AluOp::id>(a, as, b, bs, out, os, n, P);
+#include "isa/alu_ops.def"
+#undef ALU
+  }
+}
+
+void alu_ts_f32_rows(AluOp op, const float* a, ptrdiff_t as, const float* s, float s_imm, bool reverse, float* out,
+                     ptrdiff_t os, size_t n, uint32_t P) {
+  if (alu_is_unary(op)) reverse = false;
+  switch (op) {
+#define ALU(id, name, cls, red) \
+  case AluOp::id:               \
+    return rows_ts<AluOp::id>(a, as, s, s_imm, reverse, out, os, n, P);
+#include "isa/alu_ops.def"
+#undef ALU
+  }
+}
+
+float alu_fold_f32(AluOp op, float acc, const float* x, size_t n) {
+  switch (op) {
+    case AluOp::add: return fold<AluOp::add>(acc, x, n);
+    case AluOp::subtract: return fold<AluOp::subtract>(acc, x, n);
+    case AluOp::multiply: return fold<AluOp::multiply>(acc, x, n);
+    case AluOp::maximum: return fold_minmax<AluOp::maximum>(acc, x, n);
+    case AluOp::minimum: return fold_minmax<AluOp::minimum>(acc, x, n);
+    default:
+      for (size_t j = 0; j < n; ++j) acc = eval_f32(op, acc, x[j]);
+      return acc;
   }
 }
 

@@ -25,6 +25,19 @@ void alu_tt_f32(isa::AluOp op, const float* a, const float* b, float* out, size_
 // out[i] = reverse ? s op a[i] : a[i] op s   (reverse is ignored for unary ops and bypass)
 void alu_ts_f32(isa::AluOp op, const float* a, float s, bool reverse, float* out, size_t n);
 
+// 2-D forms over P rows of n elements (one switch per call, not per row): row i of a / b / out starts at
+// a + i * as (strides in floats, any sign); the scalar of row i is s[i], or s_imm when s is null. out may
+// be exactly a (or b) row for row; partial overlaps are not allowed.
+void alu_tt_f32_rows(isa::AluOp op, const float* a, ptrdiff_t as, const float* b, ptrdiff_t bs, float* out,
+                     ptrdiff_t os, size_t n, uint32_t P);
+void alu_ts_f32_rows(isa::AluOp op, const float* a, ptrdiff_t as, const float* s, float s_imm, bool reverse,
+                     float* out, ptrdiff_t os, size_t n, uint32_t P);
+
+// Left fold acc = op(acc, x[j]) for j = 0..n-1 in fp32 with alu_f32 semantics (op inlined, no call per
+// element). For maximum/minimum without NaNs or zeros among x and acc the result does not depend on the
+// order, and a vectorised pass computes it; otherwise (and for every other op) the loop is sequential.
+float alu_fold_f32(isa::AluOp op, float acc, const float* x, size_t n);
+
 // Integer semantics for bitvec ops on 32-bit values (signed sources already sign-extended).
 // right_shift is logical on the low `a_bits` bits of a; shift counts >= 32 (as unsigned) give 0;
 // left_shift is a << b. Non-bitvec ops are evaluated via alu_f32 on the int32 values.

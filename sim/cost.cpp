@@ -10,9 +10,7 @@
 //   GpSimd:        GPSIMD_START + the streaming term (no MIN_II floor).
 //   Scalar:        / scalar_fast_factor for BF16/FP16/FP8 (NC-v4).
 //   control:       control_cycles.
-//   dma:           the trigger on the issuing engine: dma_trigger_cycles, or for software DGE
-//                  GPSIMD_START + dma_swdge_cycles_per_buffer x buffers; the transfer itself is timed by the
-//                  scheduler with dma_transfer_plan() below.
+//   dma:           sim/cost_dma.cpp (the trigger, the DGE mode, the transfer split).
 #include "sim/cost.h"
 
 #include <algorithm>
@@ -179,48 +177,6 @@ double cost_control(const isa::Instruction&, Engine e, const isa::TargetDesc& t)
   return cycles_ns(t.control_cycles, e, t);
 }
 
-DgeMode dge_mode(const isa::Instruction&, const isa::TargetDesc& t) {
-  const int m = int(t.dma_dge_mode);
-  return m >= 0 && m <= 3 ? DgeMode(m) : DgeMode::unknown;
-}
-
-namespace {
-// Contiguous run length (elements) of a pattern's free dims: the innermost dims that tile memory densely.
-uint64_t contiguous_run(const isa::AccessPattern& ap) {
-  uint64_t run = 1;
-  for (int d = ap.num_dims - 1; d >= 0; --d) {
-    if (ap.dims[d].count == 1) continue;
-    if (ap.dims[d].stride != int64_t(run)) break;
-    run *= ap.dims[d].count;
-  }
-  return run;
-}
-uint64_t row_buffers(const isa::AccessPattern& ap) {
-  const uint64_t n = ap.free_elements(), run = contiguous_run(ap);
-  return n == 0 ? 0 : (n + run - 1) / run;
-}
-}  // namespace
-
-double cost_dma(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
-  if (dge_mode(ins, t) == DgeMode::swdge) {
-    // Software DGE: GpSimd builds one descriptor per buffer (machine.md §11 DGE; per-descriptor cost [inferred]).
-    const isa::AccessPattern &dst = ins.operands[0], &src = ins.operands[1];
-    const double buffers = double(std::max(row_buffers(dst) * dst.num_partitions, row_buffers(src) * src.num_partitions));
-    const double cycles = t.gpsimd_start_cycles + t.dma_swdge_cycles_per_buffer * buffers;
-    if (CostNote* note = cost_note()) {
-      note->formula = "GPSIMD_START + dma_swdge_cycles_per_buffer x buffers (software DGE)";
-      note->add("buffers", buffers);
-      note->cycles = cycles;
-    }
-    return cycles_ns(cycles, e, t);
-  }
-  if (CostNote* note = cost_note()) {
-    note->formula = "dma_trigger_cycles (the transfer runs on the DMA queues)";
-    note->cycles = t.dma_trigger_cycles;
-  }
-  return cycles_ns(t.dma_trigger_cycles, e, t);
-}
-
 double engine_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
   switch (cost_class(ins.op)) {
 #define COST(id)          \
@@ -230,86 +186,6 @@ double engine_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t
 #undef COST
   }
   return 0;
-}
-
-// The transfer is cut into contiguous buffers: every partition row of the SBUF side (dst if it is on chip,
-// else src; HBM -> HBM transfers use the rows of dst numbered from 0) is at least one buffer, more when
-// either side's free pattern is not contiguous. Absolute partition p goes to DMA engine
-// (p / dma_partitions_per_engine) mod dma_engines (machine.md §11, DMAOV). A row moves free_elements x
-// max(src, dst element size) bytes. Engine time = buffers x dma_buffer_overhead_ns + bytes / bandwidth; the
-// scheduler adds queueing, the fixed cost and the shared HBM bandwidth.
-DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t) {
-  DmaLayout l;
-  const isa::AccessPattern &dst = ins.operands[0], &src = ins.operands[1];
-  const bool dst_chip = dst.mem == Memory::SBUF || dst.mem == Memory::PSUM;
-  const bool src_chip = src.mem == Memory::SBUF || src.mem == Memory::PSUM;
-  const isa::AccessPattern& side = dst_chip ? dst : src_chip ? src : dst;
-  const isa::AccessPattern& other = &side == &dst ? src : dst;
-  l.engines = uint32_t(std::max(1.0, t.dma_engines));
-  l.ppe = uint32_t(std::max(1.0, t.dma_partitions_per_engine));
-  l.row_bytes = double(side.free_elements()) * std::max(esize(dst.dtype), esize(src.dtype));
-  if (l.row_bytes <= 0 || side.num_partitions == 0) return l;
-  l.rows = side.num_partitions;
-  l.first = dst_chip || src_chip ? side.start_partition : 0;
-  // Buffers per row: the side's own runs, or the other side's when it is more fragmented.
-  const uint64_t other_total = row_buffers(other) * other.num_partitions;
-  l.per_row = std::max<uint64_t>(row_buffers(side), (other_total + l.rows - 1) / l.rows);
-  l.hbm = dst.mem == Memory::HBM || src.mem == Memory::HBM;
-  return l;
-}
-
-// Rows among [first, first + rows) whose block (p / ppe) maps to engine d: blocks repeat every
-// engines x ppe partitions.
-uint32_t DmaLayout::rows_on_engine(uint32_t d) const {
-  const uint64_t cycle = uint64_t(engines) * ppe;
-  auto below = [&](uint64_t x) {  // rows p < x with (p / ppe) % engines == d
-    const uint64_t full = (x / cycle) * ppe;
-    const uint64_t rem = x % cycle, start = uint64_t(d) * ppe;
-    return full + (rem > start ? std::min<uint64_t>(rem - start, ppe) : 0);
-  };
-  return uint32_t(below(uint64_t(first) + rows) - below(first));
-}
-
-void DmaLayout::rows_per_engine(uint32_t* out) const {
-  std::fill(out, out + engines, 0u);
-  uint32_t p = first, left = rows;
-  uint32_t e = (p / ppe) % engines, in_block = ppe - p % ppe;
-  while (left) {
-    const uint32_t take = std::min(left, in_block);
-    out[e] += take;
-    left -= take;
-    in_block = ppe;
-    e = e + 1 == engines ? 0 : e + 1;
-  }
-}
-
-uint32_t DmaLayout::engines_used() const {
-  uint32_t n = 0;
-  for (uint32_t d = 0; d < engines; ++d) n += rows_on_engine(d) > 0;
-  return n;
-}
-
-void dma_transfer_plan(const isa::Instruction& ins, const isa::TargetDesc& t, std::vector<DmaShare>& out) {
-  out.clear();
-  const DmaLayout l = dma_layout(ins, t);
-  const double bw = t.dma_engine_bytes_per_ns;
-  for (uint32_t d = 0; d < l.engines && l.rows; ++d) {
-    const uint32_t rows = l.rows_on_engine(d);
-    if (!rows) continue;
-    DmaShare s;
-    s.engine = d;
-    s.bytes = l.row_bytes * rows;
-    s.hbm_bytes = l.hbm ? s.bytes : 0;
-    s.buffers = uint32_t(l.per_row * rows);
-    s.ns = s.buffers * t.dma_buffer_overhead_ns + (bw > 0 ? s.bytes / bw : 0.0);
-    out.push_back(s);
-  }
-}
-
-void dma_hbm_bytes(const isa::Instruction& ins, double& read, double& write) {
-  const isa::AccessPattern &dst = ins.operands[0], &src = ins.operands[1];
-  read = src.mem == Memory::HBM ? double(src.total_elements()) * esize(src.dtype) : 0.0;
-  write = dst.mem == Memory::HBM ? double(dst.total_elements()) * esize(dst.dtype) : 0.0;
 }
 
 }  // namespace nkisim::sim

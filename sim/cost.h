@@ -84,6 +84,7 @@ struct DmaLayout {
   uint64_t per_row = 0;
   double row_bytes = 0;
   bool hbm = false;
+  double rate_factor = 1;         // fraction of the copy bandwidth (dma_rate_factor)
   uint32_t engines = 1, ppe = 1;  // dma_engines, dma_partitions_per_engine
   uint32_t rows_on_engine(uint32_t d) const;
   uint32_t engines_used() const;
@@ -93,9 +94,12 @@ DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t);
 // Bytes a transfer reads from / writes to HBM (for mbu_estimated_percent).
 void dma_hbm_bytes(const isa::Instruction& ins, double& read, double& write);
 
-// DGE modes (nki.isa.dge_mode values). Instructions do not carry a DGE mode yet, so every transfer uses the
-// target's dma_dge_mode; this function is the hook to read a per-instruction parameter once one exists.
+// DGE modes (nki.isa.dge_mode values). An instruction's `dge` parameter; unknown resolves to swdge for an
+// indirect transfer, else to the target's dma_dge_mode (sim/cost_dma.cpp).
 enum class DgeMode : uint8_t { unknown = 0, swdge = 1, hwdge = 2, none = 3 };
 DgeMode dge_mode(const isa::Instruction& ins, const isa::TargetDesc& t);
+// Throughput of a transfer relative to a copy: dma_transpose_{hbm,sbuf}_factor, dma_compute_factor (or
+// dma_compute_sbuf_rmw_factor for an SBUF read-add-write), 1 for dma_copy.
+double dma_rate_factor(const isa::Instruction& ins, const isa::TargetDesc& t);
 
 }  // namespace nkisim::sim

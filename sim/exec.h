@@ -56,6 +56,12 @@ class ExecContext {
   // Per-lane XORWOW random number generators (sim/exec_vector_random.cpp): 6 words (x0..x4, d) per generator,
   // VectorE 4 and GpSimd 1 generator per lane. Empty until first used (then as if seeded with 0).
   std::vector<uint32_t> rng_vector, rng_gpsimd;
+  // Sequencer registers (sim/exec_control_regs.cpp): regs[engine][r], 32-bit, all 0 at the start; sized to
+  // the target's sequencer_registers.
+  std::array<std::vector<int32_t>, isa::kNumEngines> regs;
+  // A DMA whose scalar_offset is a register (ind=3) uses the register as it was at its trigger: the timed
+  // scheduler sets this while applying the transfer's effect (the functional run triggers and applies at once).
+  std::optional<int32_t> dma_register;
 
  private:
   View resolve(const isa::Instruction& ins, int slot, bool writes);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "isa/mx.h"
 #include "sim/exec.h"
 
 namespace nkisim::sim {
@@ -13,6 +14,7 @@ ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64
   mem.sbuf.init(uint32_t(t.partitions), uint64_t(t.sbuf_partition_bytes));
   mem.psum.init(uint32_t(t.partitions), uint64_t(t.psum_partition_bytes));
   tensor_written.assign(p.hbm_tensors.size(), 0);
+  for (auto& r : regs) r.assign(size_t(std::max(0.0, t.sequencer_registers)), 0);
   for (size_t i = 0; i < p.hbm_tensors.size(); ++i)
     if (p.hbm_tensors[i].kind == isa::HbmTensor::Kind::Input) input_tensors_.push_back(i);
 }
@@ -41,6 +43,10 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
     fail(ins, std::string(inf.mnemonic) + ": unexpected operand in slot " + std::to_string(slot));
   if (!(isa::memory_bit(ap.mem) & inf.operands[slot].memories))
     fail(ins, head() + "cannot be in " + std::string(isa::memory_name(ap.mem)));
+  if (isa::is_mx_packed(ap.dtype)) {  // no casts or arithmetic on MX dtypes (isa/mx.h)
+    const std::string why = isa::mx_operand_error(ins, slot);
+    if (!why.empty()) fail(ins, std::string(inf.mnemonic) + ": " + why);
+  }
   View v = describe(ap);
   const MemorySpace& space = mem.of(ap.mem);
   std::string why = check_bounds(v, space.partitions(), space.partition_bytes());
@@ -59,7 +65,7 @@ View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
     if (writes && !v.empty()) track_hbm_write(v);
   } else {
     v.base = space.ptr(v.start_partition, 0) + ap.offset;
-    v.pstep = int64_t(space.partition_bytes());
+    v.pstep = int64_t(space.pitch());
     if (!v.empty()) space.prepare(v.start_partition, v.partitions, uint64_t(v.lo), uint64_t(v.hi));
   }
   return v;

@@ -1,4 +1,4 @@
-// exec_copy.cpp - copies: dma_copy (applied when the transfer completes) and tensor_copy.
+// exec_copy.cpp - copies: copy_elements (shared with the DMA executors, sim/exec_dma.cpp) and tensor_copy.
 #include <cstring>
 #include <sstream>
 
@@ -39,18 +39,6 @@ void copy_elements(ExecContext& ctx, const View& dst, const View& src) {
     for (uint32_t i = 0; i < src.partitions; ++i) gather_f32(src, i, buf + i * src.free_elems);
     for (uint32_t i = 0; i < dst.partitions; ++i) scatter_f32(dst, i, buf + i * n);
   }
-}
-
-// dst <- src through the DMA engines; element counts must match, shapes may differ (element order).
-void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
-  View dst = ctx.write(ins, 0);
-  View src = ctx.read(ins, 1);
-  if (dst.total_elems() != src.total_elems()) {
-    std::ostringstream os;
-    os << "dma_copy: operand 'dst' has " << dst.total_elems() << " elements but 'src' has " << src.total_elems();
-    ctx.fail(ins, os.str());
-  }
-  copy_elements(ctx, dst, src);
 }
 
 // dst <- src on a compute engine: partition i of src goes to partition i of dst (same shape).

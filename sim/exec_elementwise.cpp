@@ -1,4 +1,5 @@
 // exec_elementwise.cpp - element-wise compute instructions: tensor_tensor, tensor_scalar, activation, memset.
+#include <algorithm>
 #include <sstream>
 
 #include "sim/activation.h"
@@ -21,6 +22,22 @@ void require_integer(ExecContext& ctx, const isa::Instruction& ins, AluOp op,
     ctx.fail(ins, os.str());
   }
 }
+
+// Fast path of the fp32 element-wise executors: every operand is one contiguous float32 run per partition
+// with a partition step that is a whole number of floats, and dst either does not overlap an input or is
+// exactly it (same rows): then whole instructions run as one strided 2-D loop per op, with no per-row
+// dispatch, gathering or scratch copies.
+bool rows_direct(const View& dst, std::initializer_list<const View*> inputs) {
+  auto ok = [](const View& v) { return direct_f32(v, 0) != nullptr && v.pstep % 4 == 0; };
+  if (dst.empty() || !ok(dst)) return false;
+  for (const View* v : inputs) {
+    if (!ok(*v) || v->partitions != dst.partitions || v->free_elems != dst.free_elems) return false;
+    if (may_overlap(dst, *v) && !(v->row(0) == dst.row(0) && v->pstep == dst.pstep)) return false;
+  }
+  return true;
+}
+inline float* row0(const View& v) { return reinterpret_cast<float*>(v.row(0)); }
+inline ptrdiff_t fstride(const View& v) { return ptrdiff_t(v.pstep / 4); }
 }  // namespace
 
 // dst = data1 op0 data2 element-wise; fp32 math, or raw integer bits for bitvec ops.
@@ -35,6 +52,11 @@ void exec_tensor_tensor(ExecContext& ctx, const isa::Instruction& ins) {
     elementwise_int<2>(ctx, dst, {&a, &b}, [&](uint32_t, const auto& in, uint32_t* out, size_t n) {
       alu_tt_int(op, in[0], in[1], bits, out, n);
     });
+    return;
+  }
+  if (rows_direct(dst, {&a, &b})) {
+    alu_tt_f32_rows(op, row0(a), fstride(a), row0(b), fstride(b), row0(dst), fstride(dst), dst.free_elems,
+                    dst.partitions);
     return;
   }
   elementwise_f32<2>(ctx, dst, {&a, &b},
@@ -66,6 +88,20 @@ void exec_tensor_scalar(ExecContext& ctx, const isa::Instruction& ins) {
   }
   const float* c0 = ctx.column_f32(ins, 2, P, 6);
   const float* c1 = ctx.column_f32(ins, 3, P, 7);
+  if (rows_direct(dst, {&data})) {
+    // op1 runs in place on op0's results, row for row as below, in groups of rows whose results fit in
+    // L1 (~16 KiB) so the second op reads them from there.
+    const size_t n = dst.free_elems;
+    const uint32_t group = uint32_t(std::clamp<size_t>((16u << 10) / (4 * n), 1, P));
+    for (uint32_t i0 = 0; i0 < P; i0 += group) {
+      const uint32_t g = std::min(group, P - i0);
+      const float* in = row0(data) + ptrdiff_t(i0) * fstride(data);
+      float* out = row0(dst) + ptrdiff_t(i0) * fstride(dst);
+      alu_ts_f32_rows(pr.op0, in, fstride(data), c0 ? c0 + i0 : nullptr, pr.imm0, pr.reverse0, out, fstride(dst), n, g);
+      if (two) alu_ts_f32_rows(pr.op1, out, fstride(dst), c1 ? c1 + i0 : nullptr, pr.imm1, pr.reverse1, out, fstride(dst), n, g);
+    }
+    return;
+  }
   elementwise_f32<1>(ctx, dst, {&data}, [&](uint32_t i, const auto& in, float* out, size_t n) {
     alu_ts_f32(pr.op0, in[0], c0 ? c0[i] : pr.imm0, pr.reverse0, out, n);
     if (two) alu_ts_f32(pr.op1, out, c1 ? c1[i] : pr.imm1, pr.reverse1, out, n);

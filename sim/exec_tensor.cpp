@@ -12,20 +12,18 @@
 // * transpose mode (multiply_moving transpose, nc_transpose_pe) on trn2/trn3 moves raw element bits:
 //   bit-exact for every value including NaN payloads, infinities and -0.0. On trn1 the flag only changes
 //   profiler accounting: the identity matmul runs in fp32 (NaN/inf in a column poisons it, -0.0 -> +0.0).
-#include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
 #include <sstream>
 #include <string>
 
 #include "sim/exec.h"
+#include "sim/gemm.h"
 
 namespace nkisim::sim {
 using isa::DType;
 
 namespace {
-
-using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
 bool is_fp32_class(DType t) { return t == DType::float32 || t == DType::tfloat32; }
@@ -58,22 +56,6 @@ void require_pe_dtype(ExecContext& ctx, const isa::Instruction& ins, const char*
                     " is not a Tensor Engine input dtype (expected " + list + ")");
 }
 
-// acc[M x N] = w[rows x M].T @ v[rows x N], all row-major fp32; sequential in the contraction index, each
-// product rounded before it is added (tmp holds N products: a separate pass, so no FMA contraction).
-void pe_matmul(const float* w, const float* v, uint32_t rows, uint32_t M, uint32_t N, float* acc, float* tmp) {
-  Eigen::Map<const RowMat> W(w, rows, M), V(v, rows, N);
-  Eigen::Map<RowMat> A(acc, M, N);
-  Eigen::Map<Eigen::RowVectorXf> T(tmp, N);
-  A.setZero();
-  for (uint32_t m = 0; m < M; ++m) {
-    auto a = A.row(m);
-    for (uint32_t k = 0; k < rows; ++k) {
-      T.noalias() = W(k, m) * V.row(k);
-      a += T;
-    }
-  }
-}
-
 // Loads every partition of `src` into the PE array: row k (or rows 2k, 2k+1 in double-row mode, from the
 // two halves of the partition's free elements) = partition k.
 void load_pe(ExecContext& ctx, const View& src, bool double_row) {
@@ -82,15 +64,29 @@ void load_pe(ExecContext& ctx, const View& src, bool double_row) {
   const uint32_t M = uint32_t(double_row ? F / 2 : F);
   PeState& pe = ctx.pe;
   pe.reset(src.dtype, double_row ? 2 * K : K, M, double_row);
-  float* f = ctx.f32(0, F);
+  // Element j of partition k goes to (row, column) (k, j), or (2k + j / M, j % M) in double-row mode:
+  // flat index k * F + j either way, so each partition is one contiguous run of the row-major arrays.
   uint8_t* raw = ctx.bytes(0, F * src.esize);
   for (uint32_t k = 0; k < K; ++k) {
-    gather_f32(src, k, f);
+    gather_f32(src, k, pe.value.data() + size_t(k) * F);
     gather_raw(src, k, raw);
-    for (size_t j = 0; j < F; ++j) {
-      const size_t r = double_row ? 2 * k + j / M : k, m = double_row ? j % M : j;
-      pe.value[r * M + m] = f[j];
-      pe.bits[r * M + m] = isa::load_bits(raw + j * src.esize, src.esize);
+    uint32_t* bits = pe.bits.data() + size_t(k) * F;
+    switch (src.esize) {  // little-endian element bits, zero-extended (isa::load_bits), one switch per row
+      case 1:
+        for (size_t j = 0; j < F; ++j) bits[j] = raw[j];
+        break;
+      case 2:
+        for (size_t j = 0; j < F; ++j) {
+          uint16_t h;
+          std::memcpy(&h, raw + 2 * j, 2);
+          bits[j] = h;
+        }
+        break;
+      case 4:
+        std::memcpy(bits, raw, F * 4);
+        break;
+      default:
+        for (size_t j = 0; j < F; ++j) bits[j] = isa::load_bits(raw + j * src.esize, src.esize);
     }
   }
 }
@@ -240,7 +236,7 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
   }
 
   float* acc = ctx.f32(1, size_t(M) * N);
-  pe_matmul(pe.value.data(), v, rows, M, N, acc, ctx.f32(2, N));
+  pe_gemm(pe.value.data(), v, rows, M, N, acc);
   write_result(ctx, dst, acc, ins.params.accumulate);
 }
 
@@ -279,7 +275,7 @@ void exec_nc_transpose_pe(ExecContext& ctx, const isa::Instruction& ins) {
   std::fill(ident, ident + size_t(P) * P, 0.0f);
   for (uint32_t p = 0; p < P; ++p) ident[size_t(p) * P + p] = 1.0f;
   float* acc = ctx.f32(1, size_t(F) * P);
-  pe_matmul(pe.value.data(), ident, P, F, P, acc, ctx.f32(2, P));
+  pe_gemm(pe.value.data(), ident, P, F, P, acc);
   write_result(ctx, dst, acc, false);
 }
 

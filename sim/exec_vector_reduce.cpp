@@ -45,12 +45,7 @@ void exec_tensor_reduce(ExecContext& ctx, const isa::Instruction& ins) {
   float* out = ctx.f32(1, G * P);
   for (size_t r = 0; r < G * P; ++r) {
     const float* x = in + r * K;
-    float a = x[0];
-    if (op == AluOp::add) {
-      for (size_t j = 1; j < K; ++j) a += x[j];
-    } else {
-      for (size_t j = 1; j < K; ++j) a = alu_f32(op, a, x[j]);
-    }
+    const float a = K > 1 ? alu_fold_f32(op, x[0], x + 1, K - 1) : x[0];  // left to right, the op inlined
     out[r] = ins.params.negate ? -a : a;
   }
   vec::scatter_all_f32(dst, out);

@@ -131,16 +131,7 @@ void accumulate(float& acc, isa::ReduceCmd cmd, AluOp op, float init, const floa
     case ReduceCmd::load_reduce: acc = init; break;
     case ReduceCmd::reduce: break;
   }
-  float a = acc;
-  switch (op) {  // the common ops without the per-element dispatch
-    case AluOp::add:
-      for (size_t j = 0; j < n; ++j) a += v[j];
-      break;
-    default:
-      for (size_t j = 0; j < n; ++j) a = alu_f32(op, a, v[j]);
-      break;
-  }
-  acc = a;
+  acc = alu_fold_f32(op, acc, v, n);  // left to right, the op inlined
 }
 
 uint32_t i32_to_bits(isa::DType t, int32_t v) {

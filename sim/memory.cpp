@@ -2,16 +2,40 @@
 #include "sim/memory.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+
+#include <sys/mman.h>
 
 namespace nkisim::sim {
+
+void MemoryUnmap::operator()(uint8_t* p) const {
+  if (p) munmap(p, bytes);
+}
 
 void MemorySpace::init(uint32_t partitions, uint64_t partition_bytes) {
   partitions_ = partitions;
   partition_bytes_ = partition_bytes;
-  uint64_t total = uint64_t(partitions) * partition_bytes;
-  // new[] without () leaves the bytes uninitialised: large blocks come straight from the OS untouched.
-  data_.reset(new uint8_t[std::max<uint64_t>(total, 1)]);
+  pitch_ = partitions > 1 ? (partition_bytes + 63) / 64 * 64 + kSkewBytes : partition_bytes;
+  uint64_t total = uint64_t(partitions) * pitch_;
+  // An anonymous mapping: pages come from the OS on first touch (a large SBUF/HBM costs nothing until a
+  // chunk is used). NKISIM_HUGEPAGES=1 asks for transparent huge pages for large spaces: ~500x fewer page
+  // faults when a kernel touches tens of MiB of HBM, but with the kernel's THP defrag=madvise setting a
+  // fault may stall in memory compaction, which on a busy machine cost more than it saved
+  // (docs/performance.md), so it is opt-in.
+  const size_t bytes = size_t(std::max<uint64_t>(total, 1));
+  data_.reset();
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  static const bool huge = [] {
+    const char* e = std::getenv("NKISIM_HUGEPAGES");
+    return e && e[0] == '1';
+  }();
+  if (huge && bytes >= (size_t(2) << 20)) madvise(mem, bytes, MADV_HUGEPAGE);
+#endif
+  data_ = std::unique_ptr<uint8_t, MemoryUnmap>(static_cast<uint8_t*>(mem), MemoryUnmap{bytes});
   chunks_per_partition_ = (partition_bytes + kChunkBytes - 1) / kChunkBytes;
   chunk_ready_.assign(size_t(partitions) * chunks_per_partition_, 0);
   column_ready_.assign(chunks_per_partition_, 0);

@@ -1,5 +1,6 @@
 // memory.h - the simulated memories (HBM, SBUF, PSUM) as byte arrays with lazy sentinel initialisation.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -13,6 +14,12 @@ namespace nkisim::sim {
 // output instead of plausible zeros.
 inline constexpr uint8_t kSentinelByte = 0xFF;
 
+// Frees a MemorySpace allocation (an anonymous mapping, huge pages when large; see MemorySpace::init).
+struct MemoryUnmap {
+  size_t bytes = 0;
+  void operator()(uint8_t* p) const;
+};
+
 // One memory space of `partitions` rows of `partition_bytes` each (HBM is one row of hbm_bytes).
 // Contract: bytes read or written through ptr() must first be covered by prepare() (or prepare_overwrite()
 // when the caller overwrites the whole range), which fills never-touched chunks with kSentinelByte. The
@@ -22,7 +29,9 @@ class MemorySpace {
   void init(uint32_t partitions, uint64_t partition_bytes);
   uint32_t partitions() const { return partitions_; }
   uint64_t partition_bytes() const { return partition_bytes_; }
-  uint8_t* ptr(uint32_t partition, uint64_t byte) { return data_.get() + partition * partition_bytes_ + byte; }
+  // Host bytes from one partition to the next (>= partition_bytes): see kSkewBytes.
+  uint64_t pitch() const { return pitch_; }
+  uint8_t* ptr(uint32_t partition, uint64_t byte) { return data_.get() + partition * pitch_ + byte; }
 
   // Makes bytes [lo, hi) of partitions [p0, p0+np) valid (sentinel-filling untouched chunks).
   void prepare(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi) {
@@ -36,7 +45,13 @@ class MemorySpace {
   void prepare_slow(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
   void mark(uint32_t p, uint64_t c, bool fill);
   static constexpr uint64_t kChunkBytes = 4096;
-  std::unique_ptr<uint8_t[]> data_;
+  // Partition sizes are multiples of 64 KiB (SBUF 192 KiB, PSUM 16 KiB), so without padding the same
+  // offset of every partition maps to the same host cache sets and a [128, F] tile thrashes L1 and L2.
+  // Partitions are laid out `pitch_` = partition_bytes rounded up to 64 plus 17 cache lines apart (an odd
+  // number of lines: consecutive partitions land on different sets of any power-of-two-set cache).
+  static constexpr uint64_t kSkewBytes = 17 * 64;
+  uint64_t pitch_ = 0;
+  std::unique_ptr<uint8_t, MemoryUnmap> data_;
   uint32_t partitions_ = 0;
   uint64_t partition_bytes_ = 0;
   uint64_t chunks_per_partition_ = 0;

@@ -23,6 +23,7 @@
 #include <memory>
 
 #include "isa/diagnostic.h"
+#include "sim/convert.h"
 
 namespace nkisim::sim {
 namespace {
@@ -342,7 +343,10 @@ uint32_t int_to_int(int64_t v, isa::DType t) {
 
 }  // namespace
 
-HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested) {
+namespace {
+// to_host_array's body; `steal` (the file's own data, or null) is moved instead of copied when the data is
+// used as is.
+HostArray convert(const NpyFile& f, std::optional<isa::DType> requested, std::vector<uint8_t>* steal) {
   char order, kind;
   unsigned size;
   std::string norm;
@@ -358,7 +362,7 @@ HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested) {
       const auto t = static_cast<isa::DType>(k);
       if (isa::is_numpy_native(t) && isa::dtype_numpy_descr(t) == norm) {
         a.dtype = t;
-        a.data = f.data;
+        a.data = steal ? std::move(*steal) : f.data;
         return a;
       }
     }
@@ -378,15 +382,28 @@ HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested) {
   const bool raw_same_width =
       size == tsize && (kind == 'V' || (!isa::is_numpy_native(t) && (kind == 'u' || kind == 'i')));
   if (native_same || raw_same_width) {
-    a.data = f.data;
+    a.data = steal ? std::move(*steal) : f.data;
     return a;
   }
+  if (isa::dtype_kind(t) == isa::DTypeKind::Packed)
+    throw Error("a packed MX dtype (" + std::string(isa::dtype_name(t)) + ") takes its raw " +
+                std::to_string(tsize * 8) + "-bit words (e.g. uint" + std::to_string(tsize * 8) + " data), not " + norm);
   if (kind == 'V')
     throw Error("raw dtype " + norm + " has " + std::to_string(size) + "-byte elements but " +
                 std::string(isa::dtype_name(t)) + " needs " + std::to_string(tsize));
   a.data.resize(n * tsize);
   const uint8_t* src = f.data.data();
   uint8_t* dst = a.data.data();
+  if (kind == 'f' && size == 4 && isa::is_float(t)) {  // float32 data: the run-level conversion (same bits)
+    constexpr size_t kBlock = 4096;
+    float buf[kBlock];
+    for (size_t k = 0; k < n; k += kBlock) {
+      const size_t m = std::min(kBlock, n - k);
+      std::memcpy(buf, src + k * 4, m * 4);
+      store_f32(t, dst + k * tsize, tsize, m, buf);
+    }
+    return a;
+  }
   for (size_t k = 0; k < n; ++k, src += size, dst += tsize) {
     uint32_t bits;
     if (kind == 'f') {
@@ -404,6 +421,15 @@ HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested) {
 }
 
 // --- writer ----------------------------------------------------------------------------------------
+}  // namespace
+
+HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested) {
+  return convert(f, requested, nullptr);
+}
+HostArray to_host_array(NpyFile&& f, std::optional<isa::DType> requested) {
+  return convert(f, requested, &f.data);
+}
+
 void write_npy(const std::string& path, const HostArray& a, bool raw_low_precision) {
   const isa::DType t = a.dtype;
   const unsigned size = isa::dtype_size(t);
@@ -415,7 +441,8 @@ void write_npy(const std::string& path, const HostArray& a, bool raw_low_precisi
   std::vector<uint8_t> widened;
   if (isa::is_numpy_native(t)) {
     descr = std::string(isa::dtype_numpy_descr(t));
-  } else if (raw_low_precision) {
+  } else if (raw_low_precision || isa::dtype_kind(t) == isa::DTypeKind::Packed) {
+    // Packed MX dtypes (4 values per element) are always written as their raw words (uint32 / uint16).
     descr = size == 1 ? "|u1" : "<u" + std::to_string(size);
   } else {
     descr = "<f4";

@@ -28,6 +28,8 @@ NpyFile read_npy(const std::string& path);
 //   type numpy lacks; integer data converts numerically (saturating, as from_f32 does).
 // Throws nkisim::Error with a message that does not include the path (the caller prefixes it).
 HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested);
+// The same, taking over f's data instead of copying it when it needs no conversion (f.data is left empty).
+HostArray to_host_array(NpyFile&& f, std::optional<isa::DType> requested);
 
 // Writes `a`. Float dtypes numpy lacks (bfloat16, tfloat32, fp8) are widened to float32 (exact) unless
 // raw_low_precision, in which case their raw bits are written as unsigned integers of the same width.

@@ -17,6 +17,7 @@ struct PeState {
   bool loaded = false;
   isa::DType dtype = isa::DType::bfloat16;
   bool double_row = false;
+  bool mx = false;  // loaded by load_stationary_mx: `value` holds the dequantized [4K, M] weights
   uint32_t rows = 0;  // contraction length K (2K in double-row mode)
   uint32_t cols = 0;  // M: output partitions
   std::vector<float> value;
@@ -27,6 +28,7 @@ struct PeState {
     loaded = true;
     dtype = t;
     double_row = dbl;
+    mx = false;
     rows = r;
     cols = c;
     value.resize(size_t(r) * c);

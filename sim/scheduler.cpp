@@ -20,6 +20,7 @@
 #include <ctime>
 #include <sstream>
 
+#include "sim/exec_control.h"
 #include "sim/scheduler_impl.h"
 
 namespace nkisim::sim {
@@ -80,31 +81,44 @@ void Scheduler::run() {
 }
 
 void Scheduler::loop() {
+  start();
+  while (!events_.empty()) step();
+}
+
+void Scheduler::start() {
   for (int e = 0; e < isa::kNumEngines; ++e) try_issue(e);
-  while (!events_.empty()) {
-    const Event ev = events_.top();
-    events_.pop();
-    now_ = ev.t;
-    switch (ev.kind) {
-      case Ev::Complete: on_complete(ev.unit, ev.id); break;
-      case Ev::TriggerDone:
-        dma_submit(ev.unit, ev.id);
-        on_complete(ev.unit, ev.id);
-        break;
-      case Ev::EngineFree:
-        eng_[ev.unit].free_event = false;
-        try_issue(ev.unit);
-        break;
-      case Ev::DmaEligible: on_dma_eligible(ev.id); break;
-      case Ev::DmaShareDone:
-        if (ev.mask) {
-          on_shares_done(ev.mask);
-        } else {  // a DMA engine beyond the mask width
-          on_share_done(uint32_t(ev.unit - kDmaUnit0));
-          flush_shares();
-        }
-        break;
-    }
+}
+
+void Scheduler::finish_run() {
+  finish_prepare();
+  check_deadlock();
+  finish();
+}
+
+void Scheduler::step() {
+  const Event ev = events_.top();
+  events_.pop();
+  now_ = ev.t;
+  switch (ev.kind) {
+    case Ev::Complete: on_complete(ev.unit, ev.id); break;
+    case Ev::TriggerDone:
+      dma_submit(ev.unit, ev.id);
+      on_complete(ev.unit, ev.id);
+      break;
+    case Ev::EngineFree:
+      eng_[ev.unit].free_event = false;
+      try_issue(ev.unit);
+      break;
+    case Ev::DmaEligible: on_dma_eligible(ev.id); break;
+    case Ev::SeqDone: on_sequencer_done(ev.unit, ev.id); break;
+    case Ev::DmaShareDone:
+      if (ev.mask) {
+        on_shares_done(ev.mask);
+      } else {  // a DMA engine beyond the mask width
+        on_share_done(uint32_t(ev.unit - kDmaUnit0));
+        flush_shares();
+      }
+      break;
   }
 }
 
@@ -140,6 +154,10 @@ void Scheduler::try_issue(int e) {
     ensure_ready(e, i);
     const uint32_t id = gid(e, i);
     const OpInfo& op = ops_[id];
+    if (op.cls == OpClass::sequencer) {  // registers and branches (scheduler_control.cpp)
+      if (!issue_sequencer(e, i, op)) return;
+      continue;
+    }
     if (!waits_hold(op)) {  // retried after semaphore updates
       blocked_ |= 1u << e;
       return;
@@ -268,6 +286,18 @@ void Scheduler::check_deadlock() const {
     const EngineState& s = eng_[size_t(e)];
     if (s.pc >= p_.streams[size_t(e)].size()) continue;
     const Instruction& ins = ins_at(e, s.pc);
+    if (ins.op == isa::Opcode::sem_wait_reg && sems_[ins.params.sem] < sem_wait_reg_threshold(ctx_, ins)) {
+      std::ostringstream os;
+      os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << ins.params.sem
+         << " >= " << sem_wait_reg_threshold(ctx_, ins) << " (value is " << sems_[ins.params.sem] << ")";
+      ctx_.fail(ins, os.str());
+    }
+    if (ins.op == isa::Opcode::core_barrier && sems_[ins.params.sem] < int64_t(ins.params.rimm)) {
+      std::ostringstream os;
+      os << "deadlock: " << isa::engine_name(Engine(e)) << " waits at core_barrier for the other core (semaphore "
+         << ins.params.sem << " >= " << ins.params.rimm << ", value is " << sems_[ins.params.sem] << ")";
+      ctx_.fail(ins, os.str());
+    }
     for (const isa::SemWait& w : ins.waits) {
       if (sems_[w.sem] >= int64_t(w.value)) continue;
       std::ostringstream os;
@@ -319,10 +349,11 @@ void run_program(ExecContext& ctx, const Options& opts, Result& r) {
 
 // Functional mode: sweep the engines, executing each stream as far as its waits allow; a DMA completes
 // at its trigger. A race-free program gets the same numerics as the timed run.
-void run_functional(ExecContext& ctx, Result& r) {
+void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations) {
   const isa::Program& p = ctx.program;
   std::vector<int64_t> sems(p.num_semaphores, 0);
   std::array<size_t, isa::kNumEngines> pc{};
+  std::array<uint64_t, isa::kNumEngines> taken{};  // taken branches per engine (Options::max_loop_iterations)
   bool progress = true;
   while (progress) {
     progress = false;
@@ -332,10 +363,20 @@ void run_functional(ExecContext& ctx, Result& r) {
         const Instruction& ins = stream[pc[size_t(e)]];
         bool ok = true;
         for (const isa::SemWait& w : ins.waits) ok = ok && sems[w.sem] >= int64_t(w.value);
+        if (ins.op == isa::Opcode::sem_wait_reg) ok = ok && sems[ins.params.sem] >= sem_wait_reg_threshold(ctx, ins);
         if (!ok) break;
-        execute(ctx, ins);
+        size_t next = pc[size_t(e)] + 1;
+        if (ins.op == isa::Opcode::core_barrier) ctx.fail(ins, "core_barrier: needs an LNC=2 timed run (--lnc 2)");
+        if (ins.op == isa::Opcode::branch) {
+          if (branch_taken(ctx, ins)) {
+            if (++taken[size_t(e)] > max_loop_iterations) loop_budget_error(ctx, ins, max_loop_iterations);
+            next = size_t(ins.params.target);
+          }
+        } else {
+          execute(ctx, ins);
+        }
         for (const isa::SemUpdate& u : ins.updates) sems[u.sem] += u.add;
-        ++pc[size_t(e)];
+        pc[size_t(e)] = next;
         progress = true;
       }
     }
@@ -343,6 +384,12 @@ void run_functional(ExecContext& ctx, Result& r) {
   for (int e = 0; e < isa::kNumEngines; ++e) {
     if (pc[size_t(e)] >= p.streams[size_t(e)].size()) continue;
     const Instruction& ins = p.streams[size_t(e)][pc[size_t(e)]];
+    if (ins.op == isa::Opcode::sem_wait_reg && sems[ins.params.sem] < sem_wait_reg_threshold(ctx, ins)) {
+      std::ostringstream os;
+      os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << ins.params.sem << " >= "
+         << sem_wait_reg_threshold(ctx, ins) << " (value is " << sems[ins.params.sem] << ")";
+      ctx.fail(ins, os.str());
+    }
     for (const isa::SemWait& w : ins.waits)
       if (sems[w.sem] < int64_t(w.value)) {
         std::ostringstream os;

@@ -19,6 +19,13 @@ void run_program(ExecContext& ctx, const Options& opts, Result& r);
 
 // Runs ctx.program for its numerics only: every engine executes its stream in order as far as its
 // semaphore waits allow, DMA transfers complete at their trigger. No timing (r.total_ns = 0).
-void run_functional(ExecContext& ctx, Result& r);
+void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations);
+
+// simulate()'s pieces (sim/simulate.cpp), shared with simulate_lnc (sim/simulate_lnc.cpp).
+uint64_t hbm_space_bytes(const isa::Program& p);  // the HBM the program's tensors need
+// Checks the inputs against the program's Input tensors and copies them into ctx.mem.hbm (not for a
+// timing-only run without inputs).
+void bind_inputs(ExecContext& ctx, std::span<const HostArray> inputs, const Options& opts);
+void read_results(ExecContext& ctx, Result& r);  // outputs and written inputs from ctx.mem.hbm
 
 }  // namespace nkisim::sim

@@ -32,6 +32,8 @@ void Scheduler::dma_submit(int e, uint32_t i) {
   tr.queue = plan.queue;
   tr.enqueue = now_;
   tr.pred = TimingRef{TimingRef::Instr, id};
+  if (ins_at(e, i).params.ind_kind == 3 && ins_at(e, i).params.rs0 < ctx_.regs[size_t(e)].size())
+    tr.reg = ctx_.regs[size_t(e)][ins_at(e, i).params.rs0];  // registers are read at the trigger
   double ready = now_;
   if (dge_mode(ins_at(e, i), t_) == DgeMode::hwdge && t_.dma_hwdge_ns > 0 && !dge_free_.empty()) {
     auto it = std::min_element(dge_free_.begin(), dge_free_.end());
@@ -152,7 +154,7 @@ void Scheduler::start_share(uint32_t d, size_t q) {
   const double nrows = plan.rows[d];
   // What delayed this share: its own eligibility (the trigger), or the work ahead of it on this engine.
   const TimingRef why = now_ > tr.eligible && en.last.kind != TimingRef::None ? en.last : tr.pred;
-  double rate = t_.dma_engine_bytes_per_ns;
+  double rate = t_.dma_engine_bytes_per_ns * plan.layout.rate_factor;
   en.hbm = plan.layout.hbm && t_.hbm_bytes_per_ns > 0;
   if (en.hbm) {
     ++hbm_active_;
@@ -222,7 +224,11 @@ void Scheduler::transfer_done(uint32_t x) {
   Transfer& tr = transfers_[x];
   const int e = tr.engine;
   const uint32_t i = tr.index;
-  if (execute_) execute(ctx_, ins_at(e, i));
+  if (execute_) {
+    if (ins_at(e, i).params.ind_kind == 3) ctx_.dma_register = tr.reg;
+    execute(ctx_, ins_at(e, i));
+    ctx_.dma_register.reset();
+  }
   apply_updates(ops_[tr.gid], TimingRef{TimingRef::Transfer, x});
   last_ = std::max(last_, now_);
   if (collect_) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <queue>
 #include <thread>
@@ -37,7 +38,8 @@ inline bool overlaps(const Footprint& a, const Footprint& b) {
 
 // What the event loop needs of an instruction, compiled once by Scheduler::prepare_chunk() so the loop never
 // touches the (large) isa::Instruction in a timing-only run.
-enum class OpClass : uint8_t { datapath, dma, control };
+// sequencer: register / branch instructions (sim/exec_control.h), run when the engine has drained.
+enum class OpClass : uint8_t { datapath, dma, control, sequencer };
 struct DmaPlan;
 struct OpInfo {  // 40 bytes; no member initializers, so a big array of them can be left unwritten until used
   double cost_ns;                // engine_ns()
@@ -55,7 +57,7 @@ struct OpInfo {  // 40 bytes; no member initializers, so a big array of them can
   uint32_t psum_mask;            // PSUM banks a Vector/Scalar datapath instruction touches
 };
 
-enum class Ev : uint8_t { Complete, TriggerDone, EngineFree, DmaEligible, DmaShareDone };
+enum class Ev : uint8_t { Complete, TriggerDone, EngineFree, DmaEligible, DmaShareDone, SeqDone };
 inline constexpr uint8_t kTransferUnit = isa::kNumEngines;      // transfer-level events
 inline constexpr uint8_t kDmaUnit0 = isa::kNumEngines + 1;      // DMA engine d is unit kDmaUnit0 + d
 
@@ -151,6 +153,7 @@ struct Transfer {
   uint16_t queue = 0;
   uint16_t pending = 0;       // DMA engines that have not reported completion
   uint32_t nshares = 0;       // DMA engines that move data
+  int32_t reg = 0;            // ind=3: the scalar_offset register at the trigger (ExecContext::dma_register)
   const DmaPlan* plan = nullptr;
   double enqueue = 0, eligible = 0, first_start = -1;
   double last_report = -1;
@@ -206,6 +209,18 @@ class Scheduler {
   Scheduler(ExecContext& ctx, const Options& opts, Result& r);
   void run();
 
+  // ---- several cores in one timeline (sim/simulate_lnc.cpp) ----
+  // The driver calls start(), then step() while events remain, taking the earliest next_time() over the
+  // cores, then finish_run(). remote_update delivers this core's core_barrier signals to the peer, which
+  // applies them with external_update at the arrival time.
+  void start();
+  bool idle() const { return events_.empty(); }
+  double next_time() const { return events_.top().t; }
+  void step();
+  void finish_run();
+  void external_update(uint16_t sem, uint32_t add, double t);
+  std::function<void(uint16_t sem, uint32_t add, double t)> remote_update;
+
  private:
   void loop();
   // ---- scheduler_prepare.cpp ----
@@ -236,6 +251,8 @@ class Scheduler {
   void try_issue(int e);
   void try_issue_all();
   void on_complete(int e, uint32_t i);
+  bool issue_sequencer(int e, uint32_t i, const OpInfo& op);  // scheduler_control.cpp
+  void on_sequencer_done(int e, uint32_t i);
   void retire_in_order(int e);
   void apply_updates(const OpInfo& op, TimingRef who);
   void check_deadlock() const;
@@ -287,6 +304,8 @@ class Scheduler {
   std::array<std::vector<uint8_t>, isa::kNumEngines> done_;
   double now_ = 0, last_ = 0;
   uint32_t blocked_ = 0;       // engines whose next instruction waits on a semaphore
+  std::array<uint64_t, isa::kNumEngines> taken_{};  // taken branches per engine (Options::max_loop_iterations)
+  std::array<bool, isa::kNumEngines> barrier_sent_{};  // the engine's pending core_barrier has signalled
   bool sem_changed_ = false;   // a semaphore changed since blocked engines were last retried
 
   // Same-engine RAW latency: the last results of each compute engine.

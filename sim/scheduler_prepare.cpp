@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 
+#include "sim/exec_control.h"
 #include "sim/scheduler.h"
 #include "sim/scheduler_impl.h"
 
@@ -132,6 +133,7 @@ const isa::InstrInfo& validate_instruction(const ExecContext& ctx, int e, const 
     if (!out[size_t(s)].ok) ctx.check(ins, s, inf.operands[s].written);
   }
   check_control(ctx, inf, ins);
+  if (is_sequencer_op(ins.op)) check_sequencer(ctx, e, ins);
   return inf;
 }
 
@@ -189,6 +191,7 @@ void Scheduler::prepare_chunk(int e, uint32_t c) {
     op = OpInfo{};
     op.cost_ns = engine_ns(ins, Engine(e), t_);
     op.cls = inf.cost == isa::CostClass::dma       ? OpClass::dma
+             : is_sequencer_op(ins.op)             ? OpClass::sequencer
              : inf.cost == isa::CostClass::control ? OpClass::control
                                                    : OpClass::datapath;
     if (ins.waits.size() > 0xffff || ins.updates.size() > 0xffff)

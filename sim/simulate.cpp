@@ -55,11 +55,28 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   if (!target) target = isa::find_target(p.target);
   if (!target) throw Error("unknown target '" + p.target + "'");
 
+  ExecContext ctx(p, *target, hbm_space_bytes(p));
+  if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)
+  bind_inputs(ctx, inputs, opts);
+  if (opts.functional && opts.timing_only) throw Error("functional and timing-only runs exclude each other");
+
+  Result r;
+  r.target = target->name;
+  if (opts.functional) run_functional(ctx, r, opts.max_loop_iterations);
+  else run_program(ctx, opts, r);
+  if (opts.timing_only) return r;  // no outputs: nothing was computed
+  read_results(ctx, r);
+  return r;
+}
+
+uint64_t hbm_space_bytes(const isa::Program& p) {
   uint64_t hbm_bytes = p.hbm_bytes;
   for (const HbmTensor& t : p.hbm_tensors) hbm_bytes = std::max(hbm_bytes, t.address + t.bytes);
-  ExecContext ctx(p, *target, hbm_bytes);
-  if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)
+  return hbm_bytes;
+}
 
+void bind_inputs(ExecContext& ctx, std::span<const HostArray> inputs, const Options& opts) {
+  const isa::Program& p = ctx.program;
   // Bind the inputs (param_index order) and copy them into HBM.
   std::vector<size_t> in = inputs_in_order(p);
   // A timing-only run computes nothing, so it may be given no inputs at all.
@@ -85,18 +102,13 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
     ctx.mem.hbm.prepare_overwrite(0, 1, t.address, t.address + t.bytes);
     if (t.bytes) std::memcpy(ctx.mem.hbm.ptr(0, t.address), a.data.data(), t.bytes);
   }
-  if (opts.functional && opts.timing_only) throw Error("functional and timing-only runs exclude each other");
+}
 
-  Result r;
-  r.target = target->name;
-  if (opts.functional) run_functional(ctx, r);
-  else run_program(ctx, opts, r);
-  if (opts.timing_only) return r;  // no outputs: nothing was computed
-
+void read_results(ExecContext& ctx, Result& r) {
+  const isa::Program& p = ctx.program;
   for (size_t i : outputs_in_order(p)) r.outputs.push_back(read_tensor(ctx, p.hbm_tensors[i]));
-  for (size_t i : in)
+  for (size_t i : inputs_in_order(p))
     if (ctx.tensor_written[i]) r.written_inputs.emplace_back(p.hbm_tensors[i].name, read_tensor(ctx, p.hbm_tensors[i]));
-  return r;
 }
 
 }  // namespace nkisim::sim

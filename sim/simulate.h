@@ -23,6 +23,9 @@ struct Options {
   bool timing_only = false;  // skip the executors: timing and stats only, no data effects, no outputs
   bool functional = false;   // numerics only: run the streams in a semaphore-respecting order, no timing
   bool parallel = true;      // programs of 64K+ instructions: validate and compile on a second thread
+  // Dynamic loops: an engine that takes more branches than this stops the run with a located error at
+  // the branch (an endless loop never hangs the simulator).
+  uint64_t max_loop_iterations = 1000000;
 };
 
 struct EngineStats {
@@ -130,6 +133,23 @@ struct Result {
 // that tensor's dtype and shape (a timing-only run may pass none). Throws nkisim::Error (located at the kernel line of the instruction when
 // a run-time hardware rule is broken, e.g. a semaphore deadlock or an out-of-range access).
 Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const Options& opts = {});
+
+// LNC=2 (machine.md §12, docs/lnc.md): programs[c] runs on physical core c; all cores run concurrently in one
+// timeline, each with its own SBUF, PSUM, engines, registers, semaphores and DMA queues, sharing HBM (the
+// programs must lay out the same HBM tensors). Inputs bind and outputs are read once, in the shared HBM.
+// core_barrier signals cross between the cores. No functional mode.
+struct LncResult {
+  std::vector<Result> cores;       // per core: timing, stats, trace (no outputs)
+  std::vector<HostArray> outputs;  // the kernel's returned tensors (shared HBM)
+  std::vector<std::pair<std::string, HostArray>> written_inputs;
+  double total_ns = 0;             // the later core's end
+};
+LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const HostArray> inputs,
+                       const Options& opts = {});
+// --stats / --trace of an LNC run (sim/report_lnc.cpp): {"lnc", "target", "total_ns", "total_cycles",
+// "cores": [the per-core stats]}; one trace process per core in one timeline.
+void write_lnc_stats_json(const LncResult& r, std::ostream& os);
+void write_lnc_trace_json(const LncResult& r, std::ostream& os);
 
 // JSON writers for the CLI's --stats and --trace (formats in docs/cli.md).
 void write_stats_json(const Result& r, std::ostream& os);

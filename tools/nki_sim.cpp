@@ -1,6 +1,8 @@
 // nki_sim.cpp - the nki-sim command line: compile an NKI kernel, simulate it, write outputs and reports.
 #include <boost/program_options.hpp>
 #include <cerrno>
+#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -29,6 +31,56 @@ constexpr const char* kUsage =
     "               [--profile[=FILE]] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
     "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n";
 
+
+// --time-phases: wall and CPU time (all threads of the process) of each phase, printed to stderr at the end.
+// The CPU figure is what to compare on a loaded machine, where wall time includes waiting for a core.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(bool on) : on_(on), last_(now()), start_(last_) {}
+  // Ends the current phase under `name` (phases of the same name add up).
+  void lap(const char* name) {
+    if (!on_) return;
+    Stamp t = now();
+    Phase d{name, t.wall - last_.wall, t.cpu - last_.cpu};
+    last_ = t;
+    for (auto& p : phases_)
+      if (p.name == name) {
+        p.wall += d.wall;
+        p.cpu += d.cpu;
+        return;
+      }
+    phases_.push_back(d);
+  }
+  void print(uint64_t instructions) const {
+    if (!on_) return;
+    std::fprintf(stderr, "nki-sim: phase    wall s    cpu s\n");
+    for (auto& p : phases_) std::fprintf(stderr, "nki-sim: %-8s %8.4f %8.4f\n", p.name.c_str(), p.wall, p.cpu);
+    std::fprintf(stderr, "nki-sim: %-8s %8.4f %8.4f\n", "total", last_.wall - start_.wall, last_.cpu - start_.cpu);
+    for (auto& p : phases_)
+      if (p.name == "simulate" && instructions)
+        std::fprintf(stderr, "nki-sim: simulate: %llu instructions, %.3f us wall, %.3f us cpu per instruction\n",
+                     static_cast<unsigned long long>(instructions), p.wall / double(instructions) * 1e6,
+                     p.cpu / double(instructions) * 1e6);
+  }
+
+ private:
+  struct Stamp {
+    double wall, cpu;
+  };
+  struct Phase {
+    std::string name;
+    double wall, cpu;
+  };
+  static Stamp now() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return {std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(),
+            double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9};
+  }
+  bool on_;
+  Stamp last_, start_;
+  std::vector<Phase> phases_;
+};
 
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* what) {
   size_t eq = s.find('=');
@@ -63,7 +115,11 @@ int run(int argc, char** argv) {
       ("include,I", po::value<std::vector<std::string>>()->composing(), "add a directory to the kernel import search path")
       ("max-steps", po::value<uint64_t>(), "compile-time evaluation budget in steps (default 100000000)")
       ("max-instructions", po::value<uint64_t>(), "budget of nki.isa instructions a kernel may emit (default 5000000)")
+      ("max-loop-iterations", po::value<uint64_t>(), "run-time budget of taken branches per engine in dynamic loops (default 1000000)")
+      ("lnc", po::value<int>(), "1|2: logical NeuronCore size (kernel[N]); 2 compiles the kernel once per core (nl.program_id(0) = 0, 1) and simulates both cores sharing HBM (trn2/trn3)")
       ("max-recursion", po::value<int>(), "depth limit of compile-time Python calls (default 1000)")
+      ("grid", po::value<std::string>(),
+       "N[,M...]: a legacy SPMD launch grid; the kernel runs once per program id (nl.program_id), serially on one core")
       ("raw-low-precision", "write bfloat16/fp8/tfloat32 outputs as raw bits (unsigned ints) instead of float32")
       ("profile", po::value<std::string>()->implicit_value("-"),
        "print a profile (time per source line and opcode, engine busy %, critical path, biggest stalls) to stdout, "
@@ -73,6 +129,7 @@ int run(int argc, char** argv) {
        "--explain=FILE:LINE keeps the instructions of one kernel source line")
       ("functional", "numerics only, no timing model (fastest golden runs)")
       ("timing-only", "timing only: skip the numerics; no outputs are written")
+      ("time-phases", "print the wall time of each phase (inputs, compile, lower, simulate, outputs) to stderr")
       ("quiet,q", "print nothing on success");
   const po::variables_map vm = cli::parse(argc, argv, opts, "kernel-file");
   if (vm.count("help")) {
@@ -84,6 +141,7 @@ int run(int argc, char** argv) {
   if (vm.count("kernel-file") && from_binary) throw cli::UsageError("give either a kernel file or --program, not both");
   const std::string kernel_path = from_binary ? vm["program"].as<std::string>() : vm["kernel-file"].as<std::string>();
   const bool quiet = vm.count("quiet") > 0;
+  PhaseTimer phases(vm.count("time-phases") > 0);
 
   std::optional<isa::TargetDesc> target = isa::find_target(vm["target"].as<std::string>());
   if (!target) throw cli::UsageError("unknown target '" + vm["target"].as<std::string>() + "' (expected trn1, trn2 or trn3)");
@@ -135,6 +193,20 @@ int run(int argc, char** argv) {
   if (vm.count("include")) copts.include_dirs = vm["include"].as<std::vector<std::string>>();
   if (vm.count("max-steps")) copts.max_steps = vm["max-steps"].as<uint64_t>();
   if (vm.count("max-instructions")) copts.max_instructions = vm["max-instructions"].as<uint64_t>();
+  if (vm.count("grid")) {
+    std::stringstream ss(vm["grid"].as<std::string>());
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      char* end = nullptr;
+      long long n = std::strtoll(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || n < 1 || n > 65536)
+        throw cli::UsageError("--grid expects positive integers separated by commas (e.g. 4 or 2,3), got '" +
+                              vm["grid"].as<std::string>() + "'");
+      copts.grid.push_back(n);
+    }
+    if (copts.grid.empty() || copts.grid.size() > 4)
+      throw cli::UsageError("--grid expects 1 to 4 dimensions, got '" + vm["grid"].as<std::string>() + "'");
+  }
   if (vm.count("max-recursion")) {
     copts.max_recursion = vm["max-recursion"].as<int>();
     if (copts.max_recursion < 1) throw cli::UsageError("--max-recursion must be at least 1");
@@ -153,16 +225,75 @@ int run(int argc, char** argv) {
       }
       sim::NpyFile f = sim::read_npy(path);
       try {
-        inputs.push_back(sim::to_host_array(f, dtype));
+        inputs.push_back(sim::to_host_array(std::move(f), dtype));
       } catch (const Error& e) {
         throw Error(path + ": " + e.what());
       }
       copts.inputs.push_back({inputs.back().dtype, inputs.back().shape});
     }
+  phases.lap("inputs");
+
+  const int lnc = vm.count("lnc") ? vm["lnc"].as<int>() : 1;
+  if (lnc != 1 && lnc != 2) throw cli::UsageError("--lnc must be 1 or 2, got " + std::to_string(lnc));
+  if (lnc > int(target->max_lnc))
+    throw cli::UsageError("--lnc " + std::to_string(lnc) + ": " + target->name + " supports only LNC=" +
+                          std::to_string(int(target->max_lnc)));
+  if (lnc > 1) {
+    if (from_binary) throw cli::UsageError("--lnc 2 compiles a kernel file once per core; it cannot run --program");
+    if (functional) throw cli::UsageError("--lnc 2 needs the timing model (no --functional)");
+    if (!emit_kind.empty() || vm.count("profile") || vm.count("explain") || vm.count("grid"))
+      throw cli::UsageError("--lnc 2 does not support --emit, --profile, --explain or --grid yet");
+    std::vector<isa::Program> programs;
+    for (int c = 0; c < lnc; ++c) {
+      copts.lnc = lnc;
+      copts.lnc_core = c;
+      programs.push_back(ir::lower(frontend::compile_to_ir(kernel_path, copts), *target));
+    }
+    phases.lap("compile");
+    sim::Options sopts;
+    sopts.target = *target;
+    sopts.trace = vm.count("trace") > 0;
+    sopts.timing_only = timing_only;
+    if (vm.count("max-loop-iterations")) sopts.max_loop_iterations = vm["max-loop-iterations"].as<uint64_t>();
+    sim::LncResult r = sim::simulate_lnc(programs, inputs, sopts);
+    phases.lap("simulate");
+    const std::string out_dir = vm["output-dir"].as<std::string>();
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) throw Error(out_dir + ": cannot create output directory: " + ec.message());
+    const bool raw = vm.count("raw-low-precision") > 0;
+    std::vector<std::string> written;
+    for (size_t i = 0; i < r.outputs.size(); ++i) {
+      written.push_back((fs::path(out_dir) / ("output_" + std::to_string(i) + ".npy")).string());
+      sim::write_npy(written.back(), r.outputs[i], raw);
+    }
+    for (auto& [name, arr] : r.written_inputs) {
+      written.push_back((fs::path(out_dir) / ("input_" + name + ".npy")).string());
+      sim::write_npy(written.back(), arr, raw);
+    }
+    if (vm.count("stats")) {
+      std::ofstream f(vm["stats"].as<std::string>());
+      sim::write_lnc_stats_json(r, f);
+      if (!f.flush()) throw Error(vm["stats"].as<std::string>() + ": cannot write file");
+    }
+    if (vm.count("trace")) {
+      std::ofstream f(vm["trace"].as<std::string>());
+      sim::write_lnc_trace_json(r, f);
+      if (!f.flush()) throw Error(vm["trace"].as<std::string>() + ": cannot write file");
+    }
+    if (!quiet)
+      for (int c = 0; c < lnc; ++c)
+        std::cout << "core " << c << ": "
+                  << sim::format_summary(programs[size_t(c)], r.cores[size_t(c)],
+                                         c + 1 == lnc ? written : std::vector<std::string>{});
+    phases.lap("outputs");
+    return 0;
+  }
 
   isa::Program program;
   if (from_binary) {
     program = isa::decode_program(cli::read_file(kernel_path), kernel_path);
+    phases.lap("decode");
     // A binary runs on the target it was compiled for unless --target says otherwise.
     if (vm["target"].defaulted() && program.target != target->name) {
       std::optional<isa::TargetDesc> t = isa::find_target(program.target);
@@ -172,8 +303,10 @@ int run(int argc, char** argv) {
     }
   } else {
     ir::Kernel kernel = frontend::compile_to_ir(kernel_path, copts);
+    phases.lap("compile");
     if (emit_kind == "ir") write_text(emit_file, ir::print_kernel(kernel));
     program = ir::lower(kernel, *target);
+    phases.lap("lower");
   }
   if (emit_kind == "asm") write_text(emit_file, isa::print_asm(program));
   if (emit_kind == "bin") {
@@ -187,7 +320,10 @@ int run(int argc, char** argv) {
   sopts.timeline = vm.count("profile") > 0 || vm.count("explain") > 0;
   sopts.functional = functional;
   sopts.timing_only = timing_only;
+  if (vm.count("max-loop-iterations")) sopts.max_loop_iterations = vm["max-loop-iterations"].as<uint64_t>();
+  if (!emit_kind.empty()) phases.lap("emit");
   sim::Result r = sim::simulate(program, inputs, sopts);
+  phases.lap("simulate");
 
   const std::string out_dir = vm["output-dir"].as<std::string>();
   std::error_code ec;
@@ -221,6 +357,8 @@ int run(int argc, char** argv) {
     else write_text(dest, text);
   }
   if (vm.count("explain")) std::cout << "\n" << sim::format_explain(program, r, *target, explain_line, explain_file);
+  phases.lap("outputs");
+  phases.print(r.instructions);
   return 0;
 }
 

@@ -519,7 +519,7 @@ TEST_CASE("binary: header layout and located decode errors") {
   const Program p = small_program();
   const std::vector<uint8_t> b = encode_program(p);
   REQUIRE(b.size() > 40);
-  CHECK(std::memcmp(b.data(), "NKISIMB\0\x01\0\0\0HEAD", 16) == 0);
+  CHECK(std::memcmp(b.data(), "NKISIMB\0\x02\0\0\0HEAD", 16) == 0);
   CHECK(diff(decode_program(b, "p.nkibin"), p) == "");
 
   CHECK(decode_error({}) == "bad magic (not an nki-sim binary)");
@@ -530,7 +530,7 @@ TEST_CASE("binary: header layout and located decode errors") {
     std::copy(bytes.begin(), bytes.end(), c.begin() + long(at));
     return c;
   };
-  CHECK(decode_error(patched(8, {7})) == "unsupported format version 7 (this build reads version 1)");
+  CHECK(decode_error(patched(8, {7})) == "unsupported format version 7 (this build reads version 2)");
   CHECK(decode_error(patched(12, {'H', 'E', 'A', 'X'})) ==
         "expected section 'HEAD', found tag 0x58414548 (at byte 12)");
   CHECK(decode_error(patched(16, {0xff, 0xff})) == "truncated file at byte " + std::to_string(b.size()) +
@@ -556,7 +556,7 @@ TEST_CASE("binary: header layout and located decode errors") {
   CHECK(decode_error(patched(tens + 4 + 4 + 1, {3})) ==
         "tensor kind 3 out of range (expected < 3) (at byte " + std::to_string(tens + 9) + ")");
   CHECK(decode_error(patched(tens + 4 + 4 + 2, {99})) ==
-        "tensor dtype 99 out of range (expected < 15) (at byte " + std::to_string(tens + 10) + ")");
+        "tensor dtype 99 out of range (expected < 18) (at byte " + std::to_string(tens + 10) + ")");
   // The sync stream is the last section: its instruction starts after u8 engine + u32 count.
   const std::vector<uint8_t> sync_only = [&] {
     Program q = p;
@@ -582,8 +582,8 @@ TEST_CASE("binary: header layout and located decode errors") {
   CHECK(patched_sync(3, {9}) ==
         "location L9 out of range (the program has 3 locations) (at byte " + std::to_string(ins + 3) + ")");
   CHECK(patched_sync(7, {200}) == "ALU op 200 out of range (expected < 31) (at byte " + std::to_string(ins + 7) + ")");
-  CHECK(patched_sync(9, {21}) ==
-        "activation function 21 out of range (expected < 21) (at byte " + std::to_string(ins + 9) + ")");
+  CHECK(patched_sync(9, {22}) ==
+        "activation function 22 out of range (expected < 22) (at byte " + std::to_string(ins + 9) + ")");
   CHECK(patched_sync(22, {4}) == "reverse0 4 out of range (expected < 2) (at byte " + std::to_string(ins + 22) + ")");
   CHECK(patched_sync(27, {31}) == "reduce_cmd 31 out of range (expected < 5) (at byte " + std::to_string(ins + 27) + ")");
   // 7 bytes of opcode/engine/loc, then the parameters (params.def order; 23 bytes for the first 13), then the

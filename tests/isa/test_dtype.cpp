@@ -189,7 +189,7 @@ std::vector<float> test_inputs(const Reference& ref) {
 }  // namespace
 
 TEST_CASE("dtype metadata comes from dtypes.def") {
-  CHECK(kNumDTypes == 15);
+  CHECK(kNumDTypes == 18);  // + the 3 packed MX x4 dtypes
   CHECK(dtype_name(DType::bfloat16) == "bfloat16");
   CHECK(dtype_size(DType::bfloat16) == 2);
   CHECK(dtype_size(DType::tfloat32) == 4);

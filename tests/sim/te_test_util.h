@@ -1,6 +1,7 @@
 // te_test_util.h - helpers for the Tensor Engine tests: a program rig (inputs DMA'd to SBUF, Tensor
 // instructions in order, results copied out by the Vector engine) and reference matmuls computed here.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -147,13 +148,14 @@ inline std::vector<uint32_t> special_bits(DType t, size_t n, uint32_t seed) {
   std::vector<uint32_t> v(n);
   const unsigned bits = isa::dtype_size(t) * 8;
   for (size_t i = 0; i < n; ++i) v[i] = uint32_t(rng()) & (bits == 32 ? 0xffffffffu : (1u << bits) - 1);
-  // fixed specials at the start: NaN payloads, +-inf, -0, subnormal
+  // fixed specials at the start (as many as fit in n): NaN payloads, +-inf, -0, subnormal
+  auto put = [&](const uint32_t(&sp)[6]) { std::copy_n(std::begin(sp), std::min<size_t>(n, 6), v.begin()); };
   if (t == DType::float32) {
     const uint32_t sp[] = {0x7fc00001u, 0xffa00000u, 0x7f800000u, 0xff800000u, 0x80000000u, 0x00000001u};
-    std::copy(std::begin(sp), std::end(sp), v.begin());
+    put(sp);
   } else if (t == DType::bfloat16) {
     const uint32_t sp[] = {0x7fc1u, 0xffa0u, 0x7f80u, 0xff80u, 0x8000u, 0x0001u};
-    std::copy(std::begin(sp), std::end(sp), v.begin());
+    put(sp);
   }
   return v;
 }

@@ -1,5 +1,6 @@
-# feature: .ap(scalar_offset=...) (a dynamic offset) is rejected with a located "not supported yet" error
-# expect-error: {file}:11:9: error: ap(scalar_offset=...) (a dynamic offset) is not supported yet by nki-sim
+# feature: .ap(scalar_offset=...) on an on-chip tensor (a dynamic offset for compute engines) is rejected with a
+# located "not supported yet" error (on HBM tensors it drives indirect DMA: tests/e2e/test_dma_indirect.py)
+# expect-error: {file}:12:9: error: ap(scalar_offset=...) (a dynamic offset) on an on-chip tensor is not supported yet by nki-sim
 import nki
 import nki.language as nl
 

@@ -1,0 +1,158 @@
+// legacy_isa.cpp - neuronxcc.nki.isa: the legacy instruction signatures (nki-language.md §1.2), which take no
+// dst= and return a new tile, with dtype= and mask= keywords: nc_matmul(stationary, moving) -> PSUM fp32,
+// nc_transpose(data), tensor_tensor(data1, data2, op), tensor_scalar(data, op0, operand0, ...),
+// activation(op, data, bias=None, scale=1.0), tensor_copy(src), tensor_reduce(op, data, axis),
+// memset(shape, value, dtype). A call that passes dst= goes to the current binding unchanged.
+#include "frontend/nl_ops.h"
+
+namespace nkisim::frontend {
+
+Value nl_matmul_tile(Interp& in, const Value& stationary, const Value& moving, const char* fname);  // nl_ops_more
+Value nl_pe_transpose(Interp& in, const Value& x, const char* fname);
+
+namespace {
+using isa::DType;
+using isa_binding::present;
+using namespace nl;
+
+struct LegacySig {
+  const char* name;
+  std::vector<ParamSpec> params;  // legacy parameter order
+};
+
+// The legacy parameter lists (SDK@0521004c nki.isa); the current binding receives the same names as keywords.
+const LegacySig kSigs[] = {
+    {"nc_matmul",
+     {{"stationary", true}, {"moving", true}, {"is_stationary_onezero"}, {"is_moving_onezero"}, {"mask"},
+      {"is_transpose"}, {"tile_position"}, {"tile_size"}, {"perf_mode"}, {"dtype"}, {"name"}}},
+    {"nc_transpose", {{"data", true}, {"mask"}, {"dtype"}, {"engine"}, {"name"}}},
+    {"tensor_tensor", {{"data1", true}, {"data2", true}, {"op", true}, {"dtype"}, {"mask"}, {"engine"}, {"name"}}},
+    {"tensor_scalar",
+     {{"data", true}, {"op0", true}, {"operand0", true}, {"reverse0"}, {"op1"}, {"operand1"}, {"reverse1"},
+      {"dtype"}, {"mask"}, {"engine"}, {"name"}}},
+    {"activation",
+     {{"op", true}, {"data", true}, {"bias"}, {"scale"}, {"reduce_op"}, {"reduce_res"}, {"reduce_cmd"}, {"dtype"},
+      {"mask"}, {"name"}}},
+    {"tensor_copy", {{"src", true}, {"mask"}, {"dtype"}, {"engine"}, {"name"}}},
+    {"tensor_reduce",
+     {{"op", true}, {"data", true}, {"axis", true}, {"mask"}, {"dtype"}, {"negate"}, {"keepdims"}, {"name"}}},
+    {"memset", {{"shape", true}, {"value", true}, {"dtype", true}, {"mask"}, {"engine"}, {"name"}}},
+};
+
+bool has_kw(const CallArgs& a, const char* n) {
+  for (size_t i = 0; i < a.nkw; ++i)
+    if (sym_name(a.kw[i].first) == n) return true;
+  return false;
+}
+
+Value current_fn(Interp& in, const char* name) {
+  return in.module_cache[intern("nki.isa")].as<ModuleObj>()->globals[intern(name)];
+}
+
+Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  const LegacySig& sig = kSigs[b.data];
+  if (has_kw(a, "dst")) return in.call(current_fn(in, sig.name), a);  // current-style call
+  std::vector<Value> v(sig.params.size());
+  bind_args(sig.name, sig.params.data(), sig.params.size(), a, v.data());
+  auto arg = [&](const char* n) -> Value& {
+    for (size_t i = 0; i < sig.params.size(); ++i)
+      if (std::string(sig.params[i].name) == n) return v[i];
+    raise("TypeError", "internal: no parameter");
+  };
+  const std::string name = sig.name;
+  const char* fname = sig.name;
+  auto dt = dtype_opt(arg("dtype"), fname);
+  bool never = false;
+  AxisBounds bounds = mask_bounds(in, arg("mask"), &never, fname, /*hull=*/name != "tensor_reduce");
+  widen_partition(bounds);  // the destination is a fresh tile
+  // dst: a new tile; the other arguments go to the current binding by name.
+  Value dst;
+  if ((name == "nc_matmul" || name == "nc_transpose") && present(arg("mask")) && !arg("mask").is_none())
+    raise("NotImplementedError", std::string(fname) + ": mask= is not supported yet by nki-sim");
+  if (name == "nc_matmul") {
+    if ( present(arg("tile_position")) || present(arg("perf_mode")) ||
+        (present(arg("is_transpose")) && in.truthy(arg("is_transpose")))) {
+      // Uncommon options: a fresh PSUM tile and the current binding with every option.
+      const TensorObj* s = tile_arg(arg("stationary"), fname, "stationary");
+      const TensorObj* m = tile_arg(arg("moving"), fname, "moving");
+      const int64_t M = s->view.num_elements() / s->view.dims[0].count;
+      const int64_t N = m->view.num_elements() / m->view.dims[0].count;
+      dst = new_tile(in, {M, N}, dt.value_or(DType::float32), ir::Buffer::psum);
+    } else {
+      return nl_matmul_tile(in, arg("stationary"), arg("moving"), fname);
+    }
+  } else if (name == "nc_transpose") {
+    Value r = nl_pe_transpose(in, arg("data"), fname);
+    if (dt && *dt != r.as<TensorObj>()->view.dtype) {
+      Value c = new_tile(in, r.as<TensorObj>()->view.shape(), *dt, ir::Buffer::psum);
+      call_isa(in, "tensor_copy", {{"dst", c}, {"src", r}});
+      return c;
+    }
+    return r;
+  } else if (name == "tensor_tensor") {
+    const TensorObj* x = tile_arg(arg("data1"), fname, "data1");
+    const TensorObj* y = tile_arg(arg("data2"), fname, "data2");
+    dst = new_tile(in, x->view.shape(), dt.value_or(promote(x->view.dtype, y->view.dtype)));
+  } else if (name == "memset") {
+    std::vector<int64_t> shape;
+    for (auto& d : in.to_vector(arg("shape"))) shape.push_back(in.to_index(d, "memset() shape"));
+    dst = new_tile(in, shape, *dt);
+  } else {
+    const char* data = name == "tensor_copy" ? "src" : "data";
+    const TensorObj* x = tile_arg(arg(data), fname, data);
+    std::vector<int64_t> shape = x->view.shape();
+    if (name == "tensor_reduce") {
+      std::vector<int64_t> ax;
+      for (auto& e : arg("axis").is_int_like() ? std::vector<Value>{arg("axis")} : in.to_vector(arg("axis"))) {
+        int64_t k = in.to_index(e, "axis");
+        ax.push_back(k < 0 ? k + int64_t(shape.size()) : k);
+      }
+      std::sort(ax.begin(), ax.end());
+      const bool keep = present(arg("keepdims")) && in.truthy(arg("keepdims"));
+      if (!ax.empty() && ax[0] > 0) {
+        if (keep)
+          for (auto k : ax) shape[size_t(k)] = 1;
+        else
+          shape.resize(size_t(ax[0]));
+      }
+    }
+    dst = new_tile(in, shape, dt.value_or(x->view.dtype));
+  }
+  if (never) return dst;
+  // tensor_reduce: the reduced axes of the destination are unrestricted (keepdims) or gone.
+  AxisBounds dst_bounds = bounds;
+  if (name == "tensor_reduce" && !dst_bounds.empty()) {
+    const size_t rank = tile_arg(arg("data"), fname, "data")->view.dims.size();
+    for (auto& e : arg("axis").is_int_like() ? std::vector<Value>{arg("axis")} : in.to_vector(arg("axis"))) {
+      int64_t k = in.to_index(e, "axis");
+      if (k < 0) k += int64_t(rank);
+      if (k > 0 && size_t(k) < dst_bounds.size()) dst_bounds[size_t(k)].reset();
+    }
+  }
+  auto restrict = [&](const Value& t, bool is_dst = false) -> Value {
+    if (!t.is(VK::Tensor) || bounds.empty()) return t;
+    const TensorObj* o = t.as<TensorObj>();
+    AxisBounds bb = is_dst ? dst_bounds : bounds;
+    if (o->view.num_elements() == (o->view.dims.empty() ? 1 : o->view.dims[0].count)) bb.resize(1);  // [P,1]
+    return view_value(o, restrict_view(o->view, bb));
+  };
+  std::vector<std::pair<Sym, Value>> kw;
+  kw.emplace_back(intern("dst"), restrict(dst, true));
+  for (size_t i = 0; i < sig.params.size(); ++i) {
+    const std::string pn = sig.params[i].name;
+    if (pn == "dtype" || pn == "mask" || pn == "shape" || v[i].is_unbound()) continue;
+    kw.emplace_back(intern(sig.params[i].name), restrict(v[i]));
+  }
+  CallArgs ca{nullptr, 0, kw.data(), kw.size(), in.current_site()};
+  in.call(current_fn(in, sig.name), ca);
+  return dst;
+}
+
+}  // namespace
+
+void install_legacy_isa(Interp& in, ModuleObj* legacy_isa) {
+  for (size_t i = 0; i < sizeof(kSigs) / sizeof(kSigs[0]); ++i)
+    legacy_isa->globals[intern(kSigs[i].name)] = in.builtin(kSigs[i].name, legacy_call, Value(), int64_t(i));
+}
+
+}  // namespace nkisim::frontend

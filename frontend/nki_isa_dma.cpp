@@ -1,0 +1,341 @@
+// nki_isa_dma.cpp - nki.isa DMA instructions (nki-isa.md §3.5): dma_copy, dma_transpose, dma_compute, with
+// the DGE mode rules (dge_mode / engine=), oob_mode and indirect access patterns made by
+// `.ap(vector_offset=..., scalar_offset=...)` (nki-language.md §5).
+#include <algorithm>
+#include <climits>
+
+#include "frontend/isa_builder.h"
+#include "frontend/nki_isa_vector_util.h"
+#include "ir/view.h"
+
+namespace nkisim::frontend {
+namespace {
+using namespace isa_binding;
+using vector_binding::require_available;
+
+[[noreturn]] void not_supported_yet(const std::string& what) {
+  raise("NotImplementedError", what + " is not supported yet by nki-sim");
+}
+
+constexpr int kDgeUnknown = 0, kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
+
+int enum_value_or(const Value& v, int def) { return present(v) && v.is(VK::Enum) ? int(v.enum_value()) : def; }
+
+// The indirection of one instruction: at most one offsets tensor, shared by every indirect operand.
+struct Indirection {
+  const IndirectAp* ap = nullptr;
+  const TensorObj* base_of = nullptr;  // an indirect operand (its base tensor is the one addressed)
+  uint16_t slots = 0;
+};
+
+void note_indirect(Indirection& ind, const TensorObj* t, int slot, const char* fname) {
+  if (!t->indirect) return;
+  if (ind.ap) {
+    bool same = ind.ap->kind == t->indirect->kind && ind.ap->row_stride == t->indirect->row_stride &&
+                ind.base_of->id == t->id;
+    if (same && ind.ap->kind == 3) {
+      same = ind.ap->reg == t->indirect->reg;
+    } else if (same) {
+      const TensorObj* a = ind.ap->offsets.as<TensorObj>();
+      const TensorObj* b = t->indirect->offsets.as<TensorObj>();
+      same = a->id == b->id && a->view.offset == b->view.offset;
+    }
+    if (!same)
+      raise("ValueError", std::string(fname) +
+                              ": indirect operands must address the same tensor with the same offsets");
+  }
+  ind.ap = t->indirect.get();
+  ind.base_of = t;
+  ind.slots |= uint16_t(1u << slot);
+}
+
+// Puts the offsets tile in slot `idx`, the whole base tensor in slot `base` and the ind_* parameters.
+void emit_indirection(OpBuilder& b, const Indirection& ind, int idx, int base, const char* fname) {
+  if (!ind.ap) return;
+  const TensorObj* t = ind.base_of;
+  const ir::Tensor& bt = t->base();
+  const int64_t es = isa::dtype_size(t->view.dtype);
+  const int64_t size = bt.num_elements() * isa::dtype_size(bt.dtype) / es;
+  if (size > INT32_MAX || ind.ap->row_stride > INT32_MAX || t->view.offset > INT32_MAX)
+    raise("ValueError", std::string(fname) + ": an indirect access into '" + bt.name +
+                            "' with more than 2^31 elements is not supported");
+  if (ind.ap->kind != 3) b.operand(idx, ind.ap->offsets, ind.ap->kind == 1 ? "vector_offset" : "scalar_offset");
+  b.op().operands[size_t(base)] = ir::full_view(bt, t->id);
+  isa::InstrParams& p = b.params();
+  if (ind.ap->kind == 3) p.rs0 = uint16_t(ind.ap->reg);  // the register holding the scalar_offset
+  p.ind_kind = ind.ap->kind;
+  p.ind_opnds = ind.slots;
+  p.ind_stride = int32_t(ind.ap->row_stride);
+  p.ind_before = int32_t(t->view.offset);
+  p.ind_size = int32_t(size);
+}
+
+// dge_mode / engine= / oob_mode rules shared by dma_copy and dma_compute (nki-isa.md §3.5, DGE):
+// hwdge is trn2+, triggered by Sync or Scalar (engine=), never indirect; swdge descriptors are built on
+// GpSimd (the trigger moves there); none needs static patterns; unknown picks swdge for indirect access.
+void dge_rules(Interp& in, OpBuilder& b, const char* fname, const Value& dge_v, const Value& oob_v, bool indirect) {
+  int dge = enum_value_or(dge_v, kDgeUnknown);
+  const std::optional<isa::Engine> eng = b.op().engine;
+  const std::string f(fname);
+  if (enum_value_or(oob_v, 0) == 1) {
+    if (!indirect)
+      raise("ValueError", f + ": oob_mode.skip needs an indirect access pattern (.ap() with scalar_offset or "
+                              "vector_offset)");
+    b.params().oob_skip = true;
+  }
+  if (dge == kDgeHwdge) {
+    if (in.nki->nc_version < 3) raise("ValueError", f + ": dge_mode.hwdge needs trn2 or later (hardware DGE)");
+    if (indirect)
+      raise("ValueError", f + ": dge_mode.hwdge does not support indirect access patterns; use dge_mode.swdge");
+    if (eng && *eng != isa::Engine::Sync && *eng != isa::Engine::Scalar)
+      raise("ValueError", f + ": dge_mode.hwdge is triggered from engine.sync or engine.scalar, not engine." +
+                              std::string(isa::engine_name(*eng)));
+    if (!eng) b.op().engine = isa::Engine::Sync;
+  } else if (dge == kDgeSwdge) {
+    if (eng && *eng != isa::Engine::GpSimd)
+      raise("ValueError", f + ": dge_mode.swdge builds descriptors on engine.gpsimd; engine=engine." +
+                              std::string(isa::engine_name(*eng)) + " needs dge_mode.hwdge");
+    b.op().engine = isa::Engine::GpSimd;
+  } else if (dge == kDgeNone) {
+    if (indirect)
+      raise("ValueError", f + ": dge_mode.none needs static access patterns; an indirect access needs "
+                              "dge_mode.swdge");
+    if (eng && *eng != isa::Engine::Sync)
+      raise("ValueError", f + ": engine=engine." + std::string(isa::engine_name(*eng)) +
+                              " selects a hardware DGE trigger and needs dge_mode.hwdge");
+  } else if (indirect) {  // unknown: software DGE is the only mode with indirection
+    if (eng && *eng != isa::Engine::GpSimd)
+      raise("ValueError", f + ": an indirect access uses software DGE on engine.gpsimd; engine=engine." +
+                              std::string(isa::engine_name(*eng)) + " is not possible");
+    dge = kDgeSwdge;
+    b.op().engine = isa::Engine::GpSimd;
+  }
+  b.params().dge_mode = uint16_t(dge);
+}
+
+void check_priority(const Value& v, const char* fname) {
+  if (present(v) && (!v.is_int_like() || v.i() < 0 || v.i() > 3))
+    raise("ValueError", std::string(fname) + ": priority must be 0, 1, 2 or 3");
+}
+
+int64_t rows_of(const TensorObj* t) { return t->view.dims.empty() ? 1 : t->view.dims[0].count; }
+
+Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"priority"}, {"oob_mode"},
+                                 {"dge_mode"},  {"engine"},    {"name"}};
+  Value v[7];
+  bind("dma_copy", ps, a, v);
+  OpBuilder b(in, "dma_copy", isa::Opcode::dma_copy);
+  b.allow_indirect();
+  auto* dst = b.operand(0, v[0], "dst");
+  auto* src = b.operand(1, v[1], "src");
+  b.same_shape(dst, "dst", src, "src", false);
+  check_priority(v[2], "dma_copy");
+  b.enum_arg(v[3], EnumOobMode, "oob_mode");
+  b.enum_arg(v[4], EnumDgeMode, "dge_mode");
+  b.engine(v[5]);
+  b.name(v[6]);
+  Indirection ind;
+  note_indirect(ind, dst, 0, "dma_copy");
+  note_indirect(ind, src, 1, "dma_copy");
+  if (dst->indirect && src->indirect) raise("ValueError", "dma_copy: only one of dst and src can be indirect");
+  if (ind.ap && (rows_of(dst) != rows_of(src) || dst->view.num_elements() != src->view.num_elements()))
+    raise("ValueError", "dma_copy: with an indirect access, dst has shape " + shape_str(dst->view.shape()) +
+                            " but src has shape " + shape_str(src->view.shape()) + " (row p of src goes to row p of dst)");
+  dge_rules(in, b, "dma_copy", v[4], v[3], ind.ap != nullptr);
+  emit_indirection(b, ind, 2, 3, "dma_copy");
+  return b.emit();
+}
+
+std::string axes_str(const std::vector<int64_t>& axes) {
+  std::string s = "(";
+  for (size_t i = 0; i < axes.size(); ++i) s += (i ? ", " : "") + std::to_string(axes[i]);
+  return s + (axes.size() == 1 ? ",)" : ")");
+}
+
+Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"axes"},     {"priority"},
+                                 {"dge_mode"},  {"oob_mode"},  {"name"}};
+  Value v[7];
+  bind("dma_transpose", ps, a, v);
+  require_available(in, "dma_transpose", isa::Opcode::dma_transpose);
+  OpBuilder b(in, "dma_transpose", isa::Opcode::dma_transpose);
+  auto* dst = b.operand(0, v[0], "dst");
+  auto* src = b.operand(1, v[1], "src");
+  check_priority(v[3], "dma_transpose");
+  b.enum_arg(v[4], EnumDgeMode, "dge_mode");
+  b.enum_arg(v[5], EnumOobMode, "oob_mode");
+  b.name(v[6]);
+  const std::vector<int64_t> ss = src->view.shape(), ds = dst->view.shape();
+  const size_t n = ss.size();
+  static const std::vector<int64_t> kAllowed[3] = {{1, 0}, {2, 1, 0}, {3, 1, 2, 0}};
+  std::vector<int64_t> axes;
+  if (present(v[2])) {
+    for (auto& x : in.to_vector(v[2])) axes.push_back(in.to_index(x, "dma_transpose() axes"));
+  } else if (n >= 2 && n <= 4) {
+    axes = kAllowed[n - 2];
+  }
+  if (n < 2 || n > 4 || axes != kAllowed[n - 2])
+    raise("ValueError", "dma_transpose: axes must be (1, 0) for a 2D src, (2, 1, 0) for 3D or (3, 1, 2, 0) for 4D; got " +
+                            (present(v[2]) ? axes_str(axes) : std::string("None")) + " for src of shape " + shape_str(ss));
+  std::vector<int64_t> want;
+  for (int64_t ax : axes) want.push_back(ss[size_t(ax)]);
+  if (ds != want)
+    raise("ValueError", "dma_transpose: dst has shape " + shape_str(ds) + " but src of shape " + shape_str(ss) +
+                            " transposed by " + axes_str(axes) + " has shape " + shape_str(want));
+  if (dst->view.dtype != src->view.dtype)
+    raise("ValueError", "dma_transpose: dst and src must have the same dtype, got " +
+                            std::string(isa::dtype_name(dst->view.dtype)) + " and " +
+                            std::string(isa::dtype_name(src->view.dtype)));
+  if (src->indirect) not_supported_yet("dma_transpose with an indirect src (vector_offset / scalar_offset)");
+  const int dge = enum_value_or(v[4], kDgeUnknown);
+  if (dge == kDgeSwdge) not_supported_yet("dma_transpose(dge_mode=swdge) (the indirect form)");
+  if (dge == kDgeNone) raise("ValueError", "dma_transpose: dge_mode.none is not supported; use unknown or hwdge");
+  if (enum_value_or(v[5], 0) == 1)
+    raise("ValueError", "dma_transpose: oob_mode.skip needs an indirect src (vector_offset or scalar_offset)");
+  // Direct-form shape rules (nki-isa.md §3.5, NKI 0.6.0).
+  const std::string sh = shape_str(ss);
+  if (isa::dtype_size(src->view.dtype) != 2)
+    raise("ValueError", "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got " +
+                            std::string(isa::dtype_name(src->view.dtype)));
+  if (n == 2 && ss[0] != 16)
+    raise("ValueError", "dma_transpose: a 2D src needs src.shape[0] == 16, got src of shape " + sh);
+  if (n >= 3) {
+    if (ss[0] != 1 && ss[0] != 2 && ss[0] != 4 && ss[0] != 8 && ss[0] != 16)
+      raise("ValueError", "dma_transpose: a " + std::to_string(n) + "D src needs src.shape[0] in (1, 2, 4, 8, 16), got src of shape " + sh);
+    if ((ss[0] * ss[n - 2]) % 16 != 0)
+      raise("ValueError", "dma_transpose: a " + std::to_string(n) +
+                              "D src needs src.shape[0] * src.shape[-2] to be a multiple of 16, got src of shape " + sh);
+  }
+  if (ss[n - 1] > 128)
+    raise("ValueError", "dma_transpose: src.shape[-1] must be at most 128, got src of shape " + sh);
+  for (int64_t d : ss)
+    if (d > 65535) raise("ValueError", "dma_transpose: src dimensions must be at most 65535, got src of shape " + sh);
+  isa::InstrParams& p = b.params();
+  uint16_t code = 0;
+  for (int64_t ax : axes) code = uint16_t(code * 10 + ax);
+  p.axes = code;
+  uint16_t* tdims[4] = {&p.tdim0, &p.tdim1, &p.tdim2, &p.tdim3};
+  for (size_t k = 0; k < n; ++k) *tdims[k] = uint16_t(ss[k]);
+  if (dge == kDgeHwdge) b.op().engine = isa::Engine::Sync;
+  p.dge_mode = uint16_t(dge);
+  return b.emit();
+}
+
+// dma_compute with more than 3 sources: chained instructions accumulating in fp32 (the DMA engines sum
+// in fp32, so rounding the running sum to fp32 between instructions changes nothing), through a private
+// HBM fp32 temporary unless dst is itself fp32 and no later source aliases it.
+Value isa_dma_compute(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"dst", true}, {"srcs", true}, {"reduce_op", true}, {"scales"},
+                                 {"unique_indices"}, {"oob_mode"}, {"name"}};
+  Value v[7];
+  bind("dma_compute", ps, a, v);
+  const char* fn = "dma_compute";
+  if (!v[1].is(VK::List) && !v[1].is(VK::Tuple))
+    raise("TypeError", "dma_compute: srcs must be a list of tensors, got '" + type_name(v[1]) + "'");
+  std::vector<Value> srcs = in.to_vector(v[1]);
+  if (srcs.size() < 2 || srcs.size() > 16)
+    raise("ValueError", "dma_compute: srcs must hold 2 to 16 tensors, got " + std::to_string(srcs.size()));
+  {
+    OpBuilder probe(in, fn, isa::Opcode::dma_compute);
+    if (probe.alu(v[2], "reduce_op") != isa::AluOp::add)
+      raise("ValueError", "dma_compute: reduce_op must be nl.add (the only reduction of the DMA engines), got " + in.repr(v[2]));
+  }
+  if (present(v[3])) {
+    std::vector<Value> scales = in.to_vector(v[3]);
+    if (scales.size() != srcs.size())
+      raise("ValueError", "dma_compute: scales has " + std::to_string(scales.size()) + " entries but srcs has " +
+                              std::to_string(srcs.size()));
+    for (size_t k = 0; k < scales.size(); ++k)
+      if (!scales[k].is_number() || scales[k].num() != 1.0)
+        raise("ValueError", "dma_compute: scales must all be 1.0, got scales[" + std::to_string(k) + "] = " + in.repr(scales[k]));
+  }
+  if (present(v[4]) && !in.truthy(v[4]))
+    not_supported_yet("dma_compute(unique_indices=False) (duplicate indices)");
+  // Operand checks on the whole call first.
+  OpBuilder head(in, fn, isa::Opcode::dma_compute);
+  head.allow_indirect();
+  const TensorObj* dst = head.operand(0, v[0], "dst");
+  std::vector<const TensorObj*> st;
+  Indirection ind;
+  note_indirect(ind, dst, 0, fn);
+  for (size_t k = 0; k < srcs.size(); ++k) {
+    const std::string nm = "srcs[" + std::to_string(k) + "]";
+    const TensorObj* t = head.operand(1, srcs[k], nm.c_str());
+    if (t->view.num_elements() != dst->view.num_elements())
+      raise("ValueError", "dma_compute: " + nm + " has shape " + shape_str(t->view.shape()) + " but dst has shape " +
+                              shape_str(dst->view.shape()));
+    if (t->indirect) {
+      if (srcs.size() != 2) raise("ValueError", "dma_compute: an indirect dma_compute takes exactly 2 sources, got " + std::to_string(srcs.size()));
+      if (k != 0 && dst->indirect)
+        raise("ValueError", "dma_compute: with an indirect dst (scatter-add) the indirect source must be srcs[0]");
+    }
+    st.push_back(t);
+  }
+  if (ind.ap || std::any_of(st.begin(), st.end(), [](auto* t) { return t->indirect != nullptr; })) {
+    OpBuilder b(in, fn, isa::Opcode::dma_compute);
+    b.allow_indirect();
+    Indirection ii;
+    b.operand(0, v[0], "dst");
+    note_indirect(ii, dst, 0, fn);
+    for (int k = 0; k < 2; ++k) {
+      b.operand(1 + k, srcs[size_t(k)], k ? "srcs[1]" : "srcs[0]");
+      note_indirect(ii, st[size_t(k)], 1 + k, fn);
+    }
+    if (dst->indirect && !st[0]->indirect)
+      raise("ValueError", "dma_compute: a scatter-add (indirect dst) reads dst through srcs[0]: srcs[0] must be the same indirect access");
+    for (const TensorObj* t : {dst, st[0], st[1]})
+      if (rows_of(t) != rows_of(dst) || t->view.num_elements() != dst->view.num_elements())
+        raise("ValueError", "dma_compute: with an indirect access every operand has the shape of dst " +
+                                shape_str(dst->view.shape()) + ", got " + shape_str(t->view.shape()));
+    dge_rules(in, b, fn, Value(), v[5], true);
+    emit_indirection(b, ii, 4, 5, fn);
+    b.name(v[6]);
+    return b.emit();
+  }
+  // Static form: groups of up to 3 sources.
+  const bool direct = dst->view.dtype == isa::DType::float32 &&
+                      std::none_of(st.begin() + std::min<size_t>(3, st.size()), st.end(),
+                                   [&](auto* t) { return t->id == dst->id; });
+  Value acc = v[0];
+  if (srcs.size() > 3 && !direct) {
+    ir::Tensor tmp;
+    tmp.name = "dma_compute_acc" + std::to_string(in.kernel.tensors.size());
+    tmp.dtype = isa::DType::float32;
+    tmp.shape = {dst->view.num_elements()};
+    tmp.buffer = ir::Buffer::hbm;
+    tmp.loc = in.loc_of(in.current_site());
+    const int id = in.kernel.add_tensor(tmp);
+    acc = make<TensorObj>(id, in.kernel.full_view(id), &in.kernel);
+  }
+  size_t k = 0;
+  bool first = true;
+  while (k < srcs.size()) {
+    const size_t left = srcs.size() - k;
+    const bool last = left <= (first ? 3u : 2u);
+    OpBuilder b(in, fn, isa::Opcode::dma_compute);
+    b.operand(0, last ? v[0] : acc, "dst");
+    int slot = 1;
+    if (!first) b.operand(slot++, acc, "dst");
+    while (slot <= 3 && k < srcs.size()) {
+      const std::string nm = "srcs[" + std::to_string(k) + "]";
+      b.operand(slot++, srcs[k++], nm.c_str());
+    }
+    dge_rules(in, b, fn, Value(), v[5], false);
+    b.name(v[6]);
+    b.emit();
+    first = false;
+  }
+  return Value();
+}
+
+}  // namespace
+
+void install_nki_isa_dma(Interp& in, ModuleObj* isa) {
+  auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
+  def("dma_copy", isa_dma_copy);
+  def("dma_transpose", isa_dma_transpose);
+  def("dma_compute", isa_dma_compute);
+}
+
+}  // namespace nkisim::frontend

@@ -1,0 +1,130 @@
+// nl_ops.h - the high-level nki.language functions (tiles returned by nl.* ops, nl.load/nl.store,
+// operators on tiles) and the legacy neuronxcc.nki dataflow style (index tiles, masks, legacy nisa calls
+// without dst=). Every nl.* op allocates its result tile (a fresh SBUF or PSUM tensor) and lowers to nki.isa
+// instructions through the nki.isa bindings themselves, so operands are checked exactly as for nisa calls.
+//   nl_ops.cpp        tiles, dtype promotion, elementwise/unary ops, load/store/copy, operators, x[...] = v
+//   nl_index.cpp      nl.arange / nl.mgrid index tiles, affine index expressions, masks
+//   nl_ops_more.cpp   matmul, transpose, reductions, softmax, rms_norm, where, shape ops, ...
+//   legacy_isa.cpp    neuronxcc.nki.isa: instructions returning tiles (no dst=, dtype=/mask= keywords)
+#pragma once
+#include <initializer_list>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "frontend/isa_builder.h"
+
+namespace nkisim::frontend {
+
+// ---- index tiles (nl_index.cpp)
+
+// One iteration variable of an index tile: nl.arange(n)[:, None] is iterator 0..n-1 on tile axis 0.
+struct NlIter {
+  int axis = 0;        // tile dimension it runs along
+  int64_t extent = 1;  // number of values
+};
+
+// An affine index expression: constant + sum(coeff * iterator).
+struct IndexObj : Object {
+  std::vector<std::pair<int, int64_t>> terms;  // (iterator id, coefficient), coefficient != 0
+  int64_t constant = 0;
+  int rank = 1;        // the index tile's rank (number of axes)
+  bool unplaced = false;  // nl.arange(n) before [:, None] / [None, :]
+  IndexObj() : Object(VK::Other) {}
+  std::string type_name() const override { return "IndexTile"; }
+  std::string repr() const override;
+};
+
+// A mask: a conjunction of affine constraints `sum(coeff * iterator) + constant >= 0` (strict ones are
+// normalised to >=), or a compile-time constant when it has no iterators.
+struct PredObj : Object {
+  struct Cons {
+    std::vector<std::pair<int, int64_t>> terms;
+    int64_t constant = 0;
+  };
+  std::vector<Cons> all;  // every constraint holds
+  bool never = false;     // constant false
+  // Non-empty: the mask is the disjunction of these conjunctions (`|`, `!=`, `~` of a conjunction) and
+  // `all`/`never` are unused.
+  std::vector<std::vector<Cons>> any;
+  PredObj() : Object(VK::Other) {}
+  std::string type_name() const override { return "Mask"; }
+  std::string repr() const override { return "<mask>"; }
+};
+
+// Per-kernel state of the nl layer.
+struct NlState {
+  std::vector<NlIter> iters;
+  // The result of the latest legacy nisa.nc_matmul / nl.matmul, so that `psum += nisa.nc_matmul(...)`
+  // re-issues it into the accumulator (the PSUM tensor) instead of adding a copy.
+  struct PendingMatmul {
+    int tensor = -1;
+    size_t begin = 0, end = 0;  // its ops in Kernel::ops
+    Value stationary, moving;
+  } pending;
+  // Launch grid (--grid): the program ids of the current instance and the grid.
+  std::vector<int64_t> program_id, grid;
+  std::vector<int> shared_outputs;  // shared_hbm tensors of program 0, reused by the other programs
+  size_t shared_next = 0;
+};
+NlState& nl_state(Interp& in);
+
+// Axis ranges [lo, hi) a mask allows; nullopt = unrestricted.
+using AxisBounds = std::vector<std::optional<std::pair<int64_t, int64_t>>>;
+// The per-axis bounds of a mask= argument (None/unbound: no bounds). Sets *never when nothing is selected.
+// A mask that is not a box (it relates two index tiles, or uses `|` / `!=`) gives its bounding box when
+// `hull` (ops writing fresh tiles, whose masked-out elements are undefined), else a located error.
+AxisBounds mask_bounds(Interp& in, const Value& mask, bool* never, const char* fname, bool hull = false);
+// The exact set a mask selects as disjoint boxes (empty: nothing; one unrestricted box for no mask).
+std::vector<AxisBounds> mask_boxes(Interp& in, const Value& mask, const char* fname);
+// Compute instructions cannot start a wide access at any partition: a partition-axis bound [lo, hi) becomes
+// [0, hi) for ops writing fresh tiles (the extra rows are outside the mask and never read back as valid).
+void widen_partition(AxisBounds& b);
+// Restricts a view to the bounds, axis by axis (dims beyond the bounds are kept).
+ir::View restrict_view(const ir::View& v, const AxisBounds& b);
+
+bool is_index(const Value& v);  // IndexObj
+bool is_pred(const Value& v);   // PredObj
+// t[key] where key contains index tiles; Unbound when it does not.
+Value index_tensor(Interp& in, const TensorObj* t, const Value& key);
+Value index_binop(Interp& in, BinKind k, const Value& a, const Value& b);
+Value index_compare(Interp& in, CmpKind k, const Value& a, const Value& b);
+Value index_unary(Interp& in, UnaryKind k, const Value& v);
+Value index_get_item(Interp& in, const Value& obj, const Value& key);
+void install_nl_index(Interp& in, ModuleObj* nl);
+
+// ---- tiles and ops (nl_ops.cpp)
+
+namespace nl {
+// Weak Python scalars count as bool -> uint8, int -> int32, float -> float32.
+isa::DType scalar_dtype(const Value& v);
+// The legacy promotion of two dtypes (nki-language.md §6.4).
+isa::DType promote(isa::DType a, isa::DType b);
+// A fresh tile named after the assignment target when the call is `name = ...`.
+Value new_tile(Interp& in, const std::vector<int64_t>& shape, isa::DType dt, ir::Buffer buf = ir::Buffer::sbuf,
+               const char* fallback = "tile");
+const TensorObj* tile_arg(const Value& v, const char* fname, const char* arg);  // a tensor or a TypeError
+// Calls an nki.isa binding by name with keyword arguments (the binding checks and emits).
+Value call_isa(Interp& in, const char* name, std::initializer_list<std::pair<const char*, Value>> kw);
+Value view_value(const TensorObj* t, ir::View v);  // another view of t's tensor
+// Optional dtype= argument.
+std::optional<isa::DType> dtype_opt(const Value& v, const char* fname);
+// Elementwise binary op with scalar / [P,1] broadcasting; `dst` given: writes it in place.
+Value binary(Interp& in, isa::AluOp op, const Value& x, const Value& y, std::optional<isa::DType> dt,
+             const Value& mask, const char* fname, const Value* dst = nullptr);
+// dst = act(data * scale + bias) on the Scalar Engine.
+Value activation(Interp& in, isa::ActFunc f, const Value& x, std::optional<isa::DType> dt, const Value& mask,
+                 const char* fname, const Value& bias = Value::unbound(), const Value& scale = Value::unbound());
+Value alu_value(isa::AluOp op);   // the nl.* op code of an ALU operator
+Value act_value(isa::ActFunc f);  // ... of an activation function
+bool legacy(Interp& in);  // the kernel is a legacy (neuronxcc.nki.jit) kernel
+}  // namespace nl
+
+// Runs the kernel once per program id of a launch grid (row-major), returning program 0's result.
+Value run_grid(Interp& in, FunctionObj* fn, CallArgs& a, const std::vector<int64_t>& grid);
+
+void install_nl_ops(Interp& in, ModuleObj* nl);
+void install_nl_ops_more(Interp& in, ModuleObj* nl);
+void install_legacy_isa(Interp& in, ModuleObj* legacy_isa);
+
+}  // namespace nkisim::frontend

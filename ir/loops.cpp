@@ -1,0 +1,497 @@
+// loops.cpp - dependency analysis, semaphores and emission for kernels with dynamic loops or registers
+// (docs/dynamic-loops.md). Kernels without them go through the straight-line pass in semaphores.cpp.
+//
+// Shape of the output:
+// * Registers are virtual in the IR; every "register engine" (Sync, every engine with work inside a loop)
+//   holds a copy of every one, at the same index: reg_set / reg_alu run on all of them, reg_load is done by
+//   each of them (each copy is a memory read on its own engine), reg_store by Sync only.
+// * A dynamic loop is emitted once (not unrolled) on every register engine E:
+//       [waits of the loop on E]  top: branch !cond -> exit;  body(E);  it += 1;  branch top;
+//       exit: [drain: wait for E's DMAs of the loop]  [signal E's semaphore of the enclosing region]
+//   `it` (one register per loop, never reset) counts the iterations executed so far.
+// * Regions: the top level and each loop body are analysed separately, with fresh memory cells. In the
+//   enclosing region a loop stands for one unit per register engine E (stream E) whose accesses are the
+//   union of the body's accesses triggered by E: it waits before the loop and signals after its drain.
+// * Inside a body, every stream s that some op waits on (and every DMA queue) signals its own semaphore
+//   sem_L[s], k_s times per iteration. A wait on the j-th signal of s in the same iteration is
+//   sem_wait_reg(sem_L[s] >= it * k_s + j); a loop-carried one (found by analysing the body twice, the
+//   second pass seeing the first as the previous iteration) is it * k_s + j - k_s.
+#include <algorithm>
+#include <bit>
+#include <climits>
+
+#include "ir/cells.h"
+#include "ir/passes.h"
+
+namespace nkisim::ir {
+using namespace cells;
+namespace {
+
+constexpr uint16_t kNoReg = 65535;
+
+struct Access {
+  const isa::AccessPattern* ap;
+  bool write;
+};
+
+struct DynWait {
+  uint16_t sem;
+  int32_t mul, off;
+};
+
+// One unit of a region's dependency analysis: an instruction, or a loop on one engine.
+struct Unit {
+  int32_t instr = -1;  // index into the instruction pool (-1: loop macro)
+  int32_t loop = -1;   // macro: the loop
+  uint8_t trigger = 0, stream = 0;
+  bool dma = false, fixed_trigger = true;
+  std::vector<Access> acc;
+  // Results.
+  std::vector<isa::SemWait> waits;  // top level
+  std::vector<DynWait> dyn;         // loop body
+  int32_t signal = -1;              // semaphore it increments when done
+};
+
+struct Item {
+  enum Kind : uint8_t { unit, replicated, loop } kind;
+  int32_t index;  // unit: index into the region's units; replicated: first pool index; loop: loop id
+  int32_t count = 0;  // replicated: number of pool entries
+};
+
+struct Region {
+  std::vector<Item> items;
+  std::vector<Unit> units;
+};
+
+struct Loop {
+  int32_t begin_op = -1;
+  Region body;
+  uint16_t it_reg = 0;
+  std::array<int32_t, kMaxStreams> sem{};  // per stream: its semaphore in this body (-1 none)
+  std::array<int32_t, kMaxStreams> k{};    // signals per iteration
+  std::array<uint32_t, kMaxStreams> dma_triggers{};  // queue stream -> mask of engines triggering on it
+};
+
+isa::AluOp negate(isa::AluOp op) {
+  switch (op) {
+    case isa::AluOp::less: return isa::AluOp::greater_equal;
+    case isa::AluOp::greater_equal: return isa::AluOp::less;
+    case isa::AluOp::greater: return isa::AluOp::less_equal;
+    case isa::AluOp::less_equal: return isa::AluOp::greater;
+    case isa::AluOp::equal: return isa::AluOp::not_equal;
+    default: return isa::AluOp::equal;  // not_equal
+  }
+}
+
+class LoopEmitter {
+ public:
+  LoopEmitter(const Kernel& k, const std::vector<isa::Engine>& engines, std::vector<isa::Instruction>&& instrs,
+              const isa::TargetDesc& t, isa::Program& p)
+      : k_(k), engines_(engines), instrs_(std::move(instrs)), t_(t), p_(p) {
+    num_queues_ = std::min(int(t.dma_queues), kMaxStreams - kEngineStreams);
+    num_streams_ = kEngineStreams + num_queues_;
+  }
+
+  void run() {
+    find_register_engines();
+    size_t pool = 0;  // Access points into pool_: reserve it exactly, it never reallocates
+    for (const Op& op : k_.ops)
+      pool += op.opcode == isa::Opcode::reg_set || op.opcode == isa::Opcode::reg_alu || op.opcode == isa::Opcode::reg_load
+                  ? size_t(std::popcount(reg_engines_))
+                  : 1;
+    pool_.reserve(pool);
+    build(top_, 0, int32_t(k_.ops.size()), false);
+    macros_.resize(loops_.size());
+    check_registers();
+    next_sem_ = num_streams_;
+    analyze(top_, nullptr);
+    for (auto& s : p_.streams) s.reserve(s.size() + pool_.size() / 4);
+    emit_region(top_, nullptr);
+    p_.num_semaphores = uint32_t(next_sem_);
+  }
+
+ private:
+  // Sync, and every engine with work inside a loop (a DMA in a loop is triggered by Sync unless engine=).
+  void find_register_engines() {
+    reg_engines_ = 1u << unsigned(isa::Engine::Sync);
+    int depth = 0;
+    for (size_t i = 0; i < k_.ops.size(); ++i) {
+      const Op& op = k_.ops[i];
+      if (op.ctl == Ctl::loop_begin) ++depth;
+      else if (op.ctl == Ctl::loop_end) --depth;
+      else if (depth > 0 && !is_reg_op(op.opcode)) reg_engines_ |= 1u << unsigned(trigger_in_loop(i));
+      else if (is_dma(i) && op.params.ind_kind == 3)  // a DMA addressed by a register: its trigger holds them
+        reg_engines_ |= 1u << unsigned(op.engine.value_or(isa::Engine::Sync));
+    }
+  }
+  static bool is_reg_op(isa::Opcode o) {
+    return o == isa::Opcode::reg_set || o == isa::Opcode::reg_alu || o == isa::Opcode::reg_load ||
+           o == isa::Opcode::reg_store;
+  }
+  bool is_dma(size_t i) const { return isa::info(k_.ops[i].opcode).cost == isa::CostClass::dma; }
+  isa::Engine trigger_in_loop(size_t i) const {
+    if (!is_dma(i)) return engines_[i];
+    return k_.ops[i].engine.value_or(isa::Engine::Sync);
+  }
+  int queue_for(isa::Engine e) {
+    int group = e == isa::Engine::Sync ? 0 : e == isa::Engine::Vector ? 1 : e == isa::Engine::Scalar ? 2 : 3;
+    int per = std::max(1, num_queues_ / 4);
+    return std::min(group * per + next_queue_[size_t(e)]++ % per, num_queues_ - 1);
+  }
+
+  int32_t add_pool(size_t op, isa::Engine e) {
+    pool_.push_back(instrs_[op]);
+    pool_.back().engine = e;
+    return int32_t(pool_.size() - 1);
+  }
+  void add_accesses(Unit& u) {
+    const isa::Instruction& ins = pool_[size_t(u.instr)];
+    const isa::InstrInfo& in = isa::info(ins.op);
+    for (int s = 0; s < in.num_operands; ++s)
+      if (ins.operands[size_t(s)].present()) u.acc.push_back(Access{&ins.operands[size_t(s)], in.operands[s].written});
+  }
+
+  // Builds the region of ops [from, to); returns the index after it.
+  int32_t build(Region& r, int32_t from, int32_t to, bool in_loop) {
+    for (int32_t i = from; i < to; ++i) {
+      const Op& op = k_.ops[size_t(i)];
+      if (op.ctl == Ctl::loop_end) return i;
+      if (op.ctl == Ctl::loop_begin) {
+        const int32_t id = int32_t(loops_.size());
+        loops_.emplace_back();
+        loops_[size_t(id)].begin_op = i;
+        Region body;
+        const int32_t end = build(body, i + 1, to, true);
+        loops_[size_t(id)].body = std::move(body);
+        r.items.push_back(Item{Item::loop, id});
+        i = end;
+        continue;
+      }
+      if (op.opcode == isa::Opcode::reg_set || op.opcode == isa::Opcode::reg_alu) {
+        Item it{Item::replicated, int32_t(pool_.size()), 0};
+        for (int e = 0; e < kEngineStreams; ++e)
+          if (reg_engines_ >> e & 1) add_pool(size_t(i), isa::Engine(e)), ++it.count;
+        r.items.push_back(it);
+        continue;
+      }
+      auto add_unit = [&](isa::Engine e, bool dma, bool fixed) {
+        Unit u;
+        u.instr = add_pool(size_t(i), e);
+        u.trigger = uint8_t(e);
+        u.dma = dma;
+        u.fixed_trigger = fixed;
+        u.stream = dma && fixed ? uint8_t(kEngineStreams + queue_for(e)) : uint8_t(e);
+        add_accesses(u);
+        r.items.push_back(Item{Item::unit, int32_t(r.units.size())});
+        r.units.push_back(std::move(u));
+      };
+      if (op.opcode == isa::Opcode::reg_load) {
+        for (int e = 0; e < kEngineStreams; ++e)
+          if (reg_engines_ >> e & 1) add_unit(isa::Engine(e), false, true);
+      } else if (op.opcode == isa::Opcode::reg_store) {
+        add_unit(isa::Engine::Sync, false, true);
+      } else if (is_dma(size_t(i))) {
+        // Top level: the straight-line heuristic (the producer of the latest input triggers) unless engine=.
+        const bool fixed = in_loop || op.params.ind_kind == 3 || (op.engine && *op.engine != isa::Engine::Sync);
+        add_unit(in_loop ? trigger_in_loop(size_t(i)) : op.engine.value_or(isa::Engine::Sync), true, fixed);
+      } else {
+        add_unit(engines_[size_t(i)], false, true);
+      }
+    }
+    return to;
+  }
+
+  void check_registers() {
+    for (size_t l = 0; l < loops_.size(); ++l) loops_[l].it_reg = uint16_t(k_.num_vregs + int(l));
+    const int64_t need = int64_t(k_.num_vregs) + int64_t(loops_.size());
+    if (need > int64_t(t_.sequencer_registers)) {
+      const Op& at = loops_.empty() ? k_.ops.front() : k_.ops[size_t(loops_.back().begin_op)];
+      throw error_at(at, "too many registers: the kernel needs " + std::to_string(need) + " (" +
+                             std::to_string(k_.num_vregs) + " virtual, 1 counter per dynamic loop) but a sequencer has " +
+                             std::to_string(int64_t(t_.sequencer_registers)));
+    }
+  }
+
+  // The units a region analyses: its own, and for each loop one macro per register engine.
+  std::vector<Unit*> units_of(Region& r) {
+    std::vector<Unit*> out;
+    for (Item& it : r.items) {
+      if (it.kind == Item::unit) out.push_back(&r.units[size_t(it.index)]);
+      if (it.kind == Item::loop) {
+        auto& macros = macros_[size_t(it.index)];
+        for (Unit& m : macros) out.push_back(&m);
+      }
+    }
+    return out;
+  }
+
+  // The body's accesses triggered by engine e, nested loops included.
+  void collect(Region& r, uint8_t e, std::vector<Access>& out) {
+    for (Item& it : r.items) {
+      if (it.kind == Item::unit && r.units[size_t(it.index)].trigger == e)
+        out.insert(out.end(), r.units[size_t(it.index)].acc.begin(), r.units[size_t(it.index)].acc.end());
+      if (it.kind == Item::loop) collect(loops_[size_t(it.index)].body, e, out);
+    }
+  }
+
+  // Analyses region r (loop: the body of `loop`), nested loops first.
+  void analyze(Region& r, Loop* loop) {
+    for (Item& it : r.items)
+      if (it.kind == Item::loop) {
+        Loop& l = loops_[size_t(it.index)];
+        analyze(l.body, &l);
+        auto& macros = macros_[size_t(it.index)];
+        for (int e = 0; e < kEngineStreams; ++e) {
+          if (!(reg_engines_ >> e & 1)) continue;
+          Unit m;
+          m.loop = it.index;
+          m.trigger = m.stream = uint8_t(e);
+          collect(l.body, uint8_t(e), m.acc);
+          macros.push_back(std::move(m));
+        }
+      }
+    std::vector<Unit*> units = units_of(r);
+    const size_t n = units.size();
+    std::vector<std::vector<std::pair<int32_t, bool>>> deps(n);  // (producer, loop-carried)
+
+    constexpr int64_t kChipGranule = 64, kHbmGranule = 512;
+    const int64_t sbuf_g = int64_t(t_.sbuf_partition_bytes) / kChipGranule + 1;
+    const int64_t psum_g = int64_t(t_.psum_partition_bytes) / kChipGranule + 1;
+    CellMap sbuf(kChipGranule, 4 * sbuf_g), psum(kChipGranule, 4 * psum_g), hbm(kHbmGranule, 0);
+    auto map_for = [&](isa::Memory m) -> CellMap& {
+      return m == isa::Memory::HBM ? hbm : m == isa::Memory::PSUM ? psum : sbuf;
+    };
+    auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g : sbuf_g; };
+    std::vector<int32_t> prod;
+    const int passes = loop ? 2 : 1;
+    for (int pass = 0; pass < passes; ++pass)
+      for (size_t i = 0; i < n; ++i) {
+        Unit& u = *units[i];
+        const int32_t self = int32_t(pass * n + i);
+        prod.clear();
+        for (bool writes : {false, true})
+          for (const Access& a : u.acc) {
+            if (a.write != writes) continue;
+            CellMap& m = map_for(a.ap->mem);
+            for_each_cell(*a.ap, m, per_quadrant(a.ap->mem), [&](int64_t key) {
+              Cell& c = m.at(key);
+              if (c.last_write >= 0 && c.last_write != self) prod.push_back(c.last_write);
+              if (writes)
+                for (uint32_t rr = c.readers; rr; rr &= rr - 1) {
+                  int32_t reader = c.read[size_t(std::countr_zero(rr))];
+                  if (reader != self) prod.push_back(reader);
+                }
+            });
+          }
+        std::sort(prod.begin(), prod.end());
+        prod.erase(std::unique(prod.begin(), prod.end()), prod.end());
+        // The engines' copies of one loop are ordered inside its body, not against each other.
+        if (u.loop >= 0)
+          prod.erase(std::remove_if(prod.begin(), prod.end(),
+                                    [&](int32_t d) { return units[size_t(d) % n]->loop == u.loop; }),
+                     prod.end());
+        if (u.dma && !u.fixed_trigger) {  // straight-line rule (top level only)
+          isa::Engine trig = isa::Engine::Sync;
+          for (auto it = prod.rbegin(); it != prod.rend(); ++it)
+            if (units[size_t(*it) % n]->stream < kEngineStreams) {
+              trig = isa::Engine(units[size_t(*it) % n]->stream);
+              break;
+            }
+          u.trigger = uint8_t(trig);
+          u.stream = uint8_t(kEngineStreams + queue_for(trig));
+          u.fixed_trigger = true;
+          pool_[size_t(u.instr)].engine = trig;
+        }
+        if (pass == passes - 1)
+          for (int32_t d : prod) deps[i].emplace_back(d % int32_t(n), loop && d < int32_t(n));
+        for (bool writes : {false, true})
+          for (const Access& a : u.acc) {
+            if (a.write != writes) continue;
+            CellMap& m = map_for(a.ap->mem);
+            for_each_cell(*a.ap, m, per_quadrant(a.ap->mem), [&](int64_t key) {
+              Cell& c = m.at(key);
+              if (writes) {
+                c.readers = 0;
+                c.last_write = self;
+              } else {
+                c.readers |= 1u << u.stream;
+                c.read[u.stream] = self;
+              }
+            });
+          }
+      }
+
+    // Signals and their counts per stream (per iteration in a body; every DMA of a body signals: drains).
+    auto needs_wait = [&](size_t consumer, int32_t producer) {
+      const int ps = units[size_t(producer)]->stream;
+      return ps != units[consumer]->stream && ps != units[consumer]->trigger;
+    };
+    std::vector<char> signals(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      if (loop && units[i]->stream >= kEngineStreams) signals[i] = 1;
+      for (auto& d : deps[i])
+        if (needs_wait(i, d.first)) signals[size_t(d.first)] = 1;
+    }
+    std::vector<int32_t> count_at(n, 0);
+    std::array<int32_t, kMaxStreams> count{};
+    for (size_t i = 0; i < n; ++i)
+      if (signals[i]) count_at[i] = ++count[units[i]->stream];
+    std::array<int32_t, kMaxStreams> sem{};
+    for (int s = 0; s < num_streams_; ++s) sem[size_t(s)] = loop ? (count[size_t(s)] ? next_sem_++ : -1) : s;
+    if (loop) {
+      loop->sem = sem;
+      loop->k = count;
+      for (size_t i = 0; i < n; ++i)
+        if (units[i]->stream >= kEngineStreams) loop->dma_triggers[units[i]->stream] |= 1u << units[i]->trigger;
+    }
+
+    // Waits: per consumer and producer stream the latest signal needed; elided when an earlier wait of the
+    // same trigger engine (in this region, from its start) implies it.
+    std::array<std::array<int64_t, kMaxStreams>, kEngineStreams> waited;
+    for (auto& w : waited) w.fill(loop ? INT64_MIN : 0);
+    std::array<int64_t, kMaxStreams> need{};
+    for (size_t i = 0; i < n; ++i) {
+      Unit& u = *units[i];
+      need.fill(INT64_MIN);
+      for (auto& [d, carried] : deps[i]) {
+        if (!needs_wait(i, d)) continue;
+        const int s = units[size_t(d)]->stream;
+        const int64_t off = int64_t(count_at[size_t(d)]) - (carried ? count[size_t(s)] : 0);
+        need[size_t(s)] = std::max(need[size_t(s)], off);
+      }
+      for (int s = 0; s < num_streams_; ++s) {
+        if (need[size_t(s)] == INT64_MIN || need[size_t(s)] <= waited[u.trigger][size_t(s)]) continue;
+        waited[u.trigger][size_t(s)] = need[size_t(s)];
+        if (loop)
+          u.dyn.push_back(DynWait{uint16_t(sem[size_t(s)]), count[size_t(s)], int32_t(need[size_t(s)])});
+        else
+          u.waits.push_back(isa::SemWait{uint16_t(s), uint32_t(need[size_t(s)])});
+      }
+      if (signals[i]) u.signal = sem[u.stream];
+    }
+  }
+
+  isa::Instruction control(isa::Opcode op, uint8_t e, uint32_t loc) const {
+    isa::Instruction ins;
+    ins.op = op;
+    ins.engine = isa::Engine(e);
+    ins.loc = loc;
+    return ins;
+  }
+  void push(uint8_t e, isa::Instruction ins) { p_.streams[e].push_back(std::move(ins)); }
+
+  void emit_waits(const Unit& u, uint8_t e, uint32_t loc, const Loop* loop) {
+    for (const DynWait& w : u.dyn) {
+      isa::Instruction ins = control(isa::Opcode::sem_wait_reg, e, loc);
+      ins.params.sem = w.sem;
+      ins.params.rs0 = loop->it_reg;
+      ins.params.rmul = w.mul;
+      ins.params.rimm = w.off;
+      push(e, std::move(ins));
+    }
+  }
+
+  void emit_region(Region& r, const Loop* loop) {
+    for (Item& it : r.items) {
+      if (it.kind == Item::replicated) {
+        for (int32_t j = 0; j < it.count; ++j) {
+          isa::Instruction& ins = pool_[size_t(it.index + j)];
+          push(uint8_t(ins.engine), std::move(ins));
+        }
+      } else if (it.kind == Item::unit) {
+        Unit& u = r.units[size_t(it.index)];
+        isa::Instruction& ins = pool_[size_t(u.instr)];
+        ins.engine = isa::Engine(u.trigger);
+        if (u.stream >= kEngineStreams) ins.params.dma_queue = uint16_t(u.stream - kEngineStreams);
+        emit_waits(u, u.trigger, ins.loc, loop);
+        ins.waits = u.waits;
+        if (u.signal >= 0) ins.updates.push_back(isa::SemUpdate{uint16_t(u.signal), 1});
+        push(u.trigger, std::move(ins));
+      } else {
+        emit_loop(it.index, loop);
+      }
+    }
+  }
+
+  void emit_loop(int32_t id, const Loop* outer) {
+    Loop& l = loops_[size_t(id)];
+    const Op& head = k_.ops[size_t(l.begin_op)];
+    const uint32_t loc = instrs_[size_t(l.begin_op)].loc;
+    std::array<size_t, kEngineStreams> top{};
+    for (Unit& m : macros_[size_t(id)]) {
+      const uint8_t e = m.trigger;
+      emit_waits(m, e, loc, outer);
+      if (!m.waits.empty()) {
+        isa::Instruction w = control(isa::Opcode::sem_wait, e, loc);
+        w.waits = m.waits;
+        push(e, std::move(w));
+      }
+      top[e] = p_.streams[e].size();
+      isa::Instruction br = control(isa::Opcode::branch, e, loc);
+      br.params.op0 = negate(head.params.op0);
+      br.params.rs0 = head.params.rs0;
+      br.params.rs1 = head.params.rs1;
+      br.params.rimm = head.params.rimm;
+      push(e, std::move(br));
+    }
+    emit_region(l.body, &l);
+    for (Unit& m : macros_[size_t(id)]) {
+      const uint8_t e = m.trigger;
+      isa::Instruction inc = control(isa::Opcode::reg_alu, e, loc);
+      inc.params.rd = inc.params.rs0 = l.it_reg;
+      inc.params.op0 = isa::AluOp::add;
+      inc.params.rs1 = kNoReg;
+      inc.params.rimm = 1;
+      push(e, std::move(inc));
+      isa::Instruction back = control(isa::Opcode::branch, e, loc);
+      back.params.op0 = isa::AluOp::bypass;
+      back.params.target = int32_t(top[e]);
+      push(e, std::move(back));
+      p_.streams[e][top[e]].params.target = int32_t(p_.streams[e].size());
+      for (int s = kEngineStreams; s < num_streams_; ++s) {  // drain: this engine's DMAs of the loop
+        if (!(l.dma_triggers[size_t(s)] >> e & 1) || l.k[size_t(s)] == 0) continue;
+        isa::Instruction d = control(isa::Opcode::sem_wait_reg, e, loc);
+        d.params.sem = uint16_t(l.sem[size_t(s)]);
+        d.params.rs0 = l.it_reg;
+        d.params.rmul = l.k[size_t(s)];
+        d.params.rimm = 0;
+        push(e, std::move(d));
+      }
+      if (m.signal >= 0) {
+        isa::Instruction sig = control(isa::Opcode::sem_update, e, loc);
+        sig.updates.push_back(isa::SemUpdate{uint16_t(m.signal), 1});
+        push(e, std::move(sig));
+      }
+    }
+  }
+
+  const Kernel& k_;
+  const std::vector<isa::Engine>& engines_;
+  std::vector<isa::Instruction> instrs_;
+  const isa::TargetDesc& t_;
+  isa::Program& p_;
+  int num_queues_ = 0, num_streams_ = 0, next_sem_ = 0;
+  uint32_t reg_engines_ = 0;
+  std::array<int, kEngineStreams> next_queue_{};
+  std::vector<isa::Instruction> pool_;
+  std::vector<Loop> loops_;
+  std::vector<std::vector<Unit>> macros_;
+  Region top_;
+};
+
+}  // namespace
+
+bool has_dynamic_control(const Kernel& k) {
+  for (const Op& op : k.ops)
+    if (op.ctl != Ctl::none || (isa::info(op.opcode).cost == isa::CostClass::dma && op.params.ind_kind == 3) || op.opcode == isa::Opcode::reg_set || op.opcode == isa::Opcode::reg_alu ||
+        op.opcode == isa::Opcode::reg_load || op.opcode == isa::Opcode::reg_store)
+      return true;
+  return false;
+}
+
+void emit_with_loops(const Kernel& k, const std::vector<isa::Engine>& engines, std::vector<isa::Instruction>&& instrs,
+                     const isa::TargetDesc& t, isa::Program& p) {
+  LoopEmitter(k, engines, std::move(instrs), t, p).run();
+}
+
+}  // namespace nkisim::ir

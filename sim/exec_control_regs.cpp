@@ -1,0 +1,168 @@
+// exec_control_regs.cpp - sequencer registers and dynamic control flow: reg_set, reg_alu, reg_load,
+// reg_store, branch, sem_wait_reg (semantics in isa/instructions.def, design in docs/dynamic-loops.md).
+// The scheduler runs these in the issuing sequencer once its stream has drained (sim/scheduler.cpp); the
+// register file of engine e is ExecContext::regs[e].
+#include <cstring>
+
+#include "sim/cost.h"
+#include "sim/exec.h"
+#include "sim/exec_control.h"
+
+namespace nkisim::sim {
+using isa::AluOp;
+using isa::Opcode;
+
+bool is_sequencer_op(Opcode op) {
+  return op == Opcode::reg_set || op == Opcode::reg_alu || op == Opcode::reg_load || op == Opcode::reg_store ||
+         op == Opcode::branch || op == Opcode::sem_wait_reg || op == Opcode::core_barrier;
+}
+
+bool reg_alu_supported(AluOp op) {
+  switch (op) {
+    case AluOp::bypass: case AluOp::add: case AluOp::subtract: case AluOp::multiply: case AluOp::maximum:
+    case AluOp::minimum: case AluOp::bitwise_and: case AluOp::bitwise_or: case AluOp::bitwise_xor:
+    case AluOp::left_shift: case AluOp::right_shift: case AluOp::equal: case AluOp::not_equal:
+    case AluOp::greater: case AluOp::greater_equal: case AluOp::less: case AluOp::less_equal:
+    case AluOp::logical_and: case AluOp::logical_or:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int32_t reg_alu_eval(AluOp op, int32_t a, int32_t b) {
+  const uint32_t ua = uint32_t(a), ub = uint32_t(b);
+  switch (op) {
+    case AluOp::bypass: return a;
+    case AluOp::add: return int32_t(ua + ub);  // wraps
+    case AluOp::subtract: return int32_t(ua - ub);
+    case AluOp::multiply: return int32_t(ua * ub);
+    case AluOp::maximum: return a > b ? a : b;
+    case AluOp::minimum: return a < b ? a : b;
+    case AluOp::bitwise_and: return int32_t(ua & ub);
+    case AluOp::bitwise_or: return int32_t(ua | ub);
+    case AluOp::bitwise_xor: return int32_t(ua ^ ub);
+    case AluOp::left_shift: return ub >= 32 ? 0 : int32_t(ua << ub);
+    case AluOp::right_shift: return ub >= 32 ? 0 : int32_t(ua >> ub);  // logical
+    case AluOp::equal: return a == b;
+    case AluOp::not_equal: return a != b;
+    case AluOp::greater: return a > b;
+    case AluOp::greater_equal: return a >= b;
+    case AluOp::less: return a < b;
+    case AluOp::less_equal: return a <= b;
+    case AluOp::logical_and: return a != 0 && b != 0;
+    case AluOp::logical_or: return a != 0 || b != 0;
+    default: return 0;  // rejected by check_sequencer
+  }
+}
+
+namespace {
+int32_t& reg(ExecContext& ctx, const isa::Instruction& ins, uint16_t r) { return ctx.regs[size_t(ins.engine)][r]; }
+int32_t second(ExecContext& ctx, const isa::Instruction& ins) {
+  return ins.params.rs1 == kNoRegister ? ins.params.rimm : reg(ctx, ins, ins.params.rs1);
+}
+}  // namespace
+
+void check_sequencer(const ExecContext& ctx, int engine, const isa::Instruction& ins) {
+  const isa::InstrParams& p = ins.params;
+  const isa::InstrInfo& inf = isa::info(ins.op);
+  const auto nregs = uint32_t(ctx.regs[size_t(engine)].size());
+  auto check_reg = [&](uint16_t r, const char* field) {
+    if (r >= nregs)
+      ctx.fail(ins, std::string(inf.mnemonic) + ": register " + field + "=" + std::to_string(r) + " out of range [0, " +
+                        std::to_string(nregs) + ")");
+  };
+  switch (ins.op) {
+    case Opcode::reg_set: check_reg(p.rd, "rd"); break;
+    case Opcode::reg_load: check_reg(p.rd, "rd"); break;
+    case Opcode::reg_store: check_reg(p.rs0, "rs0"); break;
+    case Opcode::reg_alu:
+    case Opcode::branch:
+      if (ins.op == Opcode::reg_alu) check_reg(p.rd, "rd");
+      if (!(ins.op == Opcode::branch && p.op0 == AluOp::bypass)) {
+        check_reg(p.rs0, "rs0");
+        if (p.rs1 != kNoRegister) check_reg(p.rs1, "rs1");
+      }
+      if (!reg_alu_supported(p.op0))
+        ctx.fail(ins, std::string(inf.mnemonic) + ": op0=" + std::string(isa::alu_name(p.op0)) +
+                          " is not a register ALU operation");
+      if (ins.op == Opcode::branch &&
+          (p.target < 0 || size_t(p.target) > ctx.program.streams[size_t(engine)].size()))
+        ctx.fail(ins, "branch: target " + std::to_string(p.target) + " outside the stream [0, " +
+                          std::to_string(ctx.program.streams[size_t(engine)].size()) + "]");
+      break;
+    case Opcode::core_barrier:
+      if (p.sem >= ctx.program.num_semaphores)
+        ctx.fail(ins, "core_barrier: uses semaphore " + std::to_string(p.sem) + " but the program has " +
+                          std::to_string(ctx.program.num_semaphores));
+      break;
+    case Opcode::sem_wait_reg:
+      check_reg(p.rs0, "rs0");
+      if (p.sem >= ctx.program.num_semaphores)
+        ctx.fail(ins, "sem_wait_reg: waits on semaphore " + std::to_string(p.sem) + " but the program has " +
+                          std::to_string(ctx.program.num_semaphores));
+      break;
+    default: break;
+  }
+  if (ins.op == Opcode::reg_load || ins.op == Opcode::reg_store) {
+    const isa::AccessPattern& ap = ins.operands[0];
+    if (ap.present() && (ap.total_elements() != 1 || isa::dtype_size(ap.dtype) > 4))
+      ctx.fail(ins, std::string(inf.mnemonic) + ": operand must be a single element of at most 32 bits, got " +
+                        std::to_string(ap.total_elements()) + " elements of " + std::string(isa::dtype_name(ap.dtype)));
+  }
+}
+
+bool branch_taken(ExecContext& ctx, const isa::Instruction& ins) {
+  if (ins.params.op0 == AluOp::bypass) return true;
+  return reg_alu_eval(ins.params.op0, reg(ctx, ins, ins.params.rs0), second(ctx, ins)) != 0;
+}
+
+int64_t sem_wait_reg_threshold(const ExecContext& ctx, const isa::Instruction& ins) {
+  const int32_t r = ctx.regs[size_t(ins.engine)][ins.params.rs0];
+  return int64_t(r) * int64_t(ins.params.rmul) + int64_t(ins.params.rimm);
+}
+
+void loop_budget_error(const ExecContext& ctx, const isa::Instruction& ins, uint64_t budget) {
+  ctx.fail(ins, "dynamic loop: the " + std::string(isa::engine_name(ins.engine)) + " engine took more than " +
+                    std::to_string(budget) + " branches (raise the limit with --max-loop-iterations)");
+}
+
+void exec_reg_set(ExecContext& ctx, const isa::Instruction& ins) { reg(ctx, ins, ins.params.rd) = ins.params.rimm; }
+
+void exec_reg_alu(ExecContext& ctx, const isa::Instruction& ins) {
+  reg(ctx, ins, ins.params.rd) = reg_alu_eval(ins.params.op0, reg(ctx, ins, ins.params.rs0), second(ctx, ins));
+}
+
+void exec_reg_load(ExecContext& ctx, const isa::Instruction& ins) {
+  View v = ctx.read(ins, 0);
+  uint32_t bits = 0;
+  std::memcpy(&bits, v.row(0), v.esize);
+  const unsigned width = v.esize * 8;
+  if (width < 32 && isa::dtype_kind(v.dtype) == isa::DTypeKind::SInt && (bits >> (width - 1)) & 1u)
+    bits |= ~((1u << width) - 1u);  // sign-extend
+  reg(ctx, ins, ins.params.rd) = int32_t(bits);
+}
+
+void exec_reg_store(ExecContext& ctx, const isa::Instruction& ins) {
+  View v = ctx.write(ins, 0);
+  const uint32_t bits = uint32_t(reg(ctx, ins, ins.params.rs0));
+  std::memcpy(v.row(0), &bits, v.esize);  // little-endian: the low bytes
+}
+
+void exec_branch(ExecContext&, const isa::Instruction&) {}        // the scheduler moves the pc (branch_taken)
+void exec_sem_wait_reg(ExecContext&, const isa::Instruction&) {}  // the scheduler waits (sem_wait_reg_threshold)
+void exec_core_barrier(ExecContext&, const isa::Instruction&) {}  // the scheduler signals and waits
+
+// reg_load / reg_store: a sequencer instruction plus one memory access. [inferred] the SBUF access costs the
+// access-initiation overhead (machine.md §9), an HBM access the fixed DMA latency (machine.md §11).
+double cost_register_mem(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
+  const bool hbm = ins.operands[0].mem == isa::Memory::HBM;
+  if (CostNote* note = cost_note()) {
+    note->formula = hbm ? "control_cycles + dma_fixed_ns" : "control_cycles + access_overhead_cycles";
+    note->cycles = t.control_cycles + (hbm ? 0 : t.access_overhead_cycles);
+  }
+  const double ns = cycles_ns(t.control_cycles + (hbm ? 0 : t.access_overhead_cycles), e, t);
+  return hbm ? ns + t.dma_fixed_ns : ns;
+}
+
+}  // namespace nkisim::sim

@@ -1,0 +1,330 @@
+// exec_dma.cpp - the DMA instructions' data effects (applied when the transfer completes): dma_copy,
+// dma_transpose, dma_compute, with indirect rows (vector_offset / scalar_offset, nki-language.md §5) and
+// the per-instruction DGE rules (nki-isa.md §3.5).
+#include <cstring>
+#include <sstream>
+
+#include "sim/exec.h"
+
+namespace nkisim::sim {
+namespace {
+
+constexpr uint16_t kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
+constexpr uint16_t kIndVector = 1, kIndScalar = 2, kIndRegister = 3;  // 3: scalar_offset from register rs0
+
+// The slot of the `idx` operand: before `base`, the last one in the table row (dma_copy, dma_compute).
+int idx_slot(const isa::Instruction& ins) { return isa::info(ins.op).num_operands - 2; }
+
+std::string name_of(const isa::Instruction& ins, int slot) { return isa::info(ins.op).operands[slot].name; }
+
+// DGE rules a program must respect (the front end enforces them with located errors; a hand-written
+// program is checked here).
+void check_dge(ExecContext& ctx, const isa::Instruction& ins) {
+  const char* mn = isa::info(ins.op).mnemonic;
+  const uint16_t m = ins.params.dge_mode, k = ins.params.ind_kind;
+  if (m > 3) ctx.fail(ins, std::string(mn) + ": dge_mode " + std::to_string(m) + " is not 0 (unknown), 1 (swdge), 2 (hwdge) or 3 (none)");
+  if (k > 3)
+    ctx.fail(ins, std::string(mn) + ": ind " + std::to_string(k) +
+                      " is not 0, 1 (vector_offset), 2 (scalar_offset) or 3 (scalar_offset from register rs0)");
+  if (m == kDgeHwdge) {
+    if (ctx.target.nc_version < 3) ctx.fail(ins, std::string(mn) + ": dge_mode=hwdge needs trn2 or later");
+    if (ins.engine != isa::Engine::Sync && ins.engine != isa::Engine::Scalar)
+      ctx.fail(ins, std::string(mn) + ": dge_mode=hwdge must be triggered from the sync or scalar engine, not " +
+                        std::string(isa::engine_name(ins.engine)));
+  }
+  if (m == kDgeSwdge && ins.engine != isa::Engine::GpSimd)
+    ctx.fail(ins, std::string(mn) + ": dge_mode=swdge is triggered from the gpsimd engine, not " +
+                      std::string(isa::engine_name(ins.engine)));
+  if (k != 0 && (m == kDgeHwdge || m == kDgeNone))
+    ctx.fail(ins, std::string(mn) + ": an indirect access needs dge_mode=swdge (or unknown), not " +
+                      (m == kDgeHwdge ? "hwdge" : "none"));
+  if (ins.op == isa::Opcode::dma_transpose) {
+    if (k != 0) ctx.fail(ins, "dma_transpose: indirect sources are not supported by the simulator yet");
+    return;
+  }
+  if (k == 0 && ins.operands[idx_slot(ins)].present())
+    ctx.fail(ins, std::string(mn) + ": operand 'idx' is given but ind=0");
+  if (k == kIndRegister && ins.operands[idx_slot(ins)].present())
+    ctx.fail(ins, std::string(mn) + ": ind=3 reads its offset from register rs0; operand 'idx' must be absent");
+  if (k != 0 && k != kIndRegister && !ins.operands[idx_slot(ins)].present())
+    ctx.fail(ins, std::string(mn) + ": ind=" + std::to_string(k) + " needs operand 'idx'");
+  if (k != 0 && ins.params.ind_opnds == 0) ctx.fail(ins, std::string(mn) + ": ind=" + std::to_string(k) + " needs ind_opnds");
+}
+
+// An operand resolved row by row: rows[p] is the first element of partition row p in memory, or nullptr
+// when oob_mode=skip dropped the row. `v` is the operand's view (its rows are views of one partition).
+struct Rows {
+  View v;
+  std::vector<uint8_t*> rows;
+  View row_view(uint32_t p) const {
+    View r = v;
+    r.partitions = 1;
+    r.base = rows[p];
+    return r;
+  }
+};
+
+// Free-pattern extent of an access pattern in elements relative to its offset: [lo, hi].
+void free_extent(const isa::AccessPattern& ap, int64_t& lo, int64_t& hi) {
+  lo = hi = 0;
+  for (int d = 0; d < ap.num_dims; ++d) {
+    const int64_t span = ap.dims[d].stride * int64_t(ap.dims[d].count - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+}
+
+// The run-time offsets of an indirect instruction: per-partition rows (vector) or one shift (scalar).
+struct Offsets {
+  uint16_t kind = 0;
+  std::vector<int64_t> row;  // vector: row index per partition
+  int64_t shift = 0;         // scalar: rows to shift
+};
+
+Offsets read_offsets(ExecContext& ctx, const isa::Instruction& ins, uint32_t partitions) {
+  Offsets o;
+  o.kind = ins.params.ind_kind;
+  if (o.kind == 0) return o;
+  if (o.kind == kIndRegister) {  // the value the register had when the DMA was triggered
+    o.kind = kIndScalar;
+    const auto& regs = ctx.regs[size_t(ins.engine)];
+    if (ins.params.rs0 >= regs.size())
+      ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": register rs0=" + std::to_string(ins.params.rs0) +
+                        " out of range [0, " + std::to_string(regs.size()) + ")");
+    o.shift = ctx.dma_register ? *ctx.dma_register : regs[ins.params.rs0];
+    return o;
+  }
+  const int slot = idx_slot(ins);
+  View iv = ctx.read(ins, slot);
+  if (!isa::is_integer(iv.dtype))
+    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": the offsets in '" + name_of(ins, slot) +
+                      "' must have an integer dtype, got " + std::string(isa::dtype_name(iv.dtype)));
+  auto value = [&](uint32_t p) {
+    uint32_t u = 0;
+    load_int(iv.dtype, iv.row(p), iv.esize, 1, &u);
+    // uint32 offsets are unsigned; signed dtypes keep their sign (a negative offset is out of bounds).
+    return iv.dtype == isa::DType::int32 || iv.dtype == isa::DType::int16 || iv.dtype == isa::DType::int8
+               ? int64_t(int32_t(u)) : int64_t(u);
+  };
+  if (o.kind == kIndScalar) {
+    if (iv.total_elems() != 1) {
+      std::ostringstream os;
+      os << isa::info(ins.op).mnemonic << ": a scalar_offset must be one element, '" << name_of(ins, slot) << "' has "
+         << iv.total_elems();
+      ctx.fail(ins, os.str());
+    }
+    o.shift = value(0);
+    return o;
+  }
+  if (iv.partitions != partitions || iv.free_elems < 1) {
+    std::ostringstream os;
+    os << isa::info(ins.op).mnemonic << ": the vector_offset '" << name_of(ins, slot) << "' must be a [" << partitions
+       << ", 1] tile (one row index per partition), got " << iv.partitions << " partitions x " << iv.free_elems
+       << " elements";
+    ctx.fail(ins, os.str());
+  }
+  o.row.resize(partitions);
+  for (uint32_t p = 0; p < partitions; ++p) o.row[p] = value(p);
+  return o;
+}
+
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// Resolves operand `slot`; for an indirect operand applies the offsets and checks every row against the
+// base tensor (ind_before / ind_size): out of bounds is a located error, or a dropped row with oob_skip.
+Rows resolve_rows(ExecContext& ctx, const isa::Instruction& ins, int slot, bool writes, const Offsets& off) {
+  Rows r;
+  r.v = writes ? ctx.write(ins, slot) : ctx.read(ins, slot);
+  r.rows.resize(r.v.partitions);
+  for (uint32_t p = 0; p < r.v.partitions; ++p) r.rows[p] = r.v.row(p);
+  const isa::AccessPattern& ap = ins.operands[slot];
+  if (off.kind == 0 || !(ins.params.ind_opnds & (1u << slot))) return r;
+  if (ap.mem != isa::Memory::HBM)
+    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": operand '" + name_of(ins, slot) +
+                      "' is indirect but not in HBM (indirection applies to the HBM side)");
+  if (off.kind == kIndVector && r.v.partitions != off.row.size())
+    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": operand '" + name_of(ins, slot) + "' has " +
+                      std::to_string(r.v.partitions) + " partitions but the vector_offset has " +
+                      std::to_string(off.row.size()));
+  const int64_t es = isa::dtype_size(ap.dtype), stride = ins.params.ind_stride;
+  int64_t flo, fhi;
+  free_extent(ap, flo, fhi);
+  MemorySpace& hbm = ctx.mem.hbm;
+  uint8_t* const hbm0 = hbm.ptr(0, 0);
+  for (uint32_t p = 0; p < r.v.partitions; ++p) {
+    // Element index (relative to the base tensor's start) of partition row p's first element.
+    int64_t rel;
+    if (off.kind == kIndVector) rel = ins.params.ind_before + off.row[p] * stride;
+    else rel = ins.params.ind_before + off.shift * stride + int64_t(p) * ap.partition_stride;
+    if (rel + flo < 0 || rel + fhi >= int64_t(ins.params.ind_size)) {
+      if (ins.params.oob_skip) {
+        r.rows[p] = nullptr;
+        continue;
+      }
+      std::ostringstream os;
+      os << isa::info(ins.op).mnemonic << ": out-of-bounds " << (off.kind == kIndVector ? "vector_offset" : "scalar_offset")
+         << " on operand '" << name_of(ins, slot) << "': partition " << p << " uses row "
+         << (off.kind == kIndVector ? off.row[p] : floor_div(rel, std::max<int64_t>(1, stride)))
+         << " of a tensor with " << (stride > 0 ? ins.params.ind_size / stride : 0)
+         << " rows (oob_mode=error; oob_mode=skip drops the row)";
+      ctx.fail(ins, os.str());
+    }
+    uint8_t* first = hbm0 + (ap.offset - int64_t(ins.params.ind_before) * es) + rel * es;
+    r.rows[p] = first;
+    hbm.prepare(0, 1, uint64_t(first - hbm0 + flo * es), uint64_t(first - hbm0 + (fhi + 1) * es));
+  }
+  return r;
+}
+
+bool any_indirect(const isa::Instruction& ins) { return ins.params.ind_kind != 0; }
+
+void require_rows_match(ExecContext& ctx, const isa::Instruction& ins, int sa, const View& a, int sb, const View& b) {
+  if (a.partitions == b.partitions && a.free_elems == b.free_elems) return;
+  std::ostringstream os;
+  os << isa::info(ins.op).mnemonic << ": with an indirect access, operand '" << name_of(ins, sb) << "' ("
+     << b.partitions << " partitions x " << b.free_elems << " elements) must have the shape of '" << name_of(ins, sa)
+     << "' (" << a.partitions << " partitions x " << a.free_elems << " elements)";
+  ctx.fail(ins, os.str());
+}
+
+void require_total(ExecContext& ctx, const isa::Instruction& ins, int sa, const View& a, int sb, const View& b) {
+  if (a.total_elems() == b.total_elems()) return;
+  std::ostringstream os;
+  os << isa::info(ins.op).mnemonic << ": operand '" << name_of(ins, sa) << "' has " << a.total_elems()
+     << " elements but '" << name_of(ins, sb) << "' has " << b.total_elems();
+  ctx.fail(ins, os.str());
+}
+
+}  // namespace
+
+// dst <- src through the DMA engines; element counts must match, shapes may differ (element order). With
+// indirection, row p of src goes to row p of dst; a dropped row leaves dst untouched.
+void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
+  check_dge(ctx, ins);
+  if (!any_indirect(ins)) {
+    View dst = ctx.write(ins, 0);
+    View src = ctx.read(ins, 1);
+    require_total(ctx, ins, 0, dst, 1, src);
+    copy_elements(ctx, dst, src);
+    return;
+  }
+  const uint32_t P = ins.operands[0].num_partitions;
+  const Offsets off = read_offsets(ctx, ins, P);
+  Rows src = resolve_rows(ctx, ins, 1, false, off);
+  Rows dst = resolve_rows(ctx, ins, 0, true, off);
+  require_rows_match(ctx, ins, 0, dst.v, 1, src.v);
+  // Stage every source row first (a gather may read what the copy writes), then write.
+  const size_t n = src.v.free_elems;
+  uint8_t* buf = ctx.bytes(0, n * P * 4);
+  float* fbuf = ctx.f32(0, n * P);
+  const bool same = src.v.dtype == dst.v.dtype;
+  for (uint32_t p = 0; p < P; ++p) {
+    if (!src.rows[p] || !dst.rows[p]) continue;
+    if (same) gather_raw(src.row_view(p), 0, buf + p * n * src.v.esize);
+    else gather_f32(src.row_view(p), 0, fbuf + p * n);
+  }
+  for (uint32_t p = 0; p < P; ++p) {
+    if (!src.rows[p] || !dst.rows[p]) continue;
+    if (same) scatter_raw(dst.row_view(p), 0, buf + p * n * dst.v.esize);
+    else scatter_f32(dst.row_view(p), 0, fbuf + p * n);
+  }
+}
+
+// dst = src.transpose(axes), bit-exact: src is walked in element order as the shape tdim0..tdim{n-1}; dst
+// in element order is the permuted shape.
+void exec_dma_transpose(ExecContext& ctx, const isa::Instruction& ins) {
+  check_dge(ctx, ins);
+  View dst = ctx.write(ins, 0);
+  View src = ctx.read(ins, 1);
+  if (dst.dtype != src.dtype || dst.esize != src.esize)
+    ctx.fail(ins, "dma_transpose: dst and src must have the same dtype");
+  // Decode axes (decimal digits, outermost first) and the source shape.
+  std::vector<int> axes;
+  for (unsigned a = ins.params.axes; a; a /= 10) axes.insert(axes.begin(), int(a % 10));
+  const int n = int(axes.size());
+  const uint16_t dims[4] = {ins.params.tdim0, ins.params.tdim1, ins.params.tdim2, ins.params.tdim3};
+  bool ok = n >= 2 && n <= 4;
+  std::vector<bool> seen(4, false);
+  for (int a : axes) {
+    if (a >= n || seen[size_t(a)]) ok = false;
+    else seen[size_t(a)] = true;
+  }
+  if (!ok) ctx.fail(ins, "dma_transpose: axes=" + std::to_string(ins.params.axes) + " is not a permutation of 2 to 4 dims");
+  uint64_t total = 1;
+  for (int k = 0; k < n; ++k) total *= dims[k];
+  if (total != src.total_elems() || total != dst.total_elems()) {
+    std::ostringstream os;
+    os << "dma_transpose: the source shape (tdim0..tdim" << n - 1 << ") has " << total << " elements but 'src' has "
+       << src.total_elems() << " and 'dst' " << dst.total_elems();
+    ctx.fail(ins, os.str());
+  }
+  const unsigned es = src.esize;
+  uint8_t* in = ctx.bytes(0, total * es);
+  uint8_t* out = ctx.bytes(1, total * es);
+  for (uint32_t p = 0; p < src.partitions; ++p) gather_raw(src, p, in + uint64_t(p) * src.free_elems * es);
+  // Source strides (elements, row-major) of each dst dim.
+  uint64_t sstride[4] = {1, 1, 1, 1};
+  for (int k = n - 2; k >= 0; --k) sstride[k] = sstride[k + 1] * dims[k + 1];
+  uint64_t dcount[4], dstr[4];
+  for (int k = 0; k < n; ++k) {
+    dcount[k] = dims[axes[size_t(k)]];
+    dstr[k] = sstride[axes[size_t(k)]];
+  }
+  uint64_t idx[4] = {0, 0, 0, 0};
+  for (uint64_t j = 0; j < total; ++j) {
+    uint64_t s = 0;
+    for (int k = 0; k < n; ++k) s += idx[k] * dstr[k];
+    std::memcpy(out + j * es, in + s * es, es);
+    for (int k = n - 1; k >= 0; --k) {
+      if (++idx[k] < dcount[k]) break;
+      idx[k] = 0;
+    }
+  }
+  for (uint32_t p = 0; p < dst.partitions; ++p) scatter_raw(dst, p, out + uint64_t(p) * dst.free_elems * es);
+}
+
+// dst = src0 + src1 (+ src2) in fp32, element order; with indirection row p of every operand
+// pairs with row p of the others, and a dropped row leaves dst untouched.
+void exec_dma_compute(ExecContext& ctx, const isa::Instruction& ins) {
+  check_dge(ctx, ins);
+  const uint32_t P = ins.operands[0].num_partitions;
+  const Offsets off = read_offsets(ctx, ins, P);
+  std::vector<Rows> srcs;
+  std::vector<int> slots;
+  for (int s = 1; s <= 3; ++s)
+    if (ins.operands[s].present()) {
+      srcs.push_back(resolve_rows(ctx, ins, s, false, off));
+      slots.push_back(s);
+    }
+  Rows dst = resolve_rows(ctx, ins, 0, true, off);
+  const bool ind = any_indirect(ins);
+  for (size_t k = 0; k < srcs.size(); ++k) {
+    if (ind) require_rows_match(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
+    else require_total(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
+  }
+  const uint64_t total = dst.v.total_elems();
+  float* acc = ctx.f32(0, total);
+  float* tmp = ctx.f32(1, total);
+  std::vector<char> keep(ind ? P : 0, 1);
+  for (size_t k = 0; k < srcs.size(); ++k) {
+    const Rows& s = srcs[k];
+    float* to = k == 0 ? acc : tmp;
+    if (ind) {
+      for (uint32_t p = 0; p < P; ++p) {
+        if (!s.rows[p]) keep[p] = 0;
+        else gather_f32(s.row_view(p), 0, to + uint64_t(p) * s.v.free_elems);
+      }
+    } else {
+      for (uint32_t p = 0; p < s.v.partitions; ++p) gather_f32(s.v, p, to + uint64_t(p) * s.v.free_elems);
+    }
+    if (k > 0)
+      for (uint64_t i = 0; i < total; ++i) acc[i] += tmp[i];
+  }
+  if (!ind) {
+    for (uint32_t p = 0; p < dst.v.partitions; ++p) scatter_f32(dst.v, p, acc + uint64_t(p) * dst.v.free_elems);
+    return;
+  }
+  for (uint32_t p = 0; p < P; ++p)
+    if (keep[p] && dst.rows[p]) scatter_f32(dst.row_view(p), 0, acc + uint64_t(p) * dst.v.free_elems);
+}
+
+}  // namespace nkisim::sim

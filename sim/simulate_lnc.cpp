@@ -1,0 +1,120 @@
+// simulate_lnc.cpp - LNC=2 (machine.md §12): one program per physical core, simulated concurrently in one
+// timeline. Each core has its own ExecContext (SBUF, PSUM, engines, registers, PE state) and Scheduler
+// (engines, semaphores, DMA queues and engines); HBM is shared: exactly one ExecContext holds the HBM space
+// at a time and the driver hands it to the core whose event runs next. Events are taken in time order over
+// the cores (ties: lower core first); a core_barrier's signal reaches the other core core_barrier_ns after
+// it was sent, as an event of its own.
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <queue>
+
+#include "sim/scheduler.h"
+#include "sim/scheduler_impl.h"
+
+namespace nkisim::sim {
+
+LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const HostArray> inputs,
+                       const Options& opts_in) {
+  const size_t n = programs.size();
+  if (n == 0) throw Error("simulate_lnc: no program");
+  if (opts_in.functional) throw Error("LNC=" + std::to_string(n) + " runs need the timing model (no functional mode)");
+  Options opts = opts_in;
+  opts.parallel = false;  // the driver interleaves the cores' event loops: compile everything up front
+  std::optional<isa::TargetDesc> target = opts.target;
+  if (!target) target = isa::find_target(programs[0].target);
+  if (!target) throw Error("unknown target '" + programs[0].target + "'");
+  if (double(n) > target->max_lnc)
+    throw Error(target->name + " supports LNC up to " + std::to_string(int(target->max_lnc)) + ", not " + std::to_string(n));
+  for (size_t c = 1; c < n; ++c)
+    if (programs[c].hbm_tensors != programs[0].hbm_tensors)
+      throw Error("LNC: core " + std::to_string(c) + " lays out its HBM tensors differently from core 0 (the cores "
+                  "must allocate the same HBM tensors in the same order)");
+  uint64_t hbm_bytes = 0;
+  for (const isa::Program& p : programs) hbm_bytes = std::max(hbm_bytes, hbm_space_bytes(p));
+
+  std::vector<std::unique_ptr<ExecContext>> ctx;
+  for (const isa::Program& p : programs) ctx.push_back(std::make_unique<ExecContext>(p, *target, hbm_bytes));
+  // Every core must reach the same core_barriers (per engine), or the odd one out would wait forever.
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    std::vector<std::vector<const isa::Instruction*>> bars(n);
+    for (size_t c = 0; c < n; ++c)
+      for (const isa::Instruction& ins : programs[c].streams[size_t(e)])
+        if (ins.op == isa::Opcode::core_barrier) bars[c].push_back(&ins);
+    for (size_t c = 1; c < n; ++c) {
+      if (bars[c].size() == bars[0].size()) continue;
+      const size_t more = bars[c].size() > bars[0].size() ? c : 0, less = more ? 0 : c;
+      ctx[more]->fail(*bars[more][bars[less].size()],
+                      "core_barrier: core " + std::to_string(more) + " reaches " + std::to_string(bars[more].size()) +
+                          " core_barrier(s) on " + std::string(isa::engine_name(isa::Engine(e))) + " but core " +
+                          std::to_string(less) + " reaches " + std::to_string(bars[less].size()) +
+                          " (every core must reach the same barriers)");
+    }
+  }
+  size_t owner = 0;  // the context holding the shared HBM
+  auto own = [&](size_t c) {
+    if (c == owner) return;
+    std::swap(ctx[owner]->mem.hbm, ctx[c]->mem.hbm);
+    owner = c;
+  };
+  bind_inputs(*ctx[0], inputs, opts);
+
+  LncResult out;
+  out.cores.resize(n);
+  struct Remote {
+    double t;
+    uint64_t seq;
+    size_t core;
+    uint16_t sem;
+    uint32_t add;
+    bool operator>(const Remote& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  std::priority_queue<Remote, std::vector<Remote>, std::greater<Remote>> remote;
+  uint64_t seq = 0;
+  std::vector<std::unique_ptr<detail::Scheduler>> s;
+  for (size_t c = 0; c < n; ++c) {
+    out.cores[c].target = target->name;
+    own(c);
+    s.push_back(std::make_unique<detail::Scheduler>(*ctx[c], opts, out.cores[c]));
+    s[c]->remote_update = [&, c](uint16_t sem, uint32_t add, double t) {
+      for (size_t d = 0; d < n; ++d)
+        if (d != c) remote.push(Remote{t, seq++, d, sem, add});
+    };
+  }
+  for (size_t c = 0; c < n; ++c) {
+    own(c);
+    s[c]->start();
+  }
+  for (;;) {
+    size_t best = n;
+    double bt = std::numeric_limits<double>::infinity();
+    for (size_t c = 0; c < n; ++c)
+      if (!s[c]->idle() && s[c]->next_time() < bt) bt = s[c]->next_time(), best = c;
+    if (!remote.empty() && remote.top().t < bt) {
+      const Remote r = remote.top();
+      remote.pop();
+      own(r.core);
+      s[r.core]->external_update(r.sem, r.add, r.t);
+      continue;
+    }
+    if (best == n) break;
+    own(best);
+    s[best]->step();
+  }
+  for (size_t c = 0; c < n; ++c) {
+    own(c);
+    s[c]->finish_run();
+    out.total_ns = std::max(out.total_ns, out.cores[c].total_ns);
+  }
+  if (opts.timing_only) return out;
+  own(0);
+  for (size_t c = 1; c < n; ++c)  // an input written by any core
+    for (size_t i = 0; i < ctx[0]->tensor_written.size(); ++i) ctx[0]->tensor_written[i] |= ctx[c]->tensor_written[i];
+  Result shared;
+  read_results(*ctx[0], shared);
+  out.outputs = std::move(shared.outputs);
+  out.written_inputs = std::move(shared.written_inputs);
+  return out;
+}
+
+}  // namespace nkisim::sim

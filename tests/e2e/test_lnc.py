@@ -1,0 +1,86 @@
+"""End to end: LNC=2 (--lnc 2, docs/lnc.md) against numpy goldens: each core adds half of a tensor, a
+core_barrier orders a shared-HBM write on core 0 before a read on core 1 (and without it the read comes
+first), program ids, stats/trace of both cores, usage and located errors."""
+import os
+
+import numpy as np
+
+from common import SRC, check, check_equal, finish, load_json, run, save, tmpdir
+
+K = os.path.join(SRC, "tests", "e2e", "kernels", "lnc.py")
+d = tmpdir()
+rng = np.random.default_rng(11)
+a = rng.standard_normal((512, 256), dtype=np.float32)
+b = rng.standard_normal((512, 256), dtype=np.float32)
+p = rng.standard_normal((128, 64), dtype=np.float32)
+pa, pb, pp = save(d, "a.npy", a), save(d, "b.npy", b), save(d, "p.npy", p)
+
+
+def out_of(name, *args):
+    out = os.path.join(d, f"{name}-{len(os.listdir(d))}")
+    rc, so, se = run(K, "-k", name, "-o", out, *args)
+    res = np.load(os.path.join(out, "output_0.npy")) if rc == 0 else None
+    return rc, so, se, res
+
+
+# Each core adds half of the rows; the output in shared HBM is the whole sum.
+stats, trace = os.path.join(d, "s.json"), os.path.join(d, "t.json")
+rc, so, se, res = out_of("lnc_add", "--inputs", pa, pb, "--lnc", "2", "--stats", stats, "--trace", trace)
+check_equal(rc, 0, f"lnc_add --lnc 2 exit code ({se})")
+check(res is not None and np.array_equal(res, a + b), "lnc_add --lnc 2 equals a + b")
+check("core 0: lnc_add on trn2" in so and "core 1: lnc_add on trn2" in so, f"summary per core: {so!r}")
+s = load_json(stats)
+check_equal((s["lnc"], len(s["cores"])), (2, 2), "stats: lnc and one entry per core")
+check_equal(s["total_ns"], max(c["total_ns"] for c in s["cores"]), "stats: total is the later core")
+for c in s["cores"]:
+    check_equal(c["engines"]["vector"]["instructions"], 4, "each core: its 2 adds + 2 store triggers on Vector")
+    check_equal(c["engines"]["dma"]["instructions"], 6, "each core moves its 6 transfers")
+t = load_json(trace)
+names = sorted(e["args"]["name"] for e in t["traceEvents"] if e.get("name") == "process_name")
+check_equal(names, ["NeuronCore 0 (trn2)", "NeuronCore 1 (trn2)"], "trace: one process per core")
+check({e["pid"] for e in t["traceEvents"] if e.get("ph") == "X"} == {1, 2}, "trace: slices of both cores")
+# The same kernel at LNC=1 adds everything on one core, and --lnc 1 is the default.
+rc1, _, se1, res1 = out_of("lnc_add", "--inputs", pa, pb, "--lnc", "1", "--stats", os.path.join(d, "s1.json"))
+check(rc1 == 0 and np.array_equal(res1, a + b), f"lnc_add --lnc 1 ({se1})")
+s1 = load_json(os.path.join(d, "s1.json"))
+check_equal(s1["engines"]["vector"]["instructions"], 8, "LNC=1: one core does all 4 adds + 4 store triggers")
+check(s["total_ns"] < s1["total_ns"], f"two cores finish first ({s['total_ns']} vs {s1['total_ns']} ns)")
+
+# core_barrier orders core 0's shared-HBM write before core 1's read.
+rc, _, se, res = out_of("lnc_barrier", "--inputs", pp, "--lnc", "2")
+check_equal(rc, 0, f"lnc_barrier exit code ({se})")
+if res is not None:
+    check(np.array_equal(res[:128], p), "lnc_barrier: core 0's half")
+    check(np.array_equal(res[128:], p * np.float32(2) + np.float32(1)), "lnc_barrier: core 1 read core 0's result")
+rc, _, se, res = out_of("lnc_barrier", "--inputs", pp, "--lnc", "2", "--arg", "use_barrier=False")
+check_equal(rc, 0, f"lnc_barrier without barrier exit code ({se})")
+if res is not None:
+    check(np.isnan(res[128:]).all(), "without the barrier core 1 reads the scratch before it is written (NaN sentinel)")
+
+# program_id / num_programs per core.
+rc, _, se, res = out_of("lnc_ids", "--inputs", pp, "--lnc", "2")
+check(rc == 0 and res is not None and res.ravel().tolist() == [20, 21], f"lnc_ids: {res} ({se})")
+
+# Usage errors (exit 2) and located errors (exit 1).
+rc, _, se = run(K, "-k", "lnc_add", "--inputs", pa, pb, "--lnc", "2", "--target", "trn1", "-o", d)
+check_equal(rc, 2, "trn1 --lnc 2 is a usage error")
+check("nki-sim: error: --lnc 2: trn1 supports only LNC=1" in se, f"trn1 message: {se!r}")
+rc, _, se = run(K, "-k", "lnc_add", "--inputs", pa, pb, "--lnc", "3", "-o", d)
+check(rc == 2 and "--lnc must be 1 or 2, got 3" in se, f"--lnc 3: {rc} {se!r}")
+rc, _, se = run(K, "-k", "lnc_add", "--inputs", pa, pb, "--lnc", "2", "--functional", "-o", d)
+check(rc == 2 and "--lnc 2 needs the timing model (no --functional)" in se, f"--functional: {rc} {se!r}")
+rc, _, se = run(K, "-k", "lnc_barrier", "--inputs", pp, "-o", d)
+check(rc == 1 and "lnc.py:44:9: error: core_barrier: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this "
+      "launch has 1 core" in se, f"core_barrier at LNC=1: {rc} {se!r}")
+
+src = os.path.join(d, "one_barrier.py")
+with open(src, "w") as f:
+    f.write("import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n@nki.jit\ndef k(a_input):\n"
+            "    out = nl.ndarray(a_input.shape, dtype=a_input.dtype, buffer=nl.shared_hbm)\n"
+            "    if nl.program_id(0) == 0:\n        nisa.core_barrier(out, (0, 1))\n"
+            "    nisa.dma_copy(dst=out, src=a_input)\n    return out\n")
+rc, _, se = run(src, "--inputs", pp, "--lnc", "2", "-o", d)
+check(rc == 1 and "one_barrier.py:9:9: error: core_barrier: core 0 reaches 1 core_barrier(s) on gpsimd but core 1 "
+      "reaches 0 (every core must reach the same barriers)" in se, f"unmatched barrier: {rc} {se!r}")
+
+finish()
