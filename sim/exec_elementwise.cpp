@@ -5,6 +5,8 @@
 #include "sim/activation.h"
 #include "sim/alu.h"
 #include "sim/exec.h"
+#include "sim/exec_vector_util.h"
+#include "sim/parallel.h"
 
 namespace nkisim::sim {
 using isa::AluOp;
@@ -37,6 +39,9 @@ bool rows_direct(const View& dst, std::initializer_list<const View*> inputs) {
   return true;
 }
 inline float* row0(const View& v) { return reinterpret_cast<float*>(v.row(0)); }
+// Activations of at least this many elements run their rows on parallel_threads() threads (below it the
+// fork-join costs more than it saves; a host-performance knob, not a hardware number).
+constexpr uint64_t kParallelActivationElems = 1u << 16;
 inline ptrdiff_t fstride(const View& v) { return ptrdiff_t(v.pstep / 4); }
 }  // namespace
 
@@ -120,9 +125,8 @@ void exec_activation(ExecContext& ctx, const isa::Instruction& ins) {
   const float* scale = ctx.column_f32(ins, 3, P, 7);
   const float imm_scale = ins.params.scale, imm_bias = ins.params.bias_imm;
   const isa::ActFunc func = ins.params.func;
-  elementwise_f32<1>(ctx, dst, {&data}, [&](uint32_t i, const auto& in, float* out, size_t n) {
+  auto row = [&](uint32_t i, const float* x, float* out, size_t n) {
     const float s = scale ? scale[i] : imm_scale;
-    const float* x = in[0];
     if (bias || imm_bias != 0.0f) {
       const float b = bias ? bias[i] : imm_bias;
       for (size_t j = 0; j < n; ++j) out[j] = x[j] * s + b;
@@ -133,6 +137,22 @@ void exec_activation(ExecContext& ctx, const isa::Instruction& ins) {
     } else {
       act_apply(func, x, out, n);
     }
+  };
+  // Large fp32 instructions: rows are independent (each partition has its own accumulator), so they are
+  // computed in place on both cores; the result does not depend on the thread count.
+  if (rows_direct(dst, {&data}) && uint64_t(P) * dst.free_elems >= kParallelActivationElems && P > 1) {
+    const isa::ReduceCmd cmd = ins.params.reduce_cmd;
+    float* acc = cmd == isa::ReduceCmd::idle ? nullptr : vec::accumulators(ctx, isa::Engine::Scalar);
+    const size_t n = dst.free_elems;
+    parallel_for(P, [&](size_t i) {
+      float* out = row0(dst) + ptrdiff_t(i) * fstride(dst);
+      row(uint32_t(i), row0(data) + ptrdiff_t(i) * fstride(data), out, n);
+      if (acc) vec::accumulate(acc[dst.start_partition + i], cmd, AluOp::add, 0.0f, out, n);
+    });
+    return;
+  }
+  elementwise_f32<1>(ctx, dst, {&data}, [&](uint32_t i, const auto& in, float* out, size_t n) {
+    row(i, in[0], out, n);
     activation_accumulate(ctx, ins, dst.start_partition + i, out, n);
   });
 }

@@ -52,6 +52,33 @@ TEST_CASE("activation accumulator: reset_reduce sums the fp32 results, reduce ch
   }
 }
 
+TEST_CASE("large fp32 activations (rows on both cores) equal the per-element fp32 formula, in place too") {
+  // 128 x 1024 >= the parallel threshold; exp(x * s + b) per element, accumulator = fp32 left-to-right sum.
+  const uint32_t P = 128, F = 1024;
+  std::vector<float> x = noise(size_t(P) * F, 31, -4.0f, 4.0f), b = noise(P, 32, -1.0f, 1.0f);
+  Kernel k;
+  auto tx = k.f32_in(x, P, F), tb = k.f32_in(b, P, 1);
+  auto e = k.tile(DType::float32, P, F);
+  activation(k, e, tx, isa::ActFunc::exp, ReduceCmd::reset_reduce, tb).params.scale = 0.5f;
+  read_acc(k, P);
+  activation(k, tx, tx, isa::ActFunc::tanh, ReduceCmd::idle);  // in place
+  k.out(e);
+  k.out(tx);
+  auto r = k.run();
+  auto sums = f32_out(r, 0), out = f32_out(r, 1), th = f32_out(r, 2);
+  size_t bad = 0;
+  for (uint32_t p = 0; p < P; ++p) {
+    float a = 0.0f;
+    for (uint32_t j = 0; j < F; ++j) {
+      const float v = std::exp(x[p * F + j] * 0.5f + b[p]);
+      a += v;
+      bad += !same(out[p * F + j], v) + !same(th[p * F + j], std::tanh(x[p * F + j]));
+    }
+    CHECK(same(sums[p], a));
+  }
+  CHECK(bad == 0);
+}
+
 TEST_CASE("activation accumulator lanes are absolute partitions, scalar bias_imm, bad reduce parameters") {
   Kernel k;
   auto x = k.f32_in({1, 2, 3, 4, 5, 6, 7, 8}, 2, 4, 32);  // partitions 32, 33
