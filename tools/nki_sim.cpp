@@ -93,6 +93,35 @@ void write_text(const std::string& path, const std::string& text) {
   if (!f || !(f << text) || !f.flush()) throw Error(path + ": cannot write file");
 }
 
+// Writes output_<i>.npy per returned tensor and input_<name>.npy per input the kernel wrote; returns the paths.
+std::vector<std::string> write_outputs(const std::string& out_dir, const std::vector<sim::HostArray>& outputs,
+                                       const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs,
+                                       bool raw) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw Error(out_dir + ": cannot create output directory: " + ec.message());
+  std::vector<std::string> written;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    written.push_back((fs::path(out_dir) / ("output_" + std::to_string(i) + ".npy")).string());
+    sim::write_npy(written.back(), outputs[i], raw);
+  }
+  for (auto& [name, arr] : written_inputs) {
+    written.push_back((fs::path(out_dir) / ("input_" + name + ".npy")).string());
+    sim::write_npy(written.back(), arr, raw);
+  }
+  return written;
+}
+
+// --stats FILE / --trace FILE: writes the report when the option was given.
+template <class Writer>
+void write_report(const po::variables_map& vm, const char* option, Writer&& writer) {
+  if (!vm.count(option)) return;
+  const std::string path = vm[option].as<std::string>();
+  std::ofstream f(path);
+  writer(f);
+  if (!f.flush()) throw Error(path + ": cannot write file");
+}
+
 int run(int argc, char** argv) {
   po::options_description opts("options");
   opts.add_options()
@@ -257,30 +286,10 @@ int run(int argc, char** argv) {
     if (vm.count("max-loop-iterations")) sopts.max_loop_iterations = vm["max-loop-iterations"].as<uint64_t>();
     sim::LncResult r = sim::simulate_lnc(programs, inputs, sopts);
     phases.lap("simulate");
-    const std::string out_dir = vm["output-dir"].as<std::string>();
-    std::error_code ec;
-    fs::create_directories(out_dir, ec);
-    if (ec) throw Error(out_dir + ": cannot create output directory: " + ec.message());
-    const bool raw = vm.count("raw-low-precision") > 0;
-    std::vector<std::string> written;
-    for (size_t i = 0; i < r.outputs.size(); ++i) {
-      written.push_back((fs::path(out_dir) / ("output_" + std::to_string(i) + ".npy")).string());
-      sim::write_npy(written.back(), r.outputs[i], raw);
-    }
-    for (auto& [name, arr] : r.written_inputs) {
-      written.push_back((fs::path(out_dir) / ("input_" + name + ".npy")).string());
-      sim::write_npy(written.back(), arr, raw);
-    }
-    if (vm.count("stats")) {
-      std::ofstream f(vm["stats"].as<std::string>());
-      sim::write_lnc_stats_json(r, f);
-      if (!f.flush()) throw Error(vm["stats"].as<std::string>() + ": cannot write file");
-    }
-    if (vm.count("trace")) {
-      std::ofstream f(vm["trace"].as<std::string>());
-      sim::write_lnc_trace_json(r, f);
-      if (!f.flush()) throw Error(vm["trace"].as<std::string>() + ": cannot write file");
-    }
+    const std::vector<std::string> written = write_outputs(vm["output-dir"].as<std::string>(), r.outputs,
+                                                           r.written_inputs, vm.count("raw-low-precision") > 0);
+    write_report(vm, "stats", [&](std::ostream& f) { sim::write_lnc_stats_json(r, f); });
+    write_report(vm, "trace", [&](std::ostream& f) { sim::write_lnc_trace_json(r, f); });
     if (!quiet)
       for (int c = 0; c < lnc; ++c)
         std::cout << "core " << c << ": "
@@ -325,30 +334,10 @@ int run(int argc, char** argv) {
   sim::Result r = sim::simulate(program, inputs, sopts);
   phases.lap("simulate");
 
-  const std::string out_dir = vm["output-dir"].as<std::string>();
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw Error(out_dir + ": cannot create output directory: " + ec.message());
-  const bool raw = vm.count("raw-low-precision") > 0;
-  std::vector<std::string> written;
-  for (size_t i = 0; i < r.outputs.size(); ++i) {
-    written.push_back((fs::path(out_dir) / ("output_" + std::to_string(i) + ".npy")).string());
-    sim::write_npy(written.back(), r.outputs[i], raw);
-  }
-  for (auto& [name, arr] : r.written_inputs) {
-    written.push_back((fs::path(out_dir) / ("input_" + name + ".npy")).string());
-    sim::write_npy(written.back(), arr, raw);
-  }
-  if (vm.count("stats")) {
-    std::ofstream f(vm["stats"].as<std::string>());
-    sim::write_stats_json(r, f);
-    if (!f.flush()) throw Error(vm["stats"].as<std::string>() + ": cannot write file");
-  }
-  if (vm.count("trace")) {
-    std::ofstream f(vm["trace"].as<std::string>());
-    sim::write_trace_json(r, f);
-    if (!f.flush()) throw Error(vm["trace"].as<std::string>() + ": cannot write file");
-  }
+  const std::vector<std::string> written = write_outputs(vm["output-dir"].as<std::string>(), r.outputs,
+                                                         r.written_inputs, vm.count("raw-low-precision") > 0);
+  write_report(vm, "stats", [&](std::ostream& f) { sim::write_stats_json(r, f); });
+  write_report(vm, "trace", [&](std::ostream& f) { sim::write_trace_json(r, f); });
   if (!quiet) std::cout << sim::format_summary(program, r, written);
   if (vm.count("profile")) {
     const std::string text = sim::format_profile(program, r);
