@@ -14,6 +14,7 @@ import argparse
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -61,6 +62,7 @@ def run_sim(exe, kernel, inputs, args=(), repeat=1):
         p = subprocess.run(cmd, capture_output=True, text=True)
         dt = time.perf_counter() - t0
         cpu = children_cpu() - c0
+        shutil.rmtree(out, ignore_errors=True)
         if p.returncode != 0:
             raise RuntimeError(p.stderr)
         res = (dt, cpu, parse_phases(p.stderr))
@@ -110,13 +112,20 @@ def blas_name():
 
 
 def main():
+    d = tempfile.mkdtemp(prefix="nkisim-bench-in-")
+    try:
+        return bench(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def bench(d):
     ap = argparse.ArgumentParser()
     ap.add_argument("--nki-sim", default=os.path.join(ROOT, "build", "nki-sim"))
     ap.add_argument("--cases", default="cab", help="which cases to run, e.g. 'c' or 'ab' (default: all)")
     ap.add_argument("--repeat", type=int, default=1, help="nki-sim runs per case (the fastest is reported)")
     args = ap.parse_args()
     exe = args.nki_sim
-    d = tempfile.mkdtemp(prefix="nkisim-bench-in-")
     rng = np.random.default_rng(0)
     print(f"numpy {np.__version__}, BLAS: {blas_name()}, cpus: {os.cpu_count()}")
     print(f"load at start: {uptime()}")

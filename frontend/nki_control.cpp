@@ -257,6 +257,54 @@ Value nisa_core_barrier(Interp& in, const BuiltinObj&, CallArgs& a) {
   return b.emit();
 }
 
+// sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id, dma_engine=dma_engine.dma, name=None): v3+, an
+// LNC=2 launch (nki-isa.md §3.6, docs/lnc.md). Both ranks must be the other core; src/dst SBUF, same dtype and
+// shape; dma_engine.gpsimd_dma moves at most 1024 / 512 / 256 bytes per partition (32 / 16 / 8-bit dtypes).
+Value nisa_sendrecv(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"src", true},    {"dst", true},     {"send_to_rank", true}, {"recv_from_rank", true},
+                                 {"pipe_id", true}, {"dma_engine"}, {"name"}};
+  Value v[7];
+  bind("sendrecv", ps, a, v);
+  if (in.nki->nc_version < 3) raise("ValueError", "sendrecv is not available on trn1 (trn2 and later)");
+  if (in.nki->lnc != 2)
+    raise("ValueError", "sendrecv: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this launch has " +
+                            std::to_string(in.nki->lnc) + " core");
+  const int peer = 1 - in.nki->lnc_core;
+  for (int k : {2, 3}) {
+    const char* arg = k == 2 ? "send_to_rank" : "recv_from_rank";
+    if (!v[k].is_int_like() || v[k].i() < 0 || v[k].i() > 1)
+      raise("ValueError", std::string("sendrecv: ") + arg + " must be a rank 0 or 1, got " + in.repr(v[k]));
+    if (v[k].i() != peer)
+      raise("ValueError", std::string("sendrecv: ") + arg + " must be the other core's rank " + std::to_string(peer) +
+                              " (this is core " + std::to_string(in.nki->lnc_core) + "), got " + in.repr(v[k]));
+  }
+  if (!v[4].is_int_like() || v[4].i() < 0 || v[4].i() > 65535)
+    raise("ValueError", "sendrecv: pipe_id must be an int in [0, 65535], got " + in.repr(v[4]));
+  OpBuilder b(in, "sendrecv", isa::Opcode::sendrecv);
+  const TensorObj* dst = b.operand(0, v[1], "dst");
+  const TensorObj* src = b.operand(1, v[0], "src");
+  if (src->view.dtype != dst->view.dtype)
+    raise("ValueError", std::string("sendrecv: src and dst must have the same dtype, got ") +
+                            std::string(dtype_str(src->view.dtype)) + " and " + std::string(dtype_str(dst->view.dtype)));
+  b.same_shape(src, "src", dst, "dst", true);
+  b.enum_arg(v[5], EnumDmaEngine, "dma_engine");
+  const bool gpsimd = v[5].is(VK::Enum) && v[5].enum_value() == 2;
+  if (gpsimd) {
+    const uint64_t es = isa::dtype_size(src->view.dtype);
+    const int64_t parts = src->view.dims.empty() ? 1 : src->view.dims[0].count;
+    const uint64_t bytes = parts ? uint64_t(src->view.num_elements() / parts) * es : 0;
+    const uint64_t limit = es >= 4 ? 1024 : es == 2 ? 512 : 256;
+    if (bytes > limit)
+      raise("ValueError", "sendrecv: dma_engine.gpsimd_dma moves at most " + std::to_string(limit) +
+                              " bytes per partition for " + std::to_string(es * 8) + "-bit dtypes, src has " +
+                              std::to_string(bytes));
+  }
+  b.params().pipe_id = uint16_t(v[4].i());
+  b.params().gpsimd_dma = gpsimd;
+  b.name(v[6]);
+  return b.emit();
+}
+
 void body_flow(Flow fl, const char* what) {
   if (fl == Flow::Break) raise("SyntaxError", std::string("'break' is not supported in ") + what);
   if (fl == Flow::Continue) raise("SyntaxError", std::string("'continue' is not supported in ") + what);
@@ -292,6 +340,7 @@ void install_nki_control(Interp& in, ModuleObj* nl, ModuleObj* isa) {
   def(isa, "register_load", nisa_register_load);
   def(isa, "register_store", nisa_register_store);
   def(isa, "core_barrier", nisa_core_barrier);
+  def(isa, "sendrecv", nisa_sendrecv);
   def(nl, "fori_loop", nl_fori_loop);
   def(nl, "while_loop", nl_while_loop);
   def(nl, "dynamic_range", nl_dynamic_range);

@@ -153,6 +153,44 @@ std::string axes_str(const std::vector<int64_t>& axes) {
   return s + (axes.size() == 1 ? ",)" : ")");
 }
 
+// The indirect form (nki-isa.md §3.5; trn2+, software DGE): a 2D HBM src of a 2-byte dtype, src.shape[0] a
+// multiple of 16 in [16, 128] (one uint32 row index per partition of the indices), src.shape[-1] <= 128.
+Value dma_transpose_indirect(Interp& in, OpBuilder& b, const TensorObj* dst, const TensorObj* src, int dge, bool skip) {
+  const std::vector<int64_t> ss = src->view.shape();
+  const std::string sh = shape_str(ss);
+  if (dge == kDgeHwdge || dge == kDgeNone)
+    raise("ValueError", std::string("dma_transpose: an indirect src needs software DGE (dge_mode.swdge or unknown), not "
+                                    "dge_mode.") + (dge == kDgeHwdge ? "hwdge" : "none"));
+  if (ss.size() != 2)
+    not_supported_yet("dma_transpose with an indirect " + std::to_string(ss.size()) + "D src (only 2D)");
+  if (isa::dtype_size(src->view.dtype) != 2)
+    raise("ValueError", "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got " +
+                            std::string(isa::dtype_name(src->view.dtype)));
+  if (ss[0] % 16 != 0 || ss[0] < 16 || ss[0] > 128)
+    raise("ValueError", "dma_transpose: an indirect src needs src.shape[0] to be a multiple of 16 in [16, 128], got src "
+                        "of shape " + sh);
+  if (ss[1] > 128) raise("ValueError", "dma_transpose: src.shape[-1] must be at most 128, got src of shape " + sh);
+  if (src->indirect->kind == 1) {
+    const TensorObj* it = src->indirect->offsets.as<TensorObj>();
+    if (it->view.dtype != isa::DType::uint32)
+      raise("TypeError", "dma_transpose: the vector_offset indices must be uint32, got " +
+                             std::string(isa::dtype_name(it->view.dtype)));
+  }
+  Indirection ind;
+  note_indirect(ind, src, 1, "dma_transpose");
+  if (skip) b.params().oob_skip = true;
+  isa::InstrParams& p = b.params();
+  p.axes = 10;
+  p.tdim0 = uint16_t(ss[0]);
+  p.tdim1 = uint16_t(ss[1]);
+  p.dge_mode = uint16_t(kDgeSwdge);
+  b.op().engine = isa::Engine::GpSimd;
+  emit_indirection(b, ind, 2, 3, "dma_transpose");
+  (void)dst;
+  (void)in;
+  return b.emit();
+}
+
 Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"axes"},     {"priority"},
                                  {"dge_mode"},  {"oob_mode"},  {"name"}};
@@ -160,6 +198,7 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   bind("dma_transpose", ps, a, v);
   require_available(in, "dma_transpose", isa::Opcode::dma_transpose);
   OpBuilder b(in, "dma_transpose", isa::Opcode::dma_transpose);
+  b.allow_indirect();
   auto* dst = b.operand(0, v[0], "dst");
   auto* src = b.operand(1, v[1], "src");
   check_priority(v[3], "dma_transpose");
@@ -187,9 +226,12 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
     raise("ValueError", "dma_transpose: dst and src must have the same dtype, got " +
                             std::string(isa::dtype_name(dst->view.dtype)) + " and " +
                             std::string(isa::dtype_name(src->view.dtype)));
-  if (src->indirect) not_supported_yet("dma_transpose with an indirect src (vector_offset / scalar_offset)");
+  if (dst->indirect) raise("ValueError", "dma_transpose: dst cannot be indirect; only src takes an indirect access pattern");
   const int dge = enum_value_or(v[4], kDgeUnknown);
-  if (dge == kDgeSwdge) not_supported_yet("dma_transpose(dge_mode=swdge) (the indirect form)");
+  if (src->indirect) return dma_transpose_indirect(in, b, dst, src, dge, enum_value_or(v[5], 0) == 1);
+  if (dge == kDgeSwdge)
+    raise("ValueError", "dma_transpose: dge_mode.swdge is the indirect form; src needs .ap() with vector_offset or "
+                        "scalar_offset");
   if (dge == kDgeNone) raise("ValueError", "dma_transpose: dge_mode.none is not supported; use unknown or hwdge");
   if (enum_value_or(v[5], 0) == 1)
     raise("ValueError", "dma_transpose: oob_mode.skip needs an indirect src (vector_offset or scalar_offset)");
@@ -250,8 +292,9 @@ Value isa_dma_compute(Interp& in, const BuiltinObj&, CallArgs& a) {
       if (!scales[k].is_number() || scales[k].num() != 1.0)
         raise("ValueError", "dma_compute: scales must all be 1.0, got scales[" + std::to_string(k) + "] = " + in.repr(scales[k]));
   }
-  if (present(v[4]) && !in.truthy(v[4]))
-    not_supported_yet("dma_compute(unique_indices=False) (duplicate indices)");
+  // unique_indices=False: the indirect rows are applied one at a time in partition order, so duplicate
+  // indices accumulate (a static dma_compute has no indices and ignores it).
+  const bool dup_idx = present(v[4]) && !in.truthy(v[4]);
   // Operand checks on the whole call first.
   OpBuilder head(in, fn, isa::Opcode::dma_compute);
   head.allow_indirect();
@@ -290,6 +333,7 @@ Value isa_dma_compute(Interp& in, const BuiltinObj&, CallArgs& a) {
                                 shape_str(dst->view.shape()) + ", got " + shape_str(t->view.shape()));
     dge_rules(in, b, fn, Value(), v[5], true);
     emit_indirection(b, ii, 4, 5, fn);
+    b.params().dup_idx = dup_idx;
     b.name(v[6]);
     return b.emit();
   }

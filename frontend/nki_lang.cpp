@@ -283,8 +283,6 @@ Value nl_no_reorder(Interp& in, const BuiltinObj& b, CallArgs& a) {
 }
 Value ctx_noop(Interp&, const BuiltinObj&, CallArgs&) { return Value(); }
 
-Value nl_device_print(Interp& in, const BuiltinObj&, CallArgs& a) { return Value(); }
-
 Value nl_buffer_pred(Interp& in, const BuiltinObj& b, CallArgs& a) {
   if (a.npos != 1) raise("TypeError", b.name + "() takes exactly one argument");
   ir::Buffer buf =
@@ -379,7 +377,6 @@ void install_nki(Interp& in) {
   def(nl, "program_id", nl_program_id, 0);
   def(nl, "num_programs", nl_program_id, 1);
   def(nl, "program_ndim", nl_program_ndim);
-  def(nl, "device_print", nl_device_print);
   def(nl, "is_hbm", nl_buffer_pred, 0);
   def(nl, "is_on_chip", nl_buffer_pred, 1);
   def(nl, "is_psum", nl_buffer_pred, 2);

@@ -423,6 +423,36 @@ Value fn_gather_flattened(Interp& in, const BuiltinObj&, CallArgs& a) {
   return dt && *dt != d->view.dtype ? sbuf_copy(in, out, *dt, "gather_cast") : out;
 }
 
+// device_print(prefix, tensor): a device_print instruction that writes `file:line: prefix: [[...], ...]` when the
+// simulator executes it (sim/exec_print.cpp); an HBM tensor is first copied to SBUF by a DMA.
+Value fn_device_print(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"prefix", true}, {"x", true}};
+  Value v[2];
+  bind_args("device_print", ps, 2, a, v);
+  if (!v[0].is(VK::Str))
+    raise("TypeError", "device_print: prefix must be a string, got '" + type_name(v[0]) + "'");
+  const TensorObj* t = tile_arg(v[1], "device_print", "x");
+  if (isa::dtype_kind(t->view.dtype) == isa::DTypeKind::Packed)
+    raise("TypeError", "device_print: cannot print packed " + std::string(isa::dtype_name(t->view.dtype)) + " data");
+  Value x = v[1];
+  if (!buffer_on_chip(t->base().buffer)) {
+    std::vector<int64_t> shape = t->view.shape();
+    if (shape.empty()) shape = {1};
+    Value tmp = new_tile(in, shape, t->view.dtype, ir::Buffer::sbuf, "print_copy");
+    call_isa(in, "dma_copy", {{"dst", tmp}, {"src", x}});
+    x = tmp;
+  }
+  auto& strings = in.kernel.strings;
+  const std::string prefix = str_of(v[0]);
+  size_t k = std::find(strings.begin(), strings.end(), prefix) - strings.begin();
+  if (k == strings.size()) strings.push_back(prefix);
+  isa_binding::OpBuilder b(in, "device_print", isa::Opcode::device_print);
+  b.operand(0, x, "x");
+  b.params().text = int32_t(k);
+  b.emit();
+  return Value();
+}
+
 // ---- unary math composed from instructions
 
 // round-to-nearest-even of x as fp32 (through an int32 conversion, which rounds to nearest even)
@@ -518,6 +548,7 @@ void install_nl_ops_more(Interp& in, ModuleObj* nl) {
   def("expand_dims", fn_expand_dims);
   def("dropout", fn_dropout);
   def("gather_flattened", fn_gather_flattened);
+  def("device_print", fn_device_print);
   for (const char* r : {"ceil", "floor", "trunc"}) def(r, fn_rounding);
   for (const char* r : {"cos", "tan"}) def(r, fn_trig);
   for (const char* r : {"fmod", "mod"}) def(r, fn_fmod);

@@ -91,6 +91,7 @@ struct Kernel {
   std::vector<int> params;
   std::vector<int> outputs;
   int num_vregs = 0;  // virtual registers (nisa.register_alloc, loop induction variables)
+  std::vector<std::string> strings;  // device_print prefixes (isa::Program::strings, by index)
 
   int add_tensor(Tensor t) {
     tensors.push_back(std::move(t));

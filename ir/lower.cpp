@@ -34,6 +34,7 @@ isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
   isa::Program p;
   p.target = target.name;
   p.kernel_name = k.name;
+  p.strings = k.strings;
   std::vector<isa::Engine> engines = assign_engines(k);
   std::vector<Placement> pl = allocate(k, target, p);
   std::vector<isa::Instruction> instrs(k.ops.size());

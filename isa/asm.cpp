@@ -164,6 +164,7 @@ std::string print_asm(const Program& p) {
   for (size_t i = 1; i < p.locations.size(); ++i)
     os << ".loc L" << i << " " << quote(p.locations[i].file) << " " << p.locations[i].line << " " << p.locations[i].col
        << "\n";
+  for (size_t i = 0; i < p.strings.size(); ++i) os << ".str S" << i << " " << quote(p.strings[i]) << "\n";
   for (int e = 0; e < kNumEngines; ++e) {
     if (p.streams[e].empty()) continue;
     os << "\n.stream " << engine_name(Engine(e)) << "\n";

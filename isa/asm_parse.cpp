@@ -93,6 +93,7 @@ class Parser {
   void directive(const std::vector<Token>& t);
   void tensor(const std::vector<Token>& t);
   void location(const std::vector<Token>& t);
+  void string_entry(const std::vector<Token>& t);
   void instruction(const std::vector<Token>& t);
   AccessPattern access_pattern(const Token& f, size_t value_pos) const;
   float float_value(const Token& f, size_t value_pos) const;
@@ -320,6 +321,7 @@ void Parser::directive(const std::vector<Token>& t) {
   }
   if (d == ".tensor") return tensor(t);
   if (d == ".loc") return location(t);
+  if (d == ".str") return string_entry(t);
   if (d == ".stream") {
     const Token& a = arg(t, 1, std::string("an engine name"));
     no_more(t, 2);
@@ -399,6 +401,18 @@ void Parser::location(const std::vector<Token>& t) {
   l.col = uint32_t(whole_uint(arg(t, 4, "a column number"), 0, std::numeric_limits<uint32_t>::max()));
   no_more(t, 5);
   p_.locations.push_back(std::move(l));
+}
+
+// .str Sn "text"   (device_print prefixes, numbered from S0 in order)
+void Parser::string_entry(const std::vector<Token>& t) {
+  const std::string want = "S" + std::to_string(p_.strings.size());
+  const Token& label = arg(t, 1, "a label " + want);
+  if (label.quoted || label.text != want)
+    fail(label.col, "expected label " + want + ", found '" + label.text + "' (strings are numbered from S0 in order)");
+  const Token& text = arg(t, 2, "a quoted string");
+  if (!text.quoted) fail(text.col, "expected a quoted string, found '" + text.text + "'");
+  no_more(t, 3);
+  p_.strings.push_back(text.text);
 }
 
 // MEM:DTYPE@pSTART:COUNT+OFFSET[[s,c],...]  or  hbm:DTYPE@ADDR[[ps,pc],[s,c],...]  or  none

@@ -13,6 +13,7 @@ constexpr uint32_t tag(const char (&s)[5]) {
          uint32_t(uint8_t(s[3])) << 24;
 }
 constexpr uint32_t kHead = tag("HEAD"), kTens = tag("TENS"), kLocs = tag("LOCS"), kStrm = tag("STRM");
+constexpr uint32_t kStrs = tag("STRS");
 
 // Minimum encoded sizes of array elements, used to reject counts the remaining bytes cannot hold.
 constexpr size_t kMinTensor = 4 + 1 + 1 + 4 + 8 + 8 + 4 + 4;
@@ -299,6 +300,11 @@ std::vector<uint8_t> encode_program(const Program& p) {
   }
   w.end_section(s);
 
+  s = w.begin_section(kStrs);
+  w.u32(uint32_t(p.strings.size()));
+  for (auto& str : p.strings) w.str(str);
+  w.end_section(s);
+
   for (int e = 0; e < kNumEngines; ++e) {
     s = w.begin_section(kStrm);
     w.u8(uint8_t(e));
@@ -362,6 +368,12 @@ Program decode_program(std::span<const uint8_t> bytes, const std::string& filena
     if (i == 0 && !(l == SourceLoc{})) r.fail_at(at, "location L0 must be the unknown location (\"\" 0 0)");
     p.locations.push_back(std::move(l));
   }
+  r.leave_section();
+
+  r.enter_section(kStrs, "STRS");
+  const uint32_t ns = r.count(4, "string count");
+  p.strings.reserve(ns);
+  for (uint32_t i = 0; i < ns; ++i) p.strings.push_back(r.str("string"));
   r.leave_section();
 
   for (int e = 0; e < kNumEngines; ++e) {

@@ -9,7 +9,7 @@
 
 namespace nkisim::isa {
 
-inline constexpr uint32_t kBinaryFormatVersion = 2;  // 2: register/branch params (docs/binary-format.md)
+inline constexpr uint32_t kBinaryFormatVersion = 3;  // 2: register/branch params; 3: STRS, device_print, dup_idx (docs/binary-format.md)
 
 // Serialises a program: magic "NKISIMB\0", format version, then the header, HBM tensor, location and
 // five stream sections. Little-endian, fixed-width fields, length-prefixed strings and arrays.

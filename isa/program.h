@@ -34,6 +34,7 @@ struct Program {
   std::vector<HbmTensor> hbm_tensors;
   uint64_t hbm_bytes = 0;  // size of the HBM space the program uses
   std::vector<SourceLoc> locations{SourceLoc{}};
+  std::vector<std::string> strings;  // device_print prefixes; instructions refer to them by index (params.text)
   bool operator==(const Program&) const = default;
 
   size_t num_instructions() const {

@@ -62,6 +62,8 @@ class ExecContext {
   // A DMA whose scalar_offset is a register (ind=3) uses the register as it was at its trigger: the timed
   // scheduler sets this while applying the transfer's effect (the functional run triggers and applies at once).
   std::optional<int32_t> dma_register;
+  // device_print output (Options::print_sink; nullptr = std::cerr).
+  std::ostream* print_sink = nullptr;
 
  private:
   View resolve(const isa::Instruction& ins, int slot, bool writes);

@@ -14,7 +14,8 @@ using isa::Opcode;
 
 bool is_sequencer_op(Opcode op) {
   return op == Opcode::reg_set || op == Opcode::reg_alu || op == Opcode::reg_load || op == Opcode::reg_store ||
-         op == Opcode::branch || op == Opcode::sem_wait_reg || op == Opcode::core_barrier;
+         op == Opcode::branch || op == Opcode::sem_wait_reg || op == Opcode::core_barrier ||
+         op == Opcode::sendrecv;
 }
 
 bool reg_alu_supported(AluOp op) {
@@ -92,8 +93,9 @@ void check_sequencer(const ExecContext& ctx, int engine, const isa::Instruction&
                           std::to_string(ctx.program.streams[size_t(engine)].size()) + "]");
       break;
     case Opcode::core_barrier:
+    case Opcode::sendrecv:
       if (p.sem >= ctx.program.num_semaphores)
-        ctx.fail(ins, "core_barrier: uses semaphore " + std::to_string(p.sem) + " but the program has " +
+        ctx.fail(ins, std::string(inf.mnemonic) + ": uses semaphore " + std::to_string(p.sem) + " but the program has " +
                           std::to_string(ctx.program.num_semaphores));
       break;
     case Opcode::sem_wait_reg:

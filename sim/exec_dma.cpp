@@ -38,10 +38,6 @@ void check_dge(ExecContext& ctx, const isa::Instruction& ins) {
   if (k != 0 && (m == kDgeHwdge || m == kDgeNone))
     ctx.fail(ins, std::string(mn) + ": an indirect access needs dge_mode=swdge (or unknown), not " +
                       (m == kDgeHwdge ? "hwdge" : "none"));
-  if (ins.op == isa::Opcode::dma_transpose) {
-    if (k != 0) ctx.fail(ins, "dma_transpose: indirect sources are not supported by the simulator yet");
-    return;
-  }
   if (k == 0 && ins.operands[idx_slot(ins)].present())
     ctx.fail(ins, std::string(mn) + ": operand 'idx' is given but ind=0");
   if (k == kIndRegister && ins.operands[idx_slot(ins)].present())
@@ -194,6 +190,36 @@ void require_total(ExecContext& ctx, const isa::Instruction& ins, int sa, const 
   ctx.fail(ins, os.str());
 }
 
+// The indirect form (nki-isa.md §3.5, swdge): a 2D HBM src [S, F] whose row j is resolved like dma_copy's
+// indirect rows; dst [F, S] column j gets row j, a dropped row (oob_skip) leaves its column untouched.
+void exec_dma_transpose_indirect(ExecContext& ctx, const isa::Instruction& ins) {
+  if (ins.params.axes != 10)
+    ctx.fail(ins, "dma_transpose: an indirect src must be 2D (axes=10), got axes=" + std::to_string(ins.params.axes));
+  const uint32_t S = ins.operands[1].num_partitions;
+  const Offsets off = read_offsets(ctx, ins, S);
+  Rows src = resolve_rows(ctx, ins, 1, false, off);
+  View dst = ctx.write(ins, 0);
+  const uint64_t F = src.v.free_elems;
+  if (dst.partitions != F || dst.free_elems != S || dst.dtype != src.v.dtype || ins.params.tdim0 != S ||
+      ins.params.tdim1 != F) {
+    std::ostringstream os;
+    os << "dma_transpose: 'dst' (" << dst.partitions << " partitions x " << dst.free_elems << " elements, "
+       << isa::dtype_name(dst.dtype) << ") must be the transpose of 'src' (" << S << " rows x " << F << " elements, "
+       << isa::dtype_name(src.v.dtype) << "; tdim0, tdim1 = " << ins.params.tdim0 << ", " << ins.params.tdim1 << ")";
+    ctx.fail(ins, os.str());
+  }
+  const unsigned es = dst.esize;
+  uint8_t* row = ctx.bytes(0, F * es);
+  uint8_t* out = ctx.bytes(1, uint64_t(S) * F * es);
+  for (uint32_t f = 0; f < F; ++f) gather_raw(dst, f, out + uint64_t(f) * S * es);
+  for (uint32_t j = 0; j < S; ++j) {
+    if (!src.rows[j]) continue;
+    gather_raw(src.row_view(j), 0, row);
+    for (uint64_t f = 0; f < F; ++f) std::memcpy(out + (f * S + j) * es, row + f * es, es);
+  }
+  for (uint32_t f = 0; f < F; ++f) scatter_raw(dst, f, out + uint64_t(f) * S * es);
+}
+
 }  // namespace
 
 // dst <- src through the DMA engines; element counts must match, shapes may differ (element order). With
@@ -233,6 +259,10 @@ void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
 // in element order is the permuted shape.
 void exec_dma_transpose(ExecContext& ctx, const isa::Instruction& ins) {
   check_dge(ctx, ins);
+  if (any_indirect(ins)) {
+    exec_dma_transpose_indirect(ctx, ins);
+    return;
+  }
   View dst = ctx.write(ins, 0);
   View src = ctx.read(ins, 1);
   if (dst.dtype != src.dtype || dst.esize != src.esize)
@@ -300,6 +330,27 @@ void exec_dma_compute(ExecContext& ctx, const isa::Instruction& ins) {
   for (size_t k = 0; k < srcs.size(); ++k) {
     if (ind) require_rows_match(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
     else require_total(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
+  }
+  if (ins.params.dup_idx && !ind)
+    ctx.fail(ins, "dma_compute: dup_idx (unique_indices=False) needs an indirect access (ind != 0)");
+  if (ins.params.dup_idx) {
+    // unique_indices=False: row by row in partition order, each reading what the earlier rows wrote, so
+    // duplicate indices accumulate (np.add.at).
+    const uint32_t n = dst.v.free_elems;
+    float* acc = ctx.f32(0, n);
+    float* tmp = ctx.f32(1, n);
+    for (uint32_t p = 0; p < P; ++p) {
+      bool keep = dst.rows[p] != nullptr;
+      for (const Rows& s : srcs) keep = keep && s.rows[p];
+      if (!keep) continue;
+      for (size_t k = 0; k < srcs.size(); ++k) {
+        gather_f32(srcs[k].row_view(p), 0, k == 0 ? acc : tmp);
+        if (k > 0)
+          for (uint32_t i = 0; i < n; ++i) acc[i] += tmp[i];
+      }
+      scatter_f32(dst.row_view(p), 0, acc);
+    }
+    return;
   }
   const uint64_t total = dst.v.total_elems();
   float* acc = ctx.f32(0, total);

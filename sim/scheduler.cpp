@@ -292,9 +292,11 @@ void Scheduler::check_deadlock() const {
          << " >= " << sem_wait_reg_threshold(ctx_, ins) << " (value is " << sems_[ins.params.sem] << ")";
       ctx_.fail(ins, os.str());
     }
-    if (ins.op == isa::Opcode::core_barrier && sems_[ins.params.sem] < int64_t(ins.params.rimm)) {
+    if ((ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) &&
+        sems_[ins.params.sem] < int64_t(ins.params.rimm)) {
       std::ostringstream os;
-      os << "deadlock: " << isa::engine_name(Engine(e)) << " waits at core_barrier for the other core (semaphore "
+      os << "deadlock: " << isa::engine_name(Engine(e)) << " waits at " << isa::info(ins.op).mnemonic
+         << " for the other core (semaphore "
          << ins.params.sem << " >= " << ins.params.rimm << ", value is " << sems_[ins.params.sem] << ")";
       ctx_.fail(ins, os.str());
     }
@@ -366,7 +368,8 @@ void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations) {
         if (ins.op == isa::Opcode::sem_wait_reg) ok = ok && sems[ins.params.sem] >= sem_wait_reg_threshold(ctx, ins);
         if (!ok) break;
         size_t next = pc[size_t(e)] + 1;
-        if (ins.op == isa::Opcode::core_barrier) ctx.fail(ins, "core_barrier: needs an LNC=2 timed run (--lnc 2)");
+        if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv)
+          ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": needs an LNC=2 timed run (--lnc 2)");
         if (ins.op == isa::Opcode::branch) {
           if (branch_taken(ctx, ins)) {
             if (++taken[size_t(e)] > max_loop_iterations) loop_budget_error(ctx, ins, max_loop_iterations);

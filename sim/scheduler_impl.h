@@ -220,6 +220,10 @@ class Scheduler {
   void finish_run();
   void external_update(uint16_t sem, uint32_t add, double t);
   std::function<void(uint16_t sem, uint32_t add, double t)> remote_update;
+  // sendrecv (sim/exec_sendrecv.cpp): hand this core's src bytes to the peer / take the peer's bytes, keyed
+  // by (semaphore, sequence number).
+  std::function<void(uint16_t sem, int32_t n, std::vector<uint8_t> bytes)> send_payload;
+  std::function<std::vector<uint8_t>(uint16_t sem, int32_t n)> take_payload;
 
  private:
   void loop();

@@ -56,6 +56,7 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   if (!target) throw Error("unknown target '" + p.target + "'");
 
   ExecContext ctx(p, *target, hbm_space_bytes(p));
+  ctx.print_sink = opts.print_sink;
   if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)
   bind_inputs(ctx, inputs, opts);
   if (opts.functional && opts.timing_only) throw Error("functional and timing-only runs exclude each other");

@@ -26,6 +26,8 @@ struct Options {
   // Dynamic loops: an engine that takes more branches than this stops the run with a located error at
   // the branch (an endless loop never hangs the simulator).
   uint64_t max_loop_iterations = 1000000;
+  // Where device_print instructions write (sim/exec_print.cpp); nullptr = std::cerr.
+  std::ostream* print_sink = nullptr;
 };
 
 struct EngineStats {

@@ -6,6 +6,8 @@
 // it was sent, as an event of its own.
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <memory>
 #include <queue>
 
@@ -40,11 +42,45 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     std::vector<std::vector<const isa::Instruction*>> bars(n);
     for (size_t c = 0; c < n; ++c)
       for (const isa::Instruction& ins : programs[c].streams[size_t(e)])
-        if (ins.op == isa::Opcode::core_barrier) bars[c].push_back(&ins);
+        if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) bars[c].push_back(&ins);
     for (size_t c = 1; c < n; ++c) {
+      // sendrecvs pair up in order with the peer's (same pipe_id, peer's src matching our dst); they share
+      // the barrier numbering, so a core_barrier must meet a core_barrier.
+      for (size_t k = 0; k < std::min(bars[c].size(), bars[0].size()); ++k) {
+        const isa::Instruction &a = *bars[0][k], &b = *bars[c][k];
+        auto what = [](const isa::Instruction& x) {
+          return x.op == isa::Opcode::core_barrier ? std::string("core_barrier")
+                                                   : "sendrecv with pipe_id " + std::to_string(x.params.pipe_id);
+        };
+        if (a.op != b.op || (a.op == isa::Opcode::sendrecv && a.params.pipe_id != b.params.pipe_id))
+          ctx[0]->fail(a, std::string(isa::info(a.op).mnemonic) + ": core 0's " + what(a) + " on " +
+                              std::string(isa::engine_name(isa::Engine(e))) + " meets a " + what(b) + " on core " +
+                              std::to_string(c) + " (the cores must issue matching sendrecvs and barriers in the "
+                              "same order)");
+        if (a.op != isa::Opcode::sendrecv) continue;
+        for (int side = 0; side < 2; ++side) {
+          const isa::AccessPattern &dst = (side ? b : a).operands[0], &src = (side ? a : b).operands[1];
+          if (dst.dtype != src.dtype || dst.num_partitions != src.num_partitions ||
+              dst.free_elements() != src.free_elements())
+            ctx[side ? c : 0]->fail(side ? b : a, "sendrecv: core " + std::to_string(side ? c : 0) + "'s dst (" +
+                                                      std::string(isa::dtype_name(dst.dtype)) + ", " +
+                                                      std::to_string(dst.num_partitions) + " x " +
+                                                      std::to_string(dst.free_elements()) + ") does not match core " +
+                                                      std::to_string(side ? 0 : c) + "'s src (" +
+                                                      std::string(isa::dtype_name(src.dtype)) + ", " +
+                                                      std::to_string(src.num_partitions) + " x " +
+                                                      std::to_string(src.free_elements()) + ")");
+        }
+      }
       if (bars[c].size() == bars[0].size()) continue;
       const size_t more = bars[c].size() > bars[0].size() ? c : 0, less = more ? 0 : c;
-      ctx[more]->fail(*bars[more][bars[less].size()],
+      const isa::Instruction& odd = *bars[more][bars[less].size()];
+      if (odd.op == isa::Opcode::sendrecv)
+        ctx[more]->fail(odd, "sendrecv: core " + std::to_string(more) + "'s sendrecv with pipe_id " +
+                                 std::to_string(odd.params.pipe_id) + " on " +
+                                 std::string(isa::engine_name(isa::Engine(e))) + " has no match: core " +
+                                 std::to_string(less) + " issues no further sendrecv there");
+      ctx[more]->fail(odd,
                       "core_barrier: core " + std::to_string(more) + " reaches " + std::to_string(bars[more].size()) +
                           " core_barrier(s) on " + std::string(isa::engine_name(isa::Engine(e))) + " but core " +
                           std::to_string(less) + " reaches " + std::to_string(bars[less].size()) +
@@ -70,6 +106,7 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     bool operator>(const Remote& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
   std::priority_queue<Remote, std::vector<Remote>, std::greater<Remote>> remote;
+  std::map<std::tuple<size_t, uint16_t, int32_t>, std::vector<uint8_t>> mailbox;  // (to core, sem, n): sendrecv data
   uint64_t seq = 0;
   std::vector<std::unique_ptr<detail::Scheduler>> s;
   for (size_t c = 0; c < n; ++c) {
@@ -79,6 +116,17 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     s[c]->remote_update = [&, c](uint16_t sem, uint32_t add, double t) {
       for (size_t d = 0; d < n; ++d)
         if (d != c) remote.push(Remote{t, seq++, d, sem, add});
+    };
+    s[c]->send_payload = [&, c](uint16_t sem, int32_t k, std::vector<uint8_t> bytes) {
+      for (size_t d = 0; d < n; ++d)
+        if (d != c) mailbox[{d, sem, k}] = bytes;
+    };
+    s[c]->take_payload = [&, c](uint16_t sem, int32_t k) {
+      auto it = mailbox.find({c, sem, k});
+      if (it == mailbox.end()) return std::vector<uint8_t>{};
+      std::vector<uint8_t> b = std::move(it->second);
+      mailbox.erase(it);
+      return b;
     };
   }
   for (size_t c = 0; c < n; ++c) {

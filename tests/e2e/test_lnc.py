@@ -1,6 +1,6 @@
 """End to end: LNC=2 (--lnc 2, docs/lnc.md) against numpy goldens: each core adds half of a tensor, a
 core_barrier orders a shared-HBM write on core 0 before a read on core 1 (and without it the read comes
-first), program ids, stats/trace of both cores, usage and located errors."""
+first), sendrecv exchanges SBUF tiles, program ids, stats/trace of both cores, usage and located errors."""
 import os
 
 import numpy as np
@@ -82,5 +82,48 @@ with open(src, "w") as f:
 rc, _, se = run(src, "--inputs", pp, "--lnc", "2", "-o", d)
 check(rc == 1 and "one_barrier.py:9:9: error: core_barrier: core 0 reaches 1 core_barrier(s) on gpsimd but core 1 "
       "reaches 0 (every core must reach the same barriers)" in se, f"unmatched barrier: {rc} {se!r}")
+
+# sendrecv: each core scales its half by (pid + 2), the cores exchange the scaled tiles (pipe 0), overwrite
+# the sent tile (which must wait for the send) and add the received tile to their unscaled half; a second
+# exchange (pipe 1) swaps the sums. Golden: numpy in float32.
+P = 128
+sa = rng.standard_normal((2 * P, 64), dtype=np.float32)
+psa = save(d, "sa.npy", sa)
+rc, _, se, res = out_of("lnc_sendrecv", "--inputs", psa, "--lnc", "2")
+check_equal(rc, 0, f"lnc_sendrecv exit code ({se})")
+if res is not None:
+    a0, a1 = sa[:P], sa[P:]
+    s0, s1 = a0 + a1 * np.float32(3), a1 + a0 * np.float32(2)
+    check(np.array_equal(res[:P], s0), "sendrecv: core 0 received core 1's tile (before core 1 overwrote it)")
+    check(np.array_equal(res[P:2 * P], s1), "sendrecv: core 1 received core 0's tile (before core 0 overwrote it)")
+    check(np.array_equal(res[2 * P:3 * P], s1) and np.array_equal(res[3 * P:], s0),
+          "sendrecv: the second exchange swapped the sums")
+rc, _, se = run(K, "-k", "lnc_sendrecv", "--arg", "pipe_b=4", "--inputs", psa, "--lnc", "2", "-o", d)
+check(rc == 1 and "lnc.py:83:5: error: sendrecv: core 0's sendrecv with pipe_id 1 on gpsimd meets a sendrecv with "
+      "pipe_id 4 on core 1 (the cores must issue matching sendrecvs and barriers in the same order)" in se,
+      f"sendrecv pipe mismatch: {rc} {se!r}")
+rc, _, se = run(K, "-k", "lnc_sendrecv", "--inputs", psa, "-o", d)
+check(rc == 1 and "lnc.py:79:5: error: sendrecv: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this launch "
+      "has 1 core" in se, f"sendrecv at LNC=1: {rc} {se!r}")
+rc, _, se = run(K, "-k", "lnc_sendrecv", "--inputs", psa, "--target", "trn1", "-o", d)
+check(rc == 1 and "lnc.py:79:5: error: sendrecv is not available on trn1 (trn2 and later)" in se,
+      f"sendrecv on trn1: {rc} {se!r}")
+rc, _, se = run(K, "-k", "lnc_sendrecv_loop", "--inputs", pp, "--lnc", "2", "-o", d)
+check(rc == 1 and "error: sendrecv inside a dynamic loop is not supported" in se, f"sendrecv in a loop: {rc} {se!r}")
+bad = {
+    0: "98:9: error: sendrecv: src and dst must have the same dtype, got float32 and bfloat16",
+    1: "100:9: error: sendrecv: src has shape (128, 64) but dst has shape (128, 128)",
+    2: "102:9: error: sendrecv: src must be in SBUF, but 'a_input' is in hbm",
+    3: "104:9: error: sendrecv: send_to_rank must be the other core's rank 1 (this is core 0), got 0",
+    4: "106:9: error: sendrecv: recv_from_rank must be a rank 0 or 1, got 2",
+    5: "109:9: error: sendrecv: dma_engine.gpsimd_dma moves at most 512 bytes per partition for 16-bit dtypes, "
+       "src has 1024",
+    6: "112:9: error: sendrecv: pipe_id must be an int in [0, 65535], got -1",
+    7: "114:9: error: sendrecv: core 0's sendrecv with pipe_id 5 on gpsimd has no match: core 1 issues no further "
+       "sendrecv there",
+}
+for case, msg in bad.items():
+    rc, _, se = run(K, "-k", "lnc_sendrecv_bad", "--arg", f"case={case}", "--inputs", pp, "--lnc", "2", "-o", d)
+    check(rc == 1 and "lnc.py:" + msg in se, f"sendrecv error case {case}: {rc} {se!r}")
 
 finish()

@@ -282,4 +282,43 @@ run_cases("fmod", ["fx", "fy"], [fx, fy], ["tx = nl.load(fx)", "ty = nl.load(fy)
     ("mod_scalar", "nl.mod(tx, -2.5)", np.mod(fx, f32(-2.5)), "float32", 2e-5),
 ])
 
+# ---- device_print: printed by the simulator when the instruction executes (stderr), in simulated-time order,
+# with the kernel location; round-trips through the binary program format
+dp_src = CURRENT + """
+
+@nki.jit
+def k(x):
+    t = nl.load(x[0:2, 0:3])
+    nl.device_print("t", t)
+    u = nl.multiply(t, 2.0)
+    nl.device_print("twice", u)
+    i = nl.ndarray((2, 2), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.iota(i, [[1, 2]], offset=-1, channel_multiplier=2)
+    nl.device_print("iota", i)
+    nl.device_print("hbm", x[1:2, 0:2])
+    o = nl.ndarray((2, 3), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(o, value=u)
+    return o
+"""
+dp_path = os.path.join(d, "dp.py")
+with open(dp_path, "w") as f:
+    f.write(dp_src)
+dpx = save(d, "dpx.npy", np.array([[1, 2.5, -3], [1e-5, 0.1, 100]], f32))
+expected = ("dp.py:9: t: [[1.0, 2.5, -3.0], [1e-05, 0.1, 100.0]]\n"
+            "dp.py:11: twice: [[2.0, 5.0, -6.0], [2e-05, 0.2, 200.0]]\n"
+            "dp.py:14: iota: [[-1, 0], [1, 2]]\n"
+            "dp.py:15: hbm: [[1e-05, 0.1]]\n")
+binp = os.path.join(d, "dp.bin")
+asmp = os.path.join(d, "dp.asm")
+rc, so, se = run("dp.py", "--inputs", dpx, "-o", os.path.join(d, "dp_out"), "-q", "--emit", "bin", binp, cwd=d)
+check(rc == 0 and se == expected, f"device_print output: {se!r}")
+rc, so, se = run("dp.py", "--inputs", dpx, "-o", os.path.join(d, "dp_out_f"), "-q", "--functional", cwd=d)
+check(rc == 0 and se == expected, f"device_print output (functional): {se!r}")
+rc, so, se = run("--program", binp, "--inputs", dpx, "-o", os.path.join(d, "dp_out2"), "-q", cwd=d)
+check(rc == 0 and se == expected, f"device_print from the binary program: {se!r}")
+rc, so, se = run("dp.py", "--inputs", dpx, "-q", "--emit", "asm", asmp, cwd=d)
+asm = open(asmp).read() if rc == 0 else ""
+check('.str S0 "t"' in asm and '.str S3 "hbm"' in asm and "device_print" in asm and "text=3" in asm,
+      f"device_print in the assembly: {asm[:2000]!r}")
+
 finish()

@@ -519,7 +519,7 @@ TEST_CASE("binary: header layout and located decode errors") {
   const Program p = small_program();
   const std::vector<uint8_t> b = encode_program(p);
   REQUIRE(b.size() > 40);
-  CHECK(std::memcmp(b.data(), "NKISIMB\0\x02\0\0\0HEAD", 16) == 0);
+  CHECK(std::memcmp(b.data(), "NKISIMB\0\x03\0\0\0HEAD", 16) == 0);
   CHECK(diff(decode_program(b, "p.nkibin"), p) == "");
 
   CHECK(decode_error({}) == "bad magic (not an nki-sim binary)");
@@ -530,7 +530,7 @@ TEST_CASE("binary: header layout and located decode errors") {
     std::copy(bytes.begin(), bytes.end(), c.begin() + long(at));
     return c;
   };
-  CHECK(decode_error(patched(8, {7})) == "unsupported format version 7 (this build reads version 2)");
+  CHECK(decode_error(patched(8, {7})) == "unsupported format version 7 (this build reads version 3)");
   CHECK(decode_error(patched(12, {'H', 'E', 'A', 'X'})) ==
         "expected section 'HEAD', found tag 0x58414548 (at byte 12)");
   CHECK(decode_error(patched(16, {0xff, 0xff})) == "truncated file at byte " + std::to_string(b.size()) +
@@ -685,4 +685,23 @@ TEST_CASE("parser: mutated text parses or throws Error, never crashes, what pars
     }
   }
   CHECK(parsed > 100);
+}
+
+TEST_CASE("string table (device_print prefixes): .str round trip through asm and binary") {
+  Program p = small_program();
+  p.strings = {"t", "a \"quoted\"\nline", ""};
+  Instruction pr;
+  pr.op = Opcode::device_print;
+  pr.engine = Engine::Sync;
+  pr.operands[0] = onchip(Memory::SBUF, DType::float32, 0, 4, 0x40, {{1, 256}});
+  pr.params.text = 1;
+  p.streams[size_t(Engine::Sync)].push_back(pr);
+  const std::string text = print_asm(p);
+  CHECK(text.find(".str S0 \"t\"\n.str S1 \"a \\\"quoted\\\"\\nline\"\n.str S2 \"\"\n") != std::string::npos);
+  CHECK(text.find("device_print src=") != std::string::npos);
+  CHECK(text.find(" text=1") != std::string::npos);
+  CHECK(diff(parse_asm(text, "p.s"), p) == "");
+  CHECK(diff(decode_program(encode_program(p), "p.nkibin"), p) == "");
+  CHECK(parse_error(".str S1 \"x\"\n") == "1:6: expected label S0, found 'S1' (strings are numbered from S0 in order)");
+  CHECK(parse_error(".str S0 x\n") == "1:9: expected a quoted string, found 'x'");
 }
