@@ -450,6 +450,11 @@ ir::View restrict_view(const ir::View& v, const AxisBounds& b) {
   return r;
 }
 
+Value restrict_value(const Value& v, const AxisBounds& b) {
+  if (!v.is(VK::Tensor) || b.empty()) return v;
+  return nl::view_value(v.as<TensorObj>(), restrict_view(v.as<TensorObj>()->view, b));
+}
+
 // t[key] with index tiles: element (i_0, i_1, ...) of the result is t[e_0(i), e_1(i), ...].
 Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
   std::vector<Value> keys;

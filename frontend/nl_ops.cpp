@@ -185,11 +185,7 @@ Value binary(Interp& in, isa::AluOp op, const Value& x, const Value& y, std::opt
   }
   if (never) return out;
   const TensorObj* o = out.as<TensorObj>();
-  auto rv = [&](const Value& v) -> Value {
-    if (!v.is(VK::Tensor)) return v;
-    const TensorObj* t = v.as<TensorObj>();
-    return bounds.empty() ? v : view_value(t, restrict_view(t->view, bounds));
-  };
+  auto rv = [&](const Value& v) { return restrict_value(v, bounds); };
   auto column = [&](const Value& v) -> Value {  // a [P,1] operand restricted on the partition axis only
     if (bounds.empty()) return v;
     AxisBounds pb(1);
@@ -227,10 +223,7 @@ Value activation(Interp& in, isa::ActFunc f, const Value& x, std::optional<DType
   widen_partition(bounds);
   Value out = new_tile(in, t->view.shape(), dt ? *dt : t->view.dtype);
   if (never) return out;
-  auto rv = [&](const Value& v) -> Value {
-    if (!v.is(VK::Tensor) || bounds.empty()) return v;
-    return view_value(v.as<TensorObj>(), restrict_view(v.as<TensorObj>()->view, bounds));
-  };
+  auto rv = [&](const Value& v) { return restrict_value(v, bounds); };
   call_isa(in, "activation", {{"dst", rv(out)}, {"op", act_value(f)}, {"data", rv(x)}, {"bias", rv(bias)},
                                {"scale", rv(scale)}});
   return out;

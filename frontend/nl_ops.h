@@ -82,6 +82,8 @@ std::vector<AxisBounds> mask_boxes(Interp& in, const Value& mask, const char* fn
 void widen_partition(AxisBounds& b);
 // Restricts a view to the bounds, axis by axis (dims beyond the bounds are kept).
 ir::View restrict_view(const ir::View& v, const AxisBounds& b);
+// A tensor value restricted to the bounds (numbers, None and unbounded masks pass through unchanged).
+Value restrict_value(const Value& v, const AxisBounds& b);
 
 bool is_index(const Value& v);  // IndexObj
 bool is_pred(const Value& v);   // PredObj

@@ -48,9 +48,7 @@ Value alu_unary(Interp& in, AluOp op, float imm, const Value& x, std::optional<D
   if (buffer_on_chip(t->base().buffer)) widen_partition(b);  // compute instruction (not a DMA)
   Value out = new_tile(in, t->view.shape(), dt ? *dt : t->view.dtype);
   if (never) return out;
-  auto rv = [&](const Value& v) {
-    return b.empty() ? v : view_value(v.as<TensorObj>(), restrict_view(v.as<TensorObj>()->view, b));
-  };
+  auto rv = [&](const Value& v) { return restrict_value(v, b); };
   call_isa(in, "tensor_scalar",
            {{"dst", rv(out)}, {"data", rv(x)}, {"op0", alu_value(op)}, {"operand0", Value::floating(imm)},
             {"engine", engine < 0 ? Value::unbound() : Value::enum_val(EnumEngine, engine)}});
@@ -64,9 +62,7 @@ Value copy_tile(Interp& in, const Value& x, std::optional<DType> dt, const Value
   if (buffer_on_chip(t->base().buffer)) widen_partition(b);  // compute instruction (not a DMA)
   Value out = new_tile(in, t->view.shape(), dt ? *dt : t->view.dtype);
   if (never) return out;
-  auto rv = [&](const Value& v) {
-    return b.empty() ? v : view_value(v.as<TensorObj>(), restrict_view(v.as<TensorObj>()->view, b));
-  };
+  auto rv = [&](const Value& v) { return restrict_value(v, b); };
   if (buffer_on_chip(t->base().buffer))
     call_isa(in, "tensor_copy", {{"dst", rv(out)}, {"src", rv(x)}});
   else
@@ -122,9 +118,7 @@ Value fn_load(Interp& in, const BuiltinObj&, CallArgs& a) {
   AxisBounds b = mask_bounds(in, v[2], &never, "load", /*hull=*/true);  // a fresh tile
   Value out = new_tile(in, t->view.shape(), dtype_opt(v[1], "load").value_or(t->view.dtype));
   if (never) return out;
-  auto rv = [&](const Value& x) {
-    return b.empty() ? x : view_value(x.as<TensorObj>(), restrict_view(x.as<TensorObj>()->view, b));
-  };
+  auto rv = [&](const Value& x) { return restrict_value(x, b); };
   call_isa(in, "dma_copy", {{"dst", rv(out)}, {"src", rv(v[0])}});
   return out;
 }
@@ -161,10 +155,7 @@ bool same_view(const Value& a, const Value& b) {
 // Writes value (a tile or a number) into dst (any buffer), within the box b.
 void write_box(Interp& in, const Value& dst, const Value& value, const AxisBounds& b, const char* fname) {
   const TensorObj* d = tile_arg(dst, fname, "dst");
-  auto rv = [&](const Value& x) {
-    if (!x.is(VK::Tensor) || b.empty()) return x;
-    return view_value(x.as<TensorObj>(), restrict_view(x.as<TensorObj>()->view, b));
-  };
+  auto rv = [&](const Value& x) { return restrict_value(x, b); };
   Value src = value;
   if (!value.is(VK::Tensor)) {
     if (!value.is_number())
