@@ -1,6 +1,7 @@
 // asm_parse.cpp - the text assembly parser, the inverse of print_asm (grammar in docs/asm.md).
 #include "isa/asm_parse.h"
 
+#include <bitset>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -539,8 +540,7 @@ void Parser::instruction(const std::vector<Token>& t) {
 #undef PARAM
       "engine", "wait", "signal"};
   constexpr int kNumParamKeys = int(std::size(kParams)) - 3;
-  static_assert(std::size(kParams) <= 64, "seen_params is a 64-bit mask");
-  uint64_t seen_params = 0;
+  std::bitset<std::size(kParams)> seen_params;
   unsigned seen_slots = 0;
   bool seen_loc = false;
   constexpr uint64_t u32max = std::numeric_limits<uint32_t>::max();
@@ -587,8 +587,8 @@ void Parser::instruction(const std::vector<Token>& t) {
       fail(f.col, "unknown operand slot '" + key + "' for " + in.mnemonic +
                       (slots.empty() ? " (it has no operands)" : " (slots: " + slots + ")"));
     }
-    if (seen_params & (uint64_t(1) << param)) fail(f.col, "duplicate field '" + key + "'");
-    seen_params |= uint64_t(1) << param;
+    if (seen_params.test(size_t(param))) fail(f.col, "duplicate field '" + key + "'");
+    seen_params.set(size_t(param));
     if (param < kNumParamKeys) {
       InstrParams& p = ins.params;
       int index = 0;
