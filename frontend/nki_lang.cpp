@@ -5,8 +5,8 @@
 
 #include "frontend/isa_builder.h"
 #include "frontend/nki.h"
-#include "frontend/nl_ops.h"
 #include "frontend/nki_control.h"
+#include "frontend/nl_ops.h"
 #include "ir/view.h"
 
 namespace nkisim::frontend {
@@ -131,6 +131,14 @@ std::vector<int64_t> want_shape(Interp& in, const Value& v, const char* fname) {
     raise("TypeError", std::string(fname) + ": shape must be a tuple of integers, got '" + type_name(v) + "'");
   std::vector<int64_t> shape;
   for (auto& d : items_of(v)) {
+    if (const ParDimObj* pd = as_par_dim(d)) {  // legacy nl.par_dim(n): the partition dimension
+      if (!shape.empty())
+        raise("NotImplementedError", std::string(fname) +
+                                         ": nl.par_dim after leading block dimensions (e.g. (4, nl.par_dim(128), "
+                                         "512)) is not supported yet by nki-sim; put the partition dimension first");
+      shape.push_back(pd->size);
+      continue;
+    }
     if (!d.is_int_like())
       raise("TypeError",
             std::string(fname) + ": shape dimensions must be integers, got '" + type_name(d) + "' in " + in.repr(v));

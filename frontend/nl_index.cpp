@@ -17,6 +17,9 @@ std::string IndexObj::repr() const {
 }
 
 bool is_index(const Value& v) { return v.is(VK::Other) && dynamic_cast<IndexObj*>(v.obj()); }
+const ParDimObj* as_par_dim(const Value& v) {
+  return v.is(VK::Other) ? dynamic_cast<const ParDimObj*>(v.obj()) : nullptr;
+}
 bool is_pred(const Value& v) { return v.is(VK::Other) && dynamic_cast<PredObj*>(v.obj()); }
 
 namespace {
@@ -663,8 +666,19 @@ Value index_get_item(Interp& in, const Value& obj, const Value& key) {
   return index_of({{new_iter(in, axis, it.extent), o->terms[0].second}}, o->constant, int(keys.size()));
 }
 
+// nl.par_dim(n): a legacy shape marker for the partition dimension (nki-language.md §1.2).
+Value fn_par_dim(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"size", true}};
+  Value v[1];
+  bind_args("par_dim", ps, 1, a, v);
+  const int64_t n = in.to_index(v[0], "par_dim() argument");
+  if (n <= 0) raise("ValueError", "par_dim(): the size must be positive, got " + std::to_string(n));
+  return make<ParDimObj>(n);
+}
+
 void install_nl_index(Interp& in, ModuleObj* nl) {
   nl->globals[intern("arange")] = in.builtin("arange", fn_arange);
+  nl->globals[intern("par_dim")] = in.builtin("par_dim", fn_par_dim);
   Value res = builtin_class(in, "MGridResult");
   Value mg = builtin_class(in, "mgrid");
   mg.as<ClassObj>()->set(S::__getitem__, in.builtin("__getitem__", mgrid_getitem, res));

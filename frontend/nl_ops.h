@@ -85,6 +85,15 @@ ir::View restrict_view(const ir::View& v, const AxisBounds& b);
 // A tensor value restricted to the bounds (numbers, None and unbounded masks pass through unchanged).
 Value restrict_value(const Value& v, const AxisBounds& b);
 
+// nl.par_dim(n) (legacy): marks the partition dimension of a shape; want_shape (nki_lang.cpp) takes its size.
+struct ParDimObj : Object {
+  int64_t size;
+  explicit ParDimObj(int64_t n) : Object(VK::Other), size(n) {}
+  std::string type_name() const override { return "par_dim"; }
+  std::string repr() const override { return "par_dim(" + std::to_string(size) + ")"; }
+};
+const ParDimObj* as_par_dim(const Value& v);  // null unless v is an nl.par_dim marker
+
 bool is_index(const Value& v);  // IndexObj
 bool is_pred(const Value& v);   // PredObj
 // t[key] where key contains index tiles; Unbound when it does not.

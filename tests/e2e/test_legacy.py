@@ -236,4 +236,22 @@ rc, se = err("    i_p = nl.arange(128)[:, None]\n    i_f = nl.arange(64)[None, :
              "    t = nl.load(x[ix[i_p, 0], i_f], mask=(i_f < 8))\n    return None\n")
 check(rc == 1 and "err.py:11:9: error: load: mask= with an indirect source (t[idx[i_p, 0], ...]) is not supported "
       "yet by nki-sim" in se, f"indirect mask: {se!r}")
+# ---- nl.par_dim: the partition dimension marker of legacy shapes
+pk = kernel("par_dim", """@nki.jit
+def k(x):
+    t = nl.ndarray((nl.par_dim(128), 64), dtype=nl.float32, buffer=nl.sbuf)
+    t[...] = nl.load(x)
+    z = nl.zeros((nl.par_dim(128), 64), dtype=nl.float32, buffer=nl.sbuf)
+    o = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    nl.store(o, value=nl.add(t, z) * 3.0)
+    return o
+""")
+px = rng.standard_normal((128, 64)).astype(f32)
+(po,) = outputs(pk, [px])
+check(po is not None and np.array_equal(po, (px + f32(0)) * f32(3)), "nl.par_dim(128) as the first dimension")
+rc, se = err("    t = nl.ndarray((4, nl.par_dim(128), 64), dtype=nl.float32, buffer=nl.sbuf)\n    return None\n")
+check(rc == 1 and "err.py:8:9: error: ndarray: nl.par_dim after leading block dimensions (e.g. (4, nl.par_dim(128), "
+      "512)) is not supported yet by nki-sim; put the partition dimension first" in se, f"par_dim block dims: {se!r}")
+rc, se = err("    t = nl.par_dim(0)\n    return None\n")
+check(rc == 1 and "err.py:8:9: error: par_dim(): the size must be positive, got 0" in se, f"par_dim(0): {se!r}")
 finish()
