@@ -9,6 +9,8 @@ using isa::ActFunc;
 
 namespace {
 inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+// gelu_apprx_sigmoid(x) = x * sigmoid(1.702 x) (see isa/act_funcs.def).
+constexpr float kGeluSigmoidScale = 1.702f;
 inline float softplus(float x) {
   // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): exact for large |x|, no overflow.
   return (x > 0.0f ? x : 0.0f) + std::log1p(std::exp(-std::fabs(x)));
@@ -39,6 +41,19 @@ inline float eval(ActFunc f, float x) {
     case ActFunc::abs: return std::fabs(x);
     case ActFunc::mish: return x != x ? x : x * std::tanh(softplus(x));
     case ActFunc::prelu: return x != x ? x : (x > 0.0f ? x : 0.0f);  // slope 0 (activate2 passes its own)
+    // d/dx gelu = Phi(x) + x phi(x); phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+    case ActFunc::gelu_dx:
+      return 0.5f * (1.0f + std::erf(x * 0.70710678118654752f)) + x * std::exp(-0.5f * x * x) * 0.39894228040143268f;
+    case ActFunc::gelu_apprx_sigmoid: return x * sigmoid(kGeluSigmoidScale * x);
+    case ActFunc::gelu_apprx_sigmoid_dx: {
+      const float s = sigmoid(kGeluSigmoidScale * x);
+      return s + kGeluSigmoidScale * x * s * (1.0f - s);
+    }
+    case ActFunc::silu_dx: {
+      const float s = sigmoid(x);
+      return s * (1.0f + x * (1.0f - s));
+    }
+    case ActFunc::erf_dx: return 1.12837916709551257f * std::exp(-x * x);  // 2 / sqrt(pi) * exp(-x^2)
   }
   return x;
 }

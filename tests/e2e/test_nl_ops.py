@@ -147,6 +147,12 @@ unary = [
     ("softplus", "nl.softplus(tx)", np.log1p(np.exp(x))),
     ("mish", "nl.mish(tx)", x * np.tanh(np.log1p(np.exp(x)))),
     ("erf", "nl.erf(tx)", erf(x)),
+    ("gelu_dx", "nl.gelu_dx(tx)", 0.5 * (1 + erf(x / np.sqrt(2))) + x * np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)),
+    ("gelu_apprx_sigmoid", "nl.gelu_apprx_sigmoid(tx)", x / (1 + np.exp(-1.702 * x.astype(np.float64)))),
+    ("gelu_apprx_sigmoid_dx", "nl.gelu_apprx_sigmoid_dx(tx)",
+     (lambda s: s + 1.702 * x * s * (1 - s))(1 / (1 + np.exp(-1.702 * x.astype(np.float64))))),
+    ("silu_dx", "nl.silu_dx(tx)", sig * (1 + x * (1 - sig))),
+    ("erf_dx", "nl.erf_dx(tx)", 2 / np.sqrt(np.pi) * np.exp(-x.astype(np.float64) ** 2)),
     ("copy", "nl.copy(tx)", x),
     ("copy_bf16", "nl.copy(tx, dtype=nl.bfloat16)", to_bf16(x)),
 ]

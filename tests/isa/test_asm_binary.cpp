@@ -582,8 +582,9 @@ TEST_CASE("binary: header layout and located decode errors") {
   CHECK(patched_sync(3, {9}) ==
         "location L9 out of range (the program has 3 locations) (at byte " + std::to_string(ins + 3) + ")");
   CHECK(patched_sync(7, {200}) == "ALU op 200 out of range (expected < 31) (at byte " + std::to_string(ins + 7) + ")");
-  CHECK(patched_sync(9, {22}) ==
-        "activation function 22 out of range (expected < 22) (at byte " + std::to_string(ins + 9) + ")");
+  const std::string nact = std::to_string(kNumActFuncs);
+  CHECK(patched_sync(9, {uint8_t(kNumActFuncs)}) == "activation function " + nact + " out of range (expected < " +
+                                                             nact + ") (at byte " + std::to_string(ins + 9) + ")");
   CHECK(patched_sync(22, {4}) == "reverse0 4 out of range (expected < 2) (at byte " + std::to_string(ins + 22) + ")");
   CHECK(patched_sync(27, {31}) == "reduce_cmd 31 out of range (expected < 5) (at byte " + std::to_string(ins + 27) + ")");
   // 7 bytes of opcode/engine/loc, then the parameters (params.def order; 23 bytes for the first 13), then the
