@@ -5,9 +5,10 @@ import os
 
 import numpy as np
 
-from common import check, check_equal, finish, run, save, tmpdir, to_bf16
+from common import SRC, check, check_equal, finish, run, save, tmpdir, to_bf16
 
 d = tmpdir()
+RMW_KERNEL = os.path.join(SRC, "tests", "e2e", "kernels", "dma_rmw.py")
 rng = np.random.default_rng(5)
 
 SUM = '''import nki
@@ -58,31 +59,8 @@ for n in (2, 3, 5, 16):
                 g = to_bf16(g)  # one rounding of the fp32 sum, also across chained instructions
             check(np.array_equal(y, g), f"{n} sources to {label}: max difference {float(np.max(np.abs(y - g)))}")
 
-# Gather-add and scatter-add with a vector offset.
-RMW = '''import nki
-import nki.language as nl
-import nki.isa as nisa
-
-
-@nki.jit
-def rmw(table, rows, idx):
-    R, F = table.shape
-    P = idx.shape[0]
-    gathered = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.shared_hbm)
-    scattered = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.shared_hbm)
-    it = nl.ndarray((P, 1), dtype=idx.dtype, buffer=nl.sbuf)
-    nisa.dma_copy(dst=it, src=idx)
-    t = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.sbuf)
-    nisa.dma_copy(dst=t, src=rows)
-    g = table.ap([[F, P], [1, F]], vector_offset=it, indirect_dim=0)
-    nisa.dma_compute(dst=t, srcs=[t, g], reduce_op=nl.add)
-    nisa.dma_copy(dst=gathered, src=t)
-    nisa.dma_copy(dst=scattered, src=table)
-    s = scattered.ap([[F, P], [1, F]], vector_offset=it, indirect_dim=0)
-    nisa.dma_compute(dst=s, srcs=[s, t], reduce_op=nl.add)
-    return gathered, scattered
-'''
-k = kernel("rmw.py", RMW)
+# Gather-add and scatter-add with a vector offset (tests/e2e/kernels/dma_rmw.py).
+k = RMW_KERNEL
 table = rng.normal(size=(200, 64)).astype(np.float32)
 rows = rng.normal(size=(100, 64)).astype(np.float32)
 idx = rng.permutation(200)[:100].astype(np.uint32).reshape(100, 1)

@@ -7,42 +7,13 @@ import subprocess
 
 import numpy as np
 
-from common import NKISIM, check, check_equal, finish, run, save, tmpdir
+from common import NKISIM, SRC, check, check_equal, finish, run, save, tmpdir
 
 d = tmpdir()
 rng = np.random.default_rng(11)
 TOOLS = os.path.dirname(os.path.abspath(NKISIM))
 
-RMW = '''import nki
-import nki.language as nl
-import nki.isa as nisa
-
-
-@nki.jit
-def rmw(table, rows, idx):
-    R, F = table.shape
-    P = idx.shape[0]
-    gathered = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.shared_hbm)
-    scattered = nl.ndarray((R, F), dtype=nl.float32, buffer=nl.shared_hbm)
-    it = nl.ndarray((P, 1), dtype=idx.dtype, buffer=nl.sbuf)
-    nisa.dma_copy(dst=it, src=idx)
-    t = nl.ndarray((P, F), dtype=nl.float32, buffer=nl.sbuf)
-    nisa.dma_copy(dst=t, src=rows)
-    g = table.ap([[F, P], [1, F]], vector_offset=it, indirect_dim=0)
-    nisa.dma_compute(dst=t, srcs=[t, g], reduce_op=nl.add, unique_indices={uniq}{oob})
-    nisa.dma_copy(dst=gathered, src=t)
-    nisa.dma_copy(dst=scattered, src=table)
-    s = scattered.ap([[F, P], [1, F]], vector_offset=it, indirect_dim=0)
-    nisa.dma_compute(dst=s, srcs=[s, t], reduce_op=nl.add, unique_indices={uniq}{oob})
-    return gathered, scattered
-'''
-
-
-def kernel(name, src):
-    path = os.path.join(d, name)
-    with open(path, "w") as f:
-        f.write(src)
-    return path
+RMW = os.path.join(SRC, "tests", "e2e", "kernels", "dma_rmw.py")
 
 
 def read(path, mode="r"):
@@ -60,10 +31,10 @@ want_g = (rows + table[idx[:, 0]]).astype(np.float32)
 want_s = table.copy()
 np.add.at(want_s, idx[:, 0], want_g)  # sequential fp32 accumulation in index order
 
-k = kernel("dup.py", RMW.replace("{uniq}", "False").replace("{oob}", ""))
+k, unique = RMW, ["--arg", "unique=False"]
 out = os.path.join(d, "dup")
 asm, binf = os.path.join(d, "dup.s"), os.path.join(d, "dup.nkibin")
-rc, so, se = run(k, "--inputs", *inputs, "-o", out, "-q", "--emit", "asm", asm)
+rc, so, se = run(k, *unique, "--inputs", *inputs, "-o", out, "-q", "--emit", "asm", asm)
 check_equal(rc, 0, f"unique_indices=False: exit code ({se})")
 if rc == 0:
     g = np.load(os.path.join(out, "output_0.npy"))
@@ -90,9 +61,9 @@ if rc == 0:
 
 # unique_indices=True (the default) with duplicates: not every duplicate is accumulated (the rows are
 # read before any is written), so the result differs from np.add.at - the reason for unique_indices=False.
-k = kernel("uniq.py", RMW.replace("{uniq}", "True").replace("{oob}", ""))
+k, unique = RMW, ["--arg", "unique=True"]
 out = os.path.join(d, "uniq")
-rc, so, se = run(k, "--inputs", *inputs, "-o", out, "-q")
+rc, so, se = run(k, *unique, "--inputs", *inputs, "-o", out, "-q")
 check_equal(rc, 0, f"unique_indices=True: exit code ({se})")
 if rc == 0:
     s = np.load(os.path.join(out, "output_1.npy"))
@@ -106,9 +77,9 @@ idx2 = idx.copy()
 idx2[3] = 40
 idx2[77] = -1
 inputs2 = [inputs[0], inputs[1], save(d, "idx2.npy", idx2)]
-k = kernel("skip.py", RMW.replace("{uniq}", "False").replace("{oob}", ", oob_mode=nisa.oob_mode.skip"))
+k, unique = RMW, ["--arg", "unique=False", "--arg", "skip=True"]
 out = os.path.join(d, "skip")
-rc, so, se = run(k, "--inputs", *inputs2, "-o", out, "-q")
+rc, so, se = run(k, *unique, "--inputs", *inputs2, "-o", out, "-q")
 check_equal(rc, 0, f"oob_mode.skip: exit code ({se})")
 if rc == 0:
     ok = (idx2[:, 0] >= 0) & (idx2[:, 0] < 40)
@@ -118,9 +89,9 @@ if rc == 0:
     np.add.at(ws, idx2[ok, 0], wg[ok])
     check(np.array_equal(np.load(os.path.join(out, "output_0.npy")), wg), "oob_mode.skip gather-add")
     check(np.array_equal(np.load(os.path.join(out, "output_1.npy")), ws), "oob_mode.skip scatter-add == np.add.at of the kept rows")
-k = kernel("err.py", RMW.replace("{uniq}", "False").replace("{oob}", ""))
-rc, so, se = run(k, "--inputs", *inputs2, "-o", os.path.join(d, "err"), "-q")
+k, unique = RMW, ["--arg", "unique=False"]
+rc, so, se = run(k, *unique, "--inputs", *inputs2, "-o", os.path.join(d, "err"), "-q")
 check_equal(rc, 1, "gather-add with an out-of-bounds row and oob_mode.error fails")
-check(f"{k}:17:5: error: dma_compute: out-of-bounds vector_offset on operand 'src1': partition 3 uses row 40 of a "
+check(f"{k}:20:5: error: dma_compute: out-of-bounds vector_offset on operand 'src1': partition 3 uses row 40 of a "
       "tensor with 40 rows (oob_mode=error; oob_mode=skip drops the row)" in se, f"located oob error, got {se}")
 finish()

@@ -12,6 +12,7 @@
 #include "frontend/interp.h"
 #include "frontend/lexer.h"
 #include "frontend/parser.h"
+#include "ir/kernel.h"
 
 namespace fe = nkisim::frontend;
 
@@ -91,4 +92,31 @@ inline std::string compile_error(const std::string& src, fe::CompileOptions opts
     return std::to_string(e.loc->line) + ":" + std::to_string(e.loc->col) + ": " + e.what();
   }
   return "no error";
+}
+
+// Kernel snippets for the nki.isa binding tests: kKernelHead + body, compiled with one tensor argument x
+// (default [128, 512] float32) for a target.
+inline const char* const kKernelHead =
+    "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n@nki.jit\ndef k(x):\n";
+inline fe::CompileOptions kernel_options(const std::string& target, fe::TensorArgSpec x) {
+  fe::CompileOptions o;
+  o.inputs = {std::move(x)};
+  o.target = target;
+  return o;
+}
+inline nkisim::ir::Kernel compile_body(const std::string& body, const std::string& target = "trn2",
+                                       fe::TensorArgSpec x = spec({128, 512})) {
+  TempKernel t(std::string(kKernelHead) + body);
+  return fe::compile_to_ir(t.path, kernel_options(target, std::move(x)));
+}
+inline std::string body_error(const std::string& body, const std::string& target = "trn2",
+                              fe::TensorArgSpec x = spec({128, 512})) {
+  return compile_error(std::string(kKernelHead) + body, kernel_options(target, std::move(x)));
+}
+// The ops of a kernel with the given opcode, in program order.
+inline std::vector<const nkisim::ir::Op*> ops_of(const nkisim::ir::Kernel& k, nkisim::isa::Opcode op) {
+  std::vector<const nkisim::ir::Op*> v;
+  for (auto& o : k.ops)
+    if (o.opcode == op) v.push_back(&o);
+  return v;
 }

@@ -8,23 +8,6 @@ using nkisim::isa::Engine;
 using nkisim::isa::Opcode;
 namespace ir = nkisim::ir;
 
-namespace {
-const char* kHead = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n@nki.jit\ndef k(x):\n";
-
-ir::Kernel compile_body(const std::string& body, const char* target = "trn2") {
-  TempKernel t(std::string(kHead) + body);
-  fe::CompileOptions o;
-  o.inputs = {spec({128, 64})};
-  o.target = target;
-  return fe::compile_to_ir(t.path, o);
-}
-std::vector<const ir::Op*> ops_of(const ir::Kernel& k, Opcode op) {
-  std::vector<const ir::Op*> out;
-  for (auto& o : k.ops)
-    if (o.opcode == op) out.push_back(&o);
-  return out;
-}
-}  // namespace
 
 TEST_CASE("nki.isa.dma_copy: dge_mode and engine= choose the DGE mode and the trigger") {
   auto k = compile_body(
@@ -33,7 +16,7 @@ TEST_CASE("nki.isa.dma_copy: dge_mode and engine= choose the DGE mode and the tr
       "    nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.hwdge)\n"
       "    nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.hwdge, engine=nisa.engine.scalar)\n"
       "    nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.swdge)\n"
-      "    nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.none)\n");
+      "    nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.none)\n", "trn2", spec({128, 64}));
   auto d = ops_of(k, Opcode::dma_copy);
   REQUIRE(d.size() == 5);
   CHECK(d[0]->params.dge_mode == 0);
@@ -57,7 +40,7 @@ TEST_CASE("nki.isa.dma_copy: a vector_offset gather is software DGE with idx/bas
       "    o = nl.ndarray((1, 1), dtype=nl.int32)\n"
       "    w = nl.ndarray((2, 64), dtype=nl.float32)\n"
       "    nisa.dma_copy(dst=x.ap([[64, 2], [1, 64]], scalar_offset=o), src=w)\n"
-      "    nisa.dma_copy(dst=t[0:2], src=x.ap([[64, 2], [1, 16]], scalar_offset=3))\n");
+      "    nisa.dma_copy(dst=t[0:2], src=x.ap([[64, 2], [1, 16]], scalar_offset=3))\n", "trn2", spec({128, 64}));
   auto d = ops_of(k, Opcode::dma_copy);
   REQUIRE(d.size() == 3);
   const ir::Op& g = *d[0];
@@ -90,7 +73,7 @@ TEST_CASE("nki.isa.dma_transpose and dma_compute parameters") {
       "    t = nl.ndarray((32, 4, 8, 2), dtype=nl.bfloat16)\n"
       "    nisa.dma_transpose(dst=t, src=s, dge_mode=nisa.dge_mode.hwdge)\n"
       "    u = nl.ndarray((128, 64), dtype=nl.bfloat16)\n"
-      "    nisa.dma_compute(dst=u, srcs=[x, x, x, x, x, x], reduce_op=nl.add)\n");
+      "    nisa.dma_compute(dst=u, srcs=[x, x, x, x, x, x], reduce_op=nl.add)\n", "trn2", spec({128, 64}));
   auto t = ops_of(k, Opcode::dma_transpose);
   REQUIRE(t.size() == 1);
   CHECK(t[0]->params.axes == 3120);

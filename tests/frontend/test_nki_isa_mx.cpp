@@ -9,29 +9,6 @@ using nkisim::isa::Opcode;
 using nkisim::isa::ReduceCmd;
 namespace ir = nkisim::ir;
 
-namespace {
-const char* kHead = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n@nki.jit\ndef k(x):\n";
-
-fe::CompileOptions opts(const char* target) {
-  fe::CompileOptions o;
-  o.inputs = {spec({128, 512})};
-  o.target = target;
-  return o;
-}
-ir::Kernel compile_body(const std::string& body, const char* target = "trn3") {
-  TempKernel t(std::string(kHead) + body);
-  return fe::compile_to_ir(t.path, opts(target));
-}
-std::string body_error(const std::string& body, const char* target = "trn3") {
-  return compile_error(std::string(kHead) + body, opts(target));
-}
-std::vector<const ir::Op*> ops_of(const ir::Kernel& k, Opcode op) {
-  std::vector<const ir::Op*> v;
-  for (auto& o : k.ops)
-    if (o.opcode == op) v.push_back(&o);
-  return v;
-}
-}  // namespace
 
 TEST_CASE("nki.isa.scalar_tensor_tensor: operands, ops, reverse flags and errors") {
   auto k = compile_body(
@@ -59,15 +36,15 @@ TEST_CASE("nki.isa.scalar_tensor_tensor: operands, ops, reverse flags and errors
       "    b = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.psum)\n"
       "    c = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.psum)\n"
       "    d = nl.ndarray((128, 64), dtype=nl.float32)\n";
-  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.bitwise_and, 1.0, nl.add, a)\n") ==
+  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.bitwise_and, 1.0, nl.add, a)\n", "trn3") ==
         "10:5: scalar_tensor_tensor: op0 must be an arithmetic op, got nl.bitwise_and");
-  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, 1.0, nl.rsqrt, a)\n") ==
+  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, 1.0, nl.rsqrt, a)\n", "trn3") ==
         "10:5: scalar_tensor_tensor: op1 must be an arithmetic op, got nl.rsqrt");
-  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, b, nl.add, 1.0, nl.add, c)\n") ==
+  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, b, nl.add, 1.0, nl.add, c)\n", "trn3") ==
         "10:5: scalar_tensor_tensor: data and operand1 cannot both be in PSUM");
-  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, a, nl.add, a)\n") ==
+  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, a, nl.add, a)\n", "trn3") ==
         "10:5: scalar_tensor_tensor: operand0 must have shape (128, 1), got (128, 64)");
-  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, 1.0, nl.add, a[:, 0:32])\n") ==
+  CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, 1.0, nl.add, a[:, 0:32])\n", "trn3") ==
         "10:5: scalar_tensor_tensor: data has shape (128, 64) but operand1 has shape (128, 32)");
 }
 
@@ -79,7 +56,7 @@ TEST_CASE("nki.isa.activate2: lowering with reduce_res, imm tiles, and errors") 
       "    d = nl.ndarray((128, 64), dtype=nl.bfloat16)\n"
       "    nisa.activate2(d, nl.prelu, a, s, 0.5, nl.multiply, nl.subtract, relu_param=0.2, reverse1=True,\n"
       "                   reduce_op=nl.abs_max, reduce_res=r, reduce_cmd=nisa.reduce_cmd.reset_reduce)\n"
-      "    nisa.activate2(dst=d, op=nl.exp, data=a, imm0=None, imm1=None, op0=nl.bypass, op1=None)\n");
+      "    nisa.activate2(dst=d, op=nl.exp, data=a, imm0=None, imm1=None, op0=nl.bypass, op1=None)\n", "trn3");
   auto ops = ops_of(k, Opcode::activate2);
   REQUIRE(ops.size() == 2);
   CHECK(ops[0]->params.func == ActFunc::prelu);
@@ -102,24 +79,24 @@ TEST_CASE("nki.isa.activate2: lowering with reduce_res, imm tiles, and errors") 
       "    d = nl.ndarray((128, 64), dtype=nl.float32)\n";
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.multiply, nl.add)\n", "trn2") ==
         "10:5: activate2 is not available on trn2 (trn3 only)");
-  CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.add, nl.add)\n") ==
+  CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.add, nl.add)\n", "trn3") ==
         "10:5: activate2: (op0, op1) = (nl.add, nl.add) is not supported; allowed: (nl.multiply, nl.add), "
         "(nl.multiply, nl.subtract), (nl.multiply, nl.bypass), (nl.add, nl.bypass), (nl.subtract, nl.bypass), "
         "(nl.bypass, nl.bypass)");
-  CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, None, 2.0, nl.multiply, nl.add)\n") ==
+  CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, None, 2.0, nl.multiply, nl.add)\n", "trn3") ==
         "10:5: activate2: imm0 is required with op0=nl.multiply");
-  CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, s, h, nl.multiply, nl.add)\n") ==
+  CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, s, h, nl.multiply, nl.add)\n", "trn3") ==
         "10:5: activate2: imm0 and imm1 tiles must have the same dtype, got float32 and bfloat16");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.multiply, nl.add, reduce_op=nl.multiply,\n"
-                          "                   reduce_cmd=nisa.reduce_cmd.reduce)\n") ==
+                          "                   reduce_cmd=nisa.reduce_cmd.reduce)\n", "trn3") ==
         "10:5: activate2: reduce_op must be nl.add, nl.maximum, nl.minimum, nl.abs_max or nl.abs_min, got nl.multiply");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.multiply, nl.add,\n"
-                          "                   reduce_cmd=nisa.reduce_cmd.reduce)\n") ==
+                          "                   reduce_cmd=nisa.reduce_cmd.reduce)\n", "trn3") ==
         "10:5: activate2: reduce_cmd=reduce needs reduce_op");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.multiply, nl.add, reduce_op=nl.add,\n"
-                          "                   reduce_cmd=nisa.reduce_cmd.load_reduce)\n") ==
+                          "                   reduce_cmd=nisa.reduce_cmd.load_reduce)\n", "trn3") ==
         "10:5: activate2: reduce_cmd=load_reduce needs an initial value, which activate2 cannot take");
-  CHECK(body_error(head + "    nisa.activate2(d, nl.add, a, 1.0, 2.0, nl.multiply, nl.add)\n") ==
+  CHECK(body_error(head + "    nisa.activate2(d, nl.add, a, 1.0, 2.0, nl.multiply, nl.add)\n", "trn3") ==
         "10:5: activate2: op must be an activation function such as nl.exp, got nl.add");
 }
 
@@ -136,15 +113,15 @@ TEST_CASE("nki.isa.nc_n_gather: operands and errors") {
       "    i = nl.ndarray((128, 50), dtype=nl.uint32)\n"
       "    j = nl.ndarray((128, 50), dtype=nl.int32)\n"
       "    d = nl.ndarray((128, 50), dtype=nl.float32)\n";
-  CHECK(body_error(head + "    nisa.nc_n_gather(d, a, j)\n") == "10:5: nc_n_gather: indices must be uint32, got int32");
-  CHECK(body_error(head + "    nisa.nc_n_gather(d[:, 0:40], a, i)\n") ==
+  CHECK(body_error(head + "    nisa.nc_n_gather(d, a, j)\n", "trn3") == "10:5: nc_n_gather: indices must be uint32, got int32");
+  CHECK(body_error(head + "    nisa.nc_n_gather(d[:, 0:40], a, i)\n", "trn3") ==
         "10:5: nc_n_gather: dst has shape (128, 40) but indices has shape (128, 50) (one output element per index)");
-  CHECK(body_error(head + "    nisa.nc_n_gather(d, a[0:64, :], i)\n") ==
+  CHECK(body_error(head + "    nisa.nc_n_gather(d, a[0:64, :], i)\n", "trn3") ==
         "10:5: nc_n_gather: dst has 128 partitions but data has 64");
-  CHECK(body_error(head + "    nisa.nc_n_gather(i, a, i)\n") ==
+  CHECK(body_error(head + "    nisa.nc_n_gather(i, a, i)\n", "trn3") ==
         "10:5: nc_n_gather: dst dtype uint32 differs from data dtype float32");
   CHECK(body_error(head + "    p = nl.ndarray((128, 50), dtype=nl.float32, buffer=nl.psum)\n"
-                          "    nisa.nc_n_gather(p, a, i)\n") ==
+                          "    nisa.nc_n_gather(p, a, i)\n", "trn3") ==
         "11:5: nc_n_gather: dst must be in SBUF, but 'p' is in psum");
 }
 
@@ -153,7 +130,7 @@ TEST_CASE("nki.isa.quantize_mx: lowering, trn3 only, and errors") {
       "    a = nl.ndarray((128, 64), dtype=nl.bfloat16)\n"
       "    q = nl.ndarray((128, 16), dtype=nl.float8_e4m3fn_x4)\n"
       "    s = nl.ndarray((128, 16), dtype=nl.float8_e8m0fnu)\n"
-      "    nisa.quantize_mx(q, a, s)\n");
+      "    nisa.quantize_mx(q, a, s)\n", "trn3");
   CHECK(ops_of(k, Opcode::quantize_mx).size() == 1);
   const std::string head =
       "    a = nl.ndarray((64, 64), dtype=nl.bfloat16)\n"
@@ -161,16 +138,16 @@ TEST_CASE("nki.isa.quantize_mx: lowering, trn3 only, and errors") {
       "    q = nl.ndarray((64, 16), dtype=nl.float8_e5m2_x4)\n"
       "    s = nl.ndarray((64, 16), dtype=nl.uint8)\n";
   CHECK(body_error(head + "    nisa.quantize_mx(q, a, s)\n", "trn2") == "10:5: quantize_mx is not available on trn2 (trn3 only)");
-  CHECK(body_error(head + "    nisa.quantize_mx(q, f, s)\n") == "10:5: quantize_mx: src must be bfloat16 or float16, got float32");
-  CHECK(body_error(head + "    nisa.quantize_mx(s, a, s)\n") ==
+  CHECK(body_error(head + "    nisa.quantize_mx(q, f, s)\n", "trn3") == "10:5: quantize_mx: src must be bfloat16 or float16, got float32");
+  CHECK(body_error(head + "    nisa.quantize_mx(s, a, s)\n", "trn3") ==
         "10:5: quantize_mx: dst must be float8_e4m3fn_x4 or float8_e5m2_x4, got uint8");
-  CHECK(body_error(head + "    nisa.quantize_mx(q[:, 0:8], a, s)\n") ==
+  CHECK(body_error(head + "    nisa.quantize_mx(q[:, 0:8], a, s)\n", "trn3") ==
         "10:5: quantize_mx: dst has shape (64, 8) but src (64, 64) quantizes to (64, 16) x4 elements");
-  CHECK(body_error(head + "    nisa.quantize_mx(q[0:32, :], a[0:32, 0:64], s[0:2, :])\n") ==
+  CHECK(body_error(head + "    nisa.quantize_mx(q[0:32, :], a[0:32, 0:64], s[0:2, :])\n", "trn3") ==
         "10:5: quantize_mx: dst_scale has shape (2, 16); the scales of (32, 16) need at least 4 partitions x 16 elements");
-  CHECK(body_error(head + "    nisa.quantize_mx(q[0:16, :], a[0:16, :], s)\n") ==
+  CHECK(body_error(head + "    nisa.quantize_mx(q[0:16, :], a[0:16, :], s)\n", "trn3") ==
         "10:5: quantize_mx: src has 16 partitions; MX data needs a multiple of 32 (at most 128)");
-  CHECK(body_error(head + "    nisa.quantize_mx(q, a, f[:, 0:16])\n") ==
+  CHECK(body_error(head + "    nisa.quantize_mx(q, a, f[:, 0:16])\n", "trn3") ==
         "10:5: quantize_mx: dst_scale must be float8_e8m0fnu or uint8, got float32");
 }
 
@@ -184,7 +161,7 @@ TEST_CASE("nki.isa.nc_matmul_mx: load_stationary_mx + multiply_moving_mx, accumu
       "    nisa.nc_matmul_mx(d, st, mv, ss, ms)\n"
       "    nisa.nc_matmul_mx(dst=d, stationary=st, moving=mv, stationary_scale=ss, moving_scale=ms,\n"
       "                      tile_position=(0, 0), tile_size=(128, 128))\n"
-      "    nisa.nc_matmul_mx(d, st, mv, ss, ms, accumulate=False)\n");
+      "    nisa.nc_matmul_mx(d, st, mv, ss, ms, accumulate=False)\n", "trn3");
   CHECK(ops_of(k, Opcode::load_stationary_mx).size() == 3);
   auto mm = ops_of(k, Opcode::multiply_moving_mx);
   REQUIRE(mm.size() == 3);
@@ -201,20 +178,20 @@ TEST_CASE("nki.isa.nc_matmul_mx: load_stationary_mx + multiply_moving_mx, accumu
       "    b = nl.ndarray((32, 8), dtype=nl.bfloat16)\n";
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss, ms)\n", "trn2") ==
         "12:5: nc_matmul_mx is not available on trn2 (trn3 only)");
-  CHECK(body_error(head + "    nisa.nc_matmul_mx(d, b, mv, ss, ms)\n") ==
+  CHECK(body_error(head + "    nisa.nc_matmul_mx(d, b, mv, ss, ms)\n", "trn3") ==
         "12:5: nc_matmul_mx: stationary must be float8_e5m2_x4, float8_e4m3fn_x4 or float4_e2m1fn_x4, got bfloat16");
-  CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss[0:2, :], ms)\n") ==
+  CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss[0:2, :], ms)\n", "trn3") ==
         "12:5: nc_matmul_mx: stationary_scale has shape (2, 8); the scales of (32, 8) need at least 4 partitions x 8 "
         "elements");
-  CHECK(body_error(head + "    nisa.nc_matmul_mx(d[0:7, :], st[:, 0:7], mv, ss[:, 0:7], ms)\n") ==
+  CHECK(body_error(head + "    nisa.nc_matmul_mx(d[0:7, :], st[:, 0:7], mv, ss[:, 0:7], ms)\n", "trn3") ==
         "12:5: nc_matmul_mx: stationary free size 7 must be even and at most 128 (the PE array's columns)");
-  CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv[:, 0:8], ss, ms[:, 0:8])\n") ==
+  CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv[:, 0:8], ss, ms[:, 0:8])\n", "trn3") ==
         "12:5: nc_matmul_mx: dst has shape (8, 16) but stationary.T @ moving has shape (8, 8)");
-  CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss, ms, tile_position=(0, 64), tile_size=(32, 64))\n") ==
+  CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss, ms, tile_position=(0, 64), tile_size=(32, 64))\n", "trn3") ==
         "12:5: nc_matmul_mx: only row tiling is supported: the column tile size must be 128 at column 0, got size 64 "
         "at 64");
   CHECK(body_error(head + "    e = nl.ndarray((8, 16), dtype=nl.float16, buffer=nl.psum)\n"
-                          "    nisa.nc_matmul_mx(e, st, mv, ss, ms)\n") ==
+                          "    nisa.nc_matmul_mx(e, st, mv, ss, ms)\n", "trn3") ==
         "13:5: nc_matmul_mx: dst must be float32 or bfloat16, got float16");
 }
 
@@ -223,8 +200,8 @@ TEST_CASE("MX dtypes in the language: nl names, memset only with 0") {
       "    q = nl.ndarray((32, 4), dtype=nl.float8_e5m2_x4)\n"
       "    f = nl.ndarray((32, 4), dtype=nl.float4_e2m1fn_x4)\n"
       "    nisa.memset(q, 0)\n"
-      "    nisa.memset(dst=f, value=0.0)\n");
+      "    nisa.memset(dst=f, value=0.0)\n", "trn3");
   CHECK(ops_of(k, Opcode::memset).size() == 2);
-  CHECK(body_error("    q = nl.ndarray((32, 4), dtype=nl.float8_e4m3fn_x4)\n    nisa.memset(q, 1.0)\n") ==
+  CHECK(body_error("    q = nl.ndarray((32, 4), dtype=nl.float8_e4m3fn_x4)\n    nisa.memset(q, 1.0)\n", "trn3") ==
         "7:5: memset: dst has the packed MX dtype float8_e4m3fn_x4; only value 0 is allowed");
 }

@@ -9,23 +9,6 @@ using nkisim::isa::Opcode;
 using nkisim::isa::ReduceCmd;
 namespace ir = nkisim::ir;
 
-namespace {
-const char* kHead = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n@nki.jit\ndef k(x):\n";
-
-fe::CompileOptions opts(const char* target = "trn2") {
-  fe::CompileOptions o;
-  o.inputs = {spec({128, 512})};
-  o.target = target;
-  return o;
-}
-ir::Kernel compile_body(const std::string& body, const char* target = "trn2") {
-  TempKernel t(std::string(kHead) + body);
-  return fe::compile_to_ir(t.path, opts(target));
-}
-std::string body_error(const std::string& body, const char* target = "trn2") {
-  return compile_error(std::string(kHead) + body, opts(target));
-}
-}  // namespace
 
 TEST_CASE("nki.isa.tensor_reduce: axis folds into the operand shapes, keepdims, negate") {
   auto k = compile_body(

@@ -7,20 +7,12 @@ using nkisim::isa::Opcode;
 namespace ir = nkisim::ir;
 
 namespace {
-const char* kHead = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n@nki.jit\ndef k(x):\n";
-
-ir::Kernel compile_body(const std::string& body, const std::string& target = "trn2") {
-  TempKernel k(std::string(kHead) + body);
-  fe::CompileOptions o;
-  o.target = target;
-  o.inputs = {spec({128, 512}, DType::bfloat16)};
-  return fe::compile_to_ir(k.path, o);
+// x is a [128, 512] bfloat16 tensor here.
+ir::Kernel bf16_body(const std::string& body, const std::string& target = "trn2") {
+  return compile_body(body, target, spec({128, 512}, DType::bfloat16));
 }
 std::string err(const std::string& body, const std::string& target = "trn2") {
-  fe::CompileOptions o;
-  o.target = target;
-  o.inputs = {spec({128, 512}, DType::bfloat16)};
-  return compile_error(std::string(kHead) + body, o);
+  return body_error(body, target, spec({128, 512}, DType::bfloat16));
 }
 // SBUF tiles a [128, 128] (stationary), b [128, 512] (moving) of bf16 and a PSUM tile p [128, 512] fp32.
 const char* kTiles =
@@ -30,7 +22,7 @@ const char* kTiles =
 }  // namespace
 
 TEST_CASE("nc_matmul: load_stationary then multiply_moving at the call, accumulate inferred per PSUM element") {
-  ir::Kernel k = compile_body(std::string(kTiles) +
+  ir::Kernel k = bf16_body(std::string(kTiles) +
                               "    for i in nl.sequential_range(3):\n"
                               "        nisa.nc_matmul(dst=p, stationary=a, moving=b)\n"  // line 10
                               "    q = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
@@ -120,7 +112,7 @@ TEST_CASE("nc_matmul: perf_mode=double_row (FP8, [K, 2, M] x [K, 2, N])") {
       "    s = nl.ndarray((128, 2, 128), dtype=nl.float8_e4m3)\n"
       "    m = nl.ndarray((128, 2, 512), dtype=nl.float8_e5m2)\n"
       "    r = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n";
-  ir::Kernel k = compile_body(fp8 + "    nisa.nc_matmul(r, s, m, perf_mode=nisa.matmul_perf_mode.double_row)\n");
+  ir::Kernel k = bf16_body(fp8 + "    nisa.nc_matmul(r, s, m, perf_mode=nisa.matmul_perf_mode.double_row)\n");
   int n = 0;
   for (auto& op : k.ops)
     if (op.opcode == Opcode::load_stationary || op.opcode == Opcode::multiply_moving) {
@@ -138,7 +130,7 @@ TEST_CASE("nc_matmul: perf_mode=double_row (FP8, [K, 2, M] x [K, 2, N])") {
 }
 
 TEST_CASE("nc_transpose: Tensor Engine for a PSUM dst, Vector Engine for SBUF, limits and shapes") {
-  ir::Kernel k = compile_body(
+  ir::Kernel k = bf16_body(
       "    a = nl.ndarray((128, 64), dtype=nl.bfloat16)\n"
       "    t = nl.ndarray((64, 128), dtype=nl.bfloat16, buffer=nl.psum)\n"
       "    nisa.nc_transpose(dst=t, data=a)\n"
