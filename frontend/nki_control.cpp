@@ -5,6 +5,7 @@
 #include "frontend/nki_control.h"
 
 #include "frontend/isa_builder.h"
+#include "frontend/nki_isa_vector_util.h"
 
 namespace nkisim::frontend {
 namespace {
@@ -240,7 +241,7 @@ Value nisa_core_barrier(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"data", true}, {"cores", true}, {"engine"}, {"name"}};
   Value v[4];
   bind("core_barrier", ps, a, v);
-  if (in.nki->nc_version < 3) raise("ValueError", "core_barrier is not available on trn1 (trn2 and later)");
+  vector_binding::require_available(in, "core_barrier", isa::Opcode::core_barrier);  // AVAIL in the table
   bool ok = v[1].is(VK::Tuple) || v[1].is(VK::List);
   if (ok) {
     const auto& c = items_of(v[1]);
@@ -265,7 +266,7 @@ Value nisa_sendrecv(Interp& in, const BuiltinObj&, CallArgs& a) {
                                  {"pipe_id", true}, {"dma_engine"}, {"name"}};
   Value v[7];
   bind("sendrecv", ps, a, v);
-  if (in.nki->nc_version < 3) raise("ValueError", "sendrecv is not available on trn1 (trn2 and later)");
+  vector_binding::require_available(in, "sendrecv", isa::Opcode::sendrecv);
   if (in.nki->lnc != 2)
     raise("ValueError", "sendrecv: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this launch has " +
                             std::to_string(in.nki->lnc) + " core");
