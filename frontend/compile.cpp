@@ -167,10 +167,12 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     ModuleScope ms(in, fn_module);
     in.nki->current_api = fn->jit && !fn->legacy_jit;
     in.in_kernel = true;
-    if (opts.grid.empty()) {
+    // A grid spelled in the file (`kernel[2, 2](a, b)` in its __main__ block) counts as --grid.
+    const std::vector<int64_t> grid = opts.grid.empty() ? file_launch_grid(in, m, fn, opts.lnc) : opts.grid;
+    if (grid.empty()) {
       result = in.call_function(fn, a);
     } else {
-      result = run_grid(in, fn, a, opts.grid);
+      result = run_grid(in, fn, a, grid);
     }
     in.in_kernel = false;
   }

@@ -42,10 +42,25 @@ class OpBuilder {
   // Puts a tensor view in operand `slot` after checking its memory against the instruction table.
   const TensorObj* operand(int slot, const Value& v, const char* arg) {
     const TensorObj* t = tensor(v, arg);
-    if (t->indirect && !allow_indirect_)
+    const bool dyn_on_chip = t->indirect && buffer_on_chip(t->base().buffer);  // docs/dynamic-offsets.md
+    if (t->indirect && !allow_indirect_ && !dyn_on_chip)
       raise("ValueError", std::string(fname_) + ": " + arg +
                               " is an indirect access pattern (.ap() with scalar_offset or vector_offset); only "
                               "dma_copy and dma_compute accept one");
+    if (dyn_on_chip && allow_indirect_)
+      raise("ValueError", std::string(fname_) + ": " + arg + " has a dynamic offset on the on-chip tensor '" +
+                              t->base().name + "'; DMA instructions take dynamic offsets on HBM tensors only");
+    if (dyn_on_chip) {  // a run-time offset the executing engine applies (ir::DynOperand)
+      ir::DynOperand d;
+      d.slot = slot;
+      d.row_stride = t->indirect->row_stride;
+      if (t->indirect->kind == 3) d.reg = t->indirect->reg;
+      else d.offsets = t->indirect->offsets.as<TensorObj>()->view;
+      op_.dynamic.push_back(std::move(d));
+    }
+    if (t->lead)
+      raise("NotImplementedError", std::string(fname_) + ": " + arg + " '" + t->base().name +
+                                       "' has block dimensions before nl.par_dim; index the blocks first (e.g. t[i])");
     const isa::OperandSpec& spec = isa::info(op_.opcode).operands[slot];
     ir::Buffer buf = t->base().buffer;
     if (!(spec.memories & isa::memory_bit(memory_of(buf))))

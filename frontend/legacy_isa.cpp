@@ -3,6 +3,8 @@
 // nc_transpose(data), tensor_tensor(data1, data2, op), tensor_scalar(data, op0, operand0, ...),
 // activation(op, data, bias=None, scale=1.0), tensor_copy(src), tensor_reduce(op, data, axis),
 // memset(shape, value, dtype). A call that passes dst= goes to the current binding unchanged.
+#include <cmath>
+
 #include "frontend/nl_ops.h"
 
 namespace nkisim::frontend {
@@ -37,6 +39,9 @@ const LegacySig kSigs[] = {
     {"tensor_reduce",
      {{"op", true}, {"data", true}, {"axis", true}, {"mask"}, {"dtype"}, {"negate"}, {"keepdims"}, {"name"}}},
     {"memset", {{"shape", true}, {"value", true}, {"dtype", true}, {"mask"}, {"engine"}, {"name"}}},
+    {"tensor_tensor_scan",
+     {{"data0", true}, {"data1", true}, {"initial", true}, {"op0", true}, {"op1", true}, {"reverse0"},
+      {"reverse1"}, {"dtype"}, {"mask"}, {"name"}}},
 };
 
 bool has_kw(const CallArgs& a, const char* n) {
@@ -63,7 +68,23 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   const char* fname = sig.name;
   auto dt = dtype_opt(arg("dtype"), fname);
   bool never = false;
-  AxisBounds bounds = mask_bounds(in, arg("mask"), &never, fname, /*hull=*/name != "tensor_reduce");
+  if (name == "tensor_reduce" && is_pred(arg("mask")) && arg("op").is(VK::NkiOp) &&
+      nki_ops()[arg("op").nki_op_index()].alu && mask_boxes(in, arg("mask"), fname).size() > 1) {
+    // A mask that is not a box: reduce a copy holding the op's identity where the mask is false.
+    const isa::AluOp op = *nki_ops()[arg("op").nki_op_index()].alu;
+    const double identity = op == isa::AluOp::maximum    ? -INFINITY
+                            : op == isa::AluOp::minimum  ? INFINITY
+                            : op == isa::AluOp::multiply ? 1.0
+                                                         : 0.0;
+    if (op != isa::AluOp::add && op != isa::AluOp::maximum && op != isa::AluOp::minimum &&
+        op != isa::AluOp::multiply)
+      raise("NotImplementedError", "tensor_reduce: a mask that does not select a box is supported with nl.add, "
+                                   "nl.maximum, nl.minimum and nl.multiply only, got nl." +
+                                       nki_ops()[arg("op").nki_op_index()].name);
+    tile_arg(arg("data"), fname, "data");
+    arg("data") = mask_input(in, arg("data"), arg("mask"), identity, fname).x;
+  }
+  AxisBounds bounds = mask_bounds(in, arg("mask"), &never, fname, /*hull=*/true);
   widen_partition(bounds);  // the destination is a fresh tile
   // dst: a new tile; the other arguments go to the current binding by name.
   Value dst;
@@ -98,7 +119,7 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
     for (auto& d : in.to_vector(arg("shape"))) shape.push_back(in.to_index(d, "memset() shape"));
     dst = new_tile(in, shape, *dt);
   } else {
-    const char* data = name == "tensor_copy" ? "src" : "data";
+    const char* data = name == "tensor_copy" ? "src" : name == "tensor_tensor_scan" ? "data0" : "data";
     const TensorObj* x = tile_arg(arg(data), fname, data);
     std::vector<int64_t> shape = x->view.shape();
     if (name == "tensor_reduce") {
@@ -148,11 +169,41 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   return dst;
 }
 
+// affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None): on_true_tile where the affine
+// predicate over index tiles holds (e.g. i_q >= i_k), else on_false_value; iota + compare on GpSimd, then a
+// predicated copy (nl_mask_fill.cpp).
+Value legacy_affine_select(Interp& in, const BuiltinObj&, CallArgs& a) {
+  if (has_kw(a, "dst") || (a.npos > 0 && a.pos[0].is(VK::Tensor)))
+    return in.call(current_fn(in, "affine_select"), a);  // current-style call
+  static const ParamSpec ps[] = {{"pred", true}, {"on_true_tile", true}, {"on_false_value", true}, {"dtype"},
+                                 {"mask"}, {"name"}};
+  Value v[6];
+  bind_args("affine_select", ps, 6, a, v);
+  if (!is_pred(v[0]))
+    raise("TypeError", "affine_select: pred must be an affine predicate over index tiles such as (i_p >= i_f), got '" +
+                           type_name(v[0]) + "'");
+  const TensorObj* t = tile_arg(v[1], "affine_select", "on_true_tile");
+  if (!v[2].is_number())
+    raise("TypeError", "affine_select: on_false_value must be a number, got '" + type_name(v[2]) + "'");
+  bool never = false;
+  AxisBounds b = mask_bounds(in, v[4], &never, "affine_select", /*hull=*/true);
+  widen_partition(b);
+  Value src = v[1];
+  if (auto dt = dtype_opt(v[3], "affine_select"); dt && *dt != t->view.dtype) {
+    src = new_tile(in, t->view.shape(), *dt, ir::Buffer::sbuf, "affine_select_src");
+    if (!never) call_isa(in, "tensor_copy", {{"dst", restrict_value(src, b)}, {"src", restrict_value(v[1], b)}});
+  }
+  if (never) return new_tile(in, t->view.shape(), src.as<TensorObj>()->view.dtype);
+  return select_by_pred(in, src, static_cast<const PredObj*>(v[0].obj()), v[2].num(), b, nullptr,
+                        "affine_select");
+}
+
 }  // namespace
 
 void install_legacy_isa(Interp& in, ModuleObj* legacy_isa) {
   for (size_t i = 0; i < sizeof(kSigs) / sizeof(kSigs[0]); ++i)
     legacy_isa->globals[intern(kSigs[i].name)] = in.builtin(kSigs[i].name, legacy_call, Value(), int64_t(i));
+  legacy_isa->globals[intern("affine_select")] = in.builtin("affine_select", legacy_affine_select);
 }
 
 }  // namespace nkisim::frontend

@@ -45,6 +45,9 @@ struct TensorObj : Object {
   ir::View view;
   const ir::Kernel* kernel;
   std::shared_ptr<const IndirectAp> indirect;  // set only by .ap() with a dynamic offset
+  // Legacy nl.ndarray((B, nl.par_dim(P), F)): the number of leading block dims before the partition dim
+  // (view.dims[lead] is the partition dim); indexing them with integers gives ordinary tiles (nl_index.cpp).
+  int lead = 0;
   TensorObj(int i, ir::View v, const ir::Kernel* k) : Object(VK::Tensor), id(i), view(std::move(v)), kernel(k) {}
   const ir::Tensor& base() const { return kernel->tensors[id]; }
   std::string repr() const override;

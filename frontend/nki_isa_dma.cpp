@@ -153,23 +153,29 @@ std::string axes_str(const std::vector<int64_t>& axes) {
   return s + (axes.size() == 1 ? ",)" : ")");
 }
 
-// The indirect form (nki-isa.md §3.5; trn2+, software DGE): a 2D HBM src of a 2-byte dtype, src.shape[0] a
-// multiple of 16 in [16, 128] (one uint32 row index per partition of the indices), src.shape[-1] <= 128.
+// The indirect form (nki-isa.md §3.5; trn2+, software DGE): a 2D, 3D or 4D HBM src of a 2-byte dtype whose dim 0
+// is gathered (row j = the block src[idx[j]]), src.shape[0] a multiple of 16 in [16, 128] (one uint32 row index
+// per partition of the indices), src.shape[-1] <= 128; a 4D src needs shape[1] or shape[2] == 1. The permutation
+// is the direct form's: (1, 0), (2, 1, 0) or (3, 1, 2, 0), i.e. dst = src[idx].T.
 Value dma_transpose_indirect(Interp& in, OpBuilder& b, const TensorObj* dst, const TensorObj* src, int dge, bool skip) {
   const std::vector<int64_t> ss = src->view.shape();
   const std::string sh = shape_str(ss);
   if (dge == kDgeHwdge || dge == kDgeNone)
     raise("ValueError", std::string("dma_transpose: an indirect src needs software DGE (dge_mode.swdge or unknown), not "
                                     "dge_mode.") + (dge == kDgeHwdge ? "hwdge" : "none"));
-  if (ss.size() != 2)
-    not_supported_yet("dma_transpose with an indirect " + std::to_string(ss.size()) + "D src (only 2D)");
+  const size_t n = ss.size();  // 2 to 4 (checked with the axes by the caller)
   if (isa::dtype_size(src->view.dtype) != 2)
     raise("ValueError", "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got " +
                             std::string(isa::dtype_name(src->view.dtype)));
   if (ss[0] % 16 != 0 || ss[0] < 16 || ss[0] > 128)
     raise("ValueError", "dma_transpose: an indirect src needs src.shape[0] to be a multiple of 16 in [16, 128], got src "
                         "of shape " + sh);
-  if (ss[1] > 128) raise("ValueError", "dma_transpose: src.shape[-1] must be at most 128, got src of shape " + sh);
+  if (ss[n - 1] > 128) raise("ValueError", "dma_transpose: src.shape[-1] must be at most 128, got src of shape " + sh);
+  if (n == 4 && ss[1] != 1 && ss[2] != 1)
+    raise("ValueError", "dma_transpose: an indirect 4D src needs src.shape[1] or src.shape[2] to be 1, got src of "
+                        "shape " + sh);
+  for (int64_t d : ss)
+    if (d > 65535) raise("ValueError", "dma_transpose: src dimensions must be at most 65535, got src of shape " + sh);
   if (src->indirect->kind == 1) {
     const TensorObj* it = src->indirect->offsets.as<TensorObj>();
     if (it->view.dtype != isa::DType::uint32)
@@ -180,9 +186,9 @@ Value dma_transpose_indirect(Interp& in, OpBuilder& b, const TensorObj* dst, con
   note_indirect(ind, src, 1, "dma_transpose");
   if (skip) b.params().oob_skip = true;
   isa::InstrParams& p = b.params();
-  p.axes = 10;
-  p.tdim0 = uint16_t(ss[0]);
-  p.tdim1 = uint16_t(ss[1]);
+  p.axes = n == 2 ? 10 : n == 3 ? 210 : 3120;
+  uint16_t* tdims[4] = {&p.tdim0, &p.tdim1, &p.tdim2, &p.tdim3};
+  for (size_t k = 0; k < n; ++k) *tdims[k] = uint16_t(ss[k]);
   p.dge_mode = uint16_t(kDgeSwdge);
   b.op().engine = isa::Engine::GpSimd;
   emit_indirection(b, ind, 2, 3, "dma_transpose");

@@ -126,16 +126,18 @@ ir::Buffer want_buffer(const Value& v, const char* fname) {
                          got + (v.is(VK::Str) ? " (string buffer names are not accepted)" : ""));
 }
 
-std::vector<int64_t> want_shape(Interp& in, const Value& v, const char* fname) {
+// *par_pos: the position of a legacy nl.par_dim(n) marker (the partition dimension), 0 without one.
+std::vector<int64_t> want_shape(Interp& in, const Value& v, const char* fname, int* par_pos) {
   if (!v.is(VK::Tuple) && !v.is(VK::List))
     raise("TypeError", std::string(fname) + ": shape must be a tuple of integers, got '" + type_name(v) + "'");
   std::vector<int64_t> shape;
+  *par_pos = 0;
+  bool seen = false;
   for (auto& d : items_of(v)) {
     if (const ParDimObj* pd = as_par_dim(d)) {  // legacy nl.par_dim(n): the partition dimension
-      if (!shape.empty())
-        raise("NotImplementedError", std::string(fname) +
-                                         ": nl.par_dim after leading block dimensions (e.g. (4, nl.par_dim(128), "
-                                         "512)) is not supported yet by nki-sim; put the partition dimension first");
+      if (seen) raise("ValueError", std::string(fname) + ": a shape can have only one nl.par_dim");
+      seen = true;
+      *par_pos = int(shape.size());
       shape.push_back(pd->size);
       continue;
     }
@@ -158,9 +160,18 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
   bind_args(fname, ps.data(), ps.size(), a, args);
   int off = fill_param ? 1 : 0;
   ir::Tensor t;
-  t.shape = want_shape(in, args[0], fname);
+  int lead = 0;  // leading block dims before nl.par_dim
+  t.shape = want_shape(in, args[0], fname, &lead);
   t.dtype = want_dtype(args[1 + off], fname);
   t.buffer = args[2 + off].is_unbound() ? ir::Buffer::sbuf : want_buffer(args[2 + off], fname);
+  if (!buffer_on_chip(t.buffer)) lead = 0;  // in HBM nl.par_dim is just a dimension
+  if (lead > 0) {
+    if (t.shape.size() - size_t(lead) < 2)
+      raise("ValueError", std::string(fname) + ": a shape with block dimensions before nl.par_dim needs a free "
+                                               "dimension after it, got " + in.repr(args[0]));
+    // Storage: the partition dim first, the block dims next (block b at free offset b * tile size).
+    std::rotate(t.shape.begin(), t.shape.begin() + lead, t.shape.begin() + lead + 1);
+  }
   const Value& name = args[3 + off];
   if (!name.is_unbound() && !name.is_none()) {
     if (!name.is(VK::Str)) raise("TypeError", std::string(fname) + ": name must be a string");
@@ -218,6 +229,13 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
     op.loc = in.loc_of(in.current_site());
     op.call_chain = in.call_chain();
     in.kernel.ops.push_back(std::move(op));
+  }
+  if (lead > 0) {  // the user's view: block dims, then the partition dim, then the free dims
+    auto* to = tensor.as<TensorObj>();
+    ir::View v = to->view;
+    std::rotate(v.dims.begin(), v.dims.begin() + 1, v.dims.begin() + lead + 1);
+    tensor = make<TensorObj>(to->id, v, to->kernel);
+    tensor.as<TensorObj>()->lead = lead;
   }
   return tensor;
 }
@@ -322,6 +340,11 @@ Value nki_jit(Interp& in, const BuiltinObj& b, CallArgs& a) {
     if (sym_name(a.kw[i].first) == "platform_target")
       raise("TypeError", "nki.jit(): platform_target= is not supported (select the target with --target)");
   return in.builtin(b.name.c_str(), nki_jit, Value(), b.data);
+}
+
+Value legacy_host_only(Interp&, const BuiltinObj& b, CallArgs&) {
+  raise("NotImplementedError", b.name + "() runs a kernel from host code; nki-sim runs the kernel file itself "
+                                        "(the launch grid of " + b.name + "(kernel[grid], ...) is read from the file)");
 }
 
 Value nisa_get_nc_version(Interp& in, const BuiltinObj&, CallArgs& a) {
@@ -434,6 +457,10 @@ void install_nki(Interp& in) {
   ModuleObj* legacy = legacy_copy("nki", "neuronxcc.nki");
   def(legacy, "jit", nki_jit, 1);
   def(legacy, "trace", nki_jit, 1);
+  // The SDK's test files decorate kernels with nki.baremetal / nki.benchmark / nki.profile (jit with a run mode)
+  // and call nki.simulate_kernel(kernel[grid], ...) from host code the evaluator does not run.
+  for (const char* n : {"baremetal", "benchmark", "profile"}) def(legacy, n, nki_jit, 1);
+  def(legacy, "simulate_kernel", legacy_host_only);
   ModuleObj* legacy_isa = nullptr;
   for (const char* sub : {"language", "isa", "typing"}) {
     ModuleObj* m = legacy_copy((std::string("nki.") + sub).c_str(), std::string("neuronxcc.nki.") + sub);

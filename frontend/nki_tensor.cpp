@@ -4,6 +4,7 @@
 #include "frontend/isa_builder.h"
 #include "frontend/nki.h"
 #include "frontend/nki_control.h"
+#include "frontend/nki_rearrange.h"
 #include "frontend/nl_ops.h"
 #include "ir/view.h"
 
@@ -66,6 +67,41 @@ constexpr const char* kIndirectNoView =
   raise("NotImplementedError", what + " is not supported yet by nki-sim");
 }
 
+// A dynamic offset's tensor: an SBUF tensor of an integer dtype (`fname: what ...` errors).
+const TensorObj* offsets_tensor(const Value& off, const char* fname, const char* what, bool reg_ok) {
+  if (!off.is(VK::Tensor))
+    raise("TypeError", std::string(fname) + ": " + what + " must be an SBUF tensor" +
+                           (reg_ok ? ", a VirtualRegister or an int" : "") + ", got '" + type_name(off) + "'");
+  const TensorObj* ot = off.as<TensorObj>();
+  if (ot->base().buffer != ir::Buffer::sbuf)
+    raise("ValueError", std::string(fname) + ": " + what + " must be in SBUF, but '" + ot->base().name + "' is in " +
+                            buffer_str(ot->base().buffer));
+  if (!isa::is_integer(ot->view.dtype))
+    raise("TypeError", std::string(fname) + ": " + what + " must have an integer dtype, got " +
+                           std::string(isa::dtype_name(ot->view.dtype)));
+  return ot;
+}
+
+// A scalar dynamic offset: a VirtualRegister (kind 3) or a 1-element SBUF integer tensor (kind 2), moving the
+// view by value x row_stride elements. On an HBM tensor only DMA accepts the result (the DGE applies it); on
+// an on-chip tensor every compute instruction does (OpBuilder::operand, docs/dynamic-offsets.md).
+std::shared_ptr<IndirectAp> scalar_indirect(const Value& off, int64_t row_stride, const char* fname, const char* what) {
+  auto ind = std::make_shared<IndirectAp>();
+  ind->row_stride = row_stride;
+  if (const VRegObj* r = as_vreg(off)) {
+    ind->kind = 3;
+    ind->reg = r->id;
+    return ind;
+  }
+  const TensorObj* ot = offsets_tensor(off, fname, what, true);
+  if (ot->view.num_elements() != 1)
+    raise("ValueError", std::string(fname) + ": " + what + " must have exactly one element, got shape " +
+                            shape_str(ot->view.shape()));
+  ind->kind = 2;
+  ind->offsets = off;
+  return ind;
+}
+
 // One NkiTensor method: the tensor, whether it is on chip, its rank, the arguments.
 struct MethodCtx {
   Interp& in;
@@ -121,7 +157,14 @@ Value m_select(MethodCtx& c) {
   c.bind("select", ps, v);
   int d = c.dim(v[0], "select");
   if (c.on_chip && d == 0) raise("ValueError", "select: the partition dimension of an on-chip tensor cannot be selected");
-  if (v[1].is(VK::Tensor)) not_supported_yet("select() with a dynamic (tensor) index");
+  if (v[1].is(VK::Tensor) || as_vreg(v[1])) {
+    // A dynamic index (a 1x1 SBUF tensor or a register): element 0 of the dim, moved at run time by
+    // index x the dim's stride; on chip for compute instructions, on HBM for DMA (as .ap(scalar_offset=)).
+    const int64_t stride = c.t->view.dims[size_t(d)].stride;
+    Value r = with_view(c.t, ir::select_dim(c.t->view, d, 0));
+    const_cast<TensorObj*>(r.as<TensorObj>())->indirect = scalar_indirect(v[1], stride, "select", "index");
+    return r;
+  }
   int64_t i = c.in.to_index(v[1], "select() index");
   if (i < 0) i += c.t->view.dims[d].count;
   return with_view(c.t, ir::select_dim(c.t->view, d, i));
@@ -185,45 +228,25 @@ Value ap_dynamic(MethodCtx& c, const Value& scalar, const Value& vector, int64_t
   if (present(scalar) && scalar.is_int_like()) {  // a compile-time offset
     return with_view(c.t, ir::ap_view(base, c.t->id, dt, pattern, offset + scalar.i() * row_stride));
   }
-  if (present(scalar) && as_vreg(scalar)) {  // a register: read when the DMA is triggered (docs/dynamic-loops.md)
-    if (buffer_on_chip(base.buffer))
-      raise("ValueError", "ap: scalar_offset is only supported on HBM tensors, but '" + base.name + "' is in " +
-                              buffer_str(base.buffer));
-    auto ind = std::make_shared<IndirectAp>();
-    ind->kind = 3;
-    ind->reg = as_vreg(scalar)->id;
-    ind->row_stride = row_stride;
+  if (present(scalar) && buffer_on_chip(base.buffer) && indirect_dim == 0)
+    raise("ValueError", "ap: a dynamic scalar_offset on an on-chip tensor cannot move the partition dimension "
+                        "(indirect_dim=0); use indirect_dim >= 1 to move along a free dimension of '" + base.name + "'");
+  if (present(scalar)) {  // a 1-element SBUF tensor or a register: read when the instruction runs
     Value r = with_view(c.t, ir::ap_view(base, c.t->id, dt, pattern, offset));
-    const_cast<TensorObj*>(r.as<TensorObj>())->indirect = std::move(ind);
+    const_cast<TensorObj*>(r.as<TensorObj>())->indirect = scalar_indirect(scalar, row_stride, "ap", "scalar_offset");
     return r;
   }
-  const Value& off = present(scalar) ? scalar : vector;
-  const char* what = present(scalar) ? "scalar_offset" : "vector_offset";
-  if (buffer_on_chip(base.buffer)) {  // on-chip scalar offsets feed compute engines: not modelled yet
-    if (present(scalar)) not_supported_yet("ap(scalar_offset=...) (a dynamic offset) on an on-chip tensor");
+  const Value& off = vector;
+  const char* what = "vector_offset";
+  if (buffer_on_chip(base.buffer))
     raise("ValueError", std::string("ap: vector_offset is only supported on HBM tensors, but '") + base.name +
                             "' is in " + buffer_str(base.buffer));
-  }
-  if (!off.is(VK::Tensor))
-    raise("TypeError", std::string("ap: ") + what + " must be an SBUF tensor" +
-                           (present(scalar) ? " or an int" : "") + ", got '" + type_name(off) + "'");
-  const TensorObj* ot = off.as<TensorObj>();
-  if (ot->base().buffer != ir::Buffer::sbuf)
-    raise("ValueError", std::string("ap: ") + what + " must be in SBUF, but '" + ot->base().name + "' is in " +
-                            buffer_str(ot->base().buffer));
-  if (!isa::is_integer(ot->view.dtype))
-    raise("TypeError", std::string("ap: ") + what + " must have an integer dtype, got " +
-                           std::string(isa::dtype_name(ot->view.dtype)));
+  const TensorObj* ot = offsets_tensor(off, "ap", what, false);
   auto ind = std::make_shared<IndirectAp>();
   ind->offsets = off;
   ind->row_stride = row_stride;
   ir::View view;
-  if (present(scalar)) {
-    if (ot->view.num_elements() != 1)
-      raise("ValueError", "ap: scalar_offset must have exactly one element, got shape " + shape_str(ot->view.shape()));
-    ind->kind = 2;
-    view = ir::ap_view(base, c.t->id, dt, pattern, offset);
-  } else {
+  {
     if (indirect_dim != 0) raise("ValueError", "ap: vector_offset requires indirect_dim=0");
     if (pattern.size() < 2)
       raise("ValueError", "ap: with vector_offset the pattern needs a partition pair and at least one free pair");
@@ -274,9 +297,42 @@ Value m_get_pattern(MethodCtx& c) {
 
 Value m_is_contiguous(MethodCtx& c) { return Value::boolean(ir::is_contiguous(c.t->view)); }
 Value m_is_indirect(MethodCtx& c) { return Value::boolean(c.t->indirect != nullptr); }
-Value m_vector_select(MethodCtx&) { not_supported_yet("vector_select() (an indirect view)"); }
-Value m_indirect(MethodCtx&) { not_supported_yet("indirect() (an indirect view)"); }
-Value m_rearrange(MethodCtx&) { not_supported_yet("rearrange()"); }
+// vector_select(dim, offs): partition row p of the result is row offs[p] of dim 0 (HBM only, dim 0 only; offs a
+// [P,1] SBUF integer tile); the view-level .ap(vector_offset=). Only DMA instructions accept the result.
+Value m_vector_select(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"dim", true}, {"offsets", true}};
+  Value v[2];
+  c.bind("vector_select", ps, v);
+  const int d = c.dim(v[0], "vector_select");
+  if (c.on_chip)
+    raise("ValueError", "vector_select: only HBM tensors can be gathered by rows, but '" + c.t->base().name +
+                            "' is in " + buffer_str(c.t->base().buffer));
+  if (d != 0) raise("ValueError", "vector_select: only dimension 0 can be selected per partition, got dim " + std::to_string(d));
+  if (c.nd < 2) raise("ValueError", "vector_select: the tensor needs at least 2 dimensions (rows and their elements)");
+  const TensorObj* ot = offsets_tensor(v[1], "vector_select", "offsets", false);
+  const int64_t P = ot->view.dims.empty() ? 1 : ot->view.dims[0].count;
+  if (ot->view.num_elements() != P)
+    raise("ValueError", "vector_select: offsets must have shape (P, 1) (one row index per partition), got " +
+                            shape_str(ot->view.shape()));
+  auto ind = std::make_shared<IndirectAp>();
+  ind->kind = 1;
+  ind->offsets = v[1];
+  ind->row_stride = c.t->view.dims[0].stride;
+  ir::View view = c.t->view;
+  view.dims[0] = ir::ViewDim{0, P};  // partition p's row comes from offs[p] at run time
+  Value r = with_view(c.t, std::move(view));
+  const_cast<TensorObj*>(r.as<TensorObj>())->indirect = std::move(ind);
+  return r;
+}
+
+Value m_indirect(MethodCtx&) { not_supported_yet("indirect() (trn3 tensor indirection)"); }
+
+Value m_rearrange(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"src", true}, {"dst", true}, {"sizes"}};
+  Value v[3];
+  c.bind("rearrange", ps, v);
+  return with_view(c.t, rearrange_view(c.in, c.t->view, c.on_chip, v[0], v[1], v[2]));
+}
 
 struct TensorMethod {
   const char* name;
@@ -296,6 +352,9 @@ Value tensor_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
   MethodCtx c{in, t, buffer_on_chip(t->base().buffer), t->view.dims.size(), a};
   if (t->indirect && kMethods[b.data].fn != m_is_indirect && kMethods[b.data].fn != m_get_pattern)
     raise("ValueError", kIndirectNoView);
+  if (t->lead)  // legacy nl.par_dim block tensor (nl_blocks.cpp)
+    raise("NotImplementedError", std::string(kMethods[b.data].name) + "(): tensor '" + t->base().name +
+                                     "' has block dimensions before nl.par_dim; index the blocks first (e.g. t[i])");
   return kMethods[b.data].fn(c);
 }
 
@@ -424,6 +483,7 @@ void add_key_expr(Interp& in, std::vector<ir::IndexKey>& keys, const Expr* e, Fr
 Value nki_get_item(Interp& in, const Value& obj, const Value& key) {
   const TensorObj* t = obj.as<TensorObj>();
   if (t->indirect) raise("ValueError", kIndirectNoView);
+  if (t->lead) return block_get_item(in, t, key);  // legacy par_dim blocks (nl_index.cpp)
   if (Value r = index_tensor(in, t, key); !r.is_unbound()) return r;  // legacy index tiles (nl_index.cpp)
   std::vector<ir::IndexKey> keys;
   if (key.is(VK::Tuple))
@@ -436,6 +496,7 @@ Value nki_get_item(Interp& in, const Value& obj, const Value& key) {
 Value nki_index_literal(Interp& in, const Value& obj, const Expr* key, FrameObj* f) {
   const TensorObj* t = obj.as<TensorObj>();
   if (t->indirect) raise("ValueError", kIndirectNoView);
+  if (t->lead) return nki_get_item(in, obj, in.eval(key, f));
   std::vector<ir::IndexKey> keys;
   if (key->kind == NK::Tuple) {
     auto& elts = static_cast<const SeqExpr*>(key)->elts;
@@ -445,9 +506,13 @@ Value nki_index_literal(Interp& in, const Value& obj, const Expr* key, FrameObj*
       if (e->kind != NK::Slice) {
         Value k = in.eval(e, f);
         if (is_index(k)) return nki_get_item(in, obj, in.eval(key, f));  // index tiles (nl_index.cpp)
-        if (k.is(VK::Tensor) && e == elts[0]) {  // t[idx[i_p, 0], i_f]: indirect rows (nl_index.cpp)
-          std::vector<Value> items{k};
-          for (size_t i = 1; i < elts.size(); ++i) items.push_back(in.eval(elts[i], f));
+        if (k.is(VK::Tensor) && std::all_of(keys.begin(), keys.end(), [](const ir::IndexKey& x) {
+              return x.kind == ir::IndexKey::Int;
+            })) {  // t[idx[i_p, 0], i_f] or t[b, idx[i_p, 0], i_f]: indirect rows (nl_index.cpp)
+          std::vector<Value> items;
+          for (const ir::IndexKey& x : keys) items.push_back(Value::integer(x.index));
+          items.push_back(k);
+          for (size_t i = keys.size() + 1; i < elts.size(); ++i) items.push_back(in.eval(elts[i], f));
           return nki_get_item(in, obj, make_tuple(std::move(items)));
         }
         add_key(in, keys, k);

@@ -455,7 +455,15 @@ ir::View restrict_view(const ir::View& v, const AxisBounds& b) {
 
 Value restrict_value(const Value& v, const AxisBounds& b) {
   if (!v.is(VK::Tensor) || b.empty()) return v;
-  return nl::view_value(v.as<TensorObj>(), restrict_view(v.as<TensorObj>()->view, b));
+  const TensorObj* t = v.as<TensorObj>();
+  Value r = nl::view_value(t, restrict_view(t->view, b));
+  if (t->indirect) {  // t[idx[i_p, 0], ...]: partitions lo..hi use rows idx[lo..hi] (kind 1)
+    auto ind = std::make_shared<IndirectAp>(*t->indirect);
+    if (ind->kind == 1 && b[0] && ind->offsets.is(VK::Tensor))
+      ind->offsets = restrict_value(ind->offsets, AxisBounds{b[0]});
+    const_cast<TensorObj*>(r.as<TensorObj>())->indirect = std::move(ind);
+  }
+  return r;
 }
 
 // t[key] with index tiles: element (i_0, i_1, ...) of the result is t[e_0(i), e_1(i), ...].
@@ -468,10 +476,14 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
   bool any = false;
   for (auto& k : keys) any |= is_index(k);
   if (!any) return Value::unbound();
-  // Indirect rows: t[idx[i_p, 0], ...] with idx an integer SBUF [P, 1] tile (partition p reads row idx[p]).
+  // Indirect rows: t[idx[i_p, 0], ...] with idx an integer SBUF [P, 1] tile (partition p reads row idx[p]); the
+  // index tile may follow integer subscripts (t[b, idx[i_p, 0], i_f]: rows of t[b]).
   Value row_offsets;
-  if (!keys.empty() && keys[0].is(VK::Tensor)) {
-    const TensorObj* it = keys[0].as<TensorObj>();
+  size_t ind_dim = 0;
+  while (ind_dim < keys.size() && keys[ind_dim].is_int_like()) ++ind_dim;
+  if (ind_dim == keys.size() || !keys[ind_dim].is(VK::Tensor)) ind_dim = 0;
+  if (!keys.empty() && keys[ind_dim].is(VK::Tensor)) {
+    const TensorObj* it = keys[ind_dim].as<TensorObj>();
     if (buffer_on_chip(t->base().buffer))
       raise("NotImplementedError", "indirect indexing of on-chip tensor '" + t->base().name +
                                        "' is not supported yet by nki-sim (only HBM tensors: nl.load(t[idx[i_p, 0], i_f]))");
@@ -488,8 +500,8 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
     if (P > 128)
       raise("ValueError", "the row index tile of an indirect subscript has " + std::to_string(P) +
                               " partitions (at most 128)");
-    row_offsets = keys[0];
-    keys[0] = Value::integer(0);  // row 0; the offset tile moves partition p to row idx[p] at run time
+    row_offsets = keys[ind_dim];
+    keys[ind_dim] = Value::integer(0);  // row 0; the offset tile moves partition p to row idx[p] at run time
   }
   const auto& iters = nl_state(in).iters;
   const ir::View& v = t->view;
@@ -503,8 +515,9 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
       rank = std::max(rank, k.as<IndexObj>()->rank);
       for (auto& [id, co] : k.as<IndexObj>()->terms) rank = std::max(rank, iters[size_t(id)].axis + 1);
     } else if (k.is(VK::Tensor)) {
-      raise("NotImplementedError", "indirect indexing with a tile is supported on the first subscript only "
-                                   "(nl.load(t[idx[i_p, 0], i_f])) by nki-sim");
+      raise("NotImplementedError", "indirect indexing with a tile is supported only on the first subscript that is "
+                                   "not an integer (nl.load(t[idx[i_p, 0], i_f]) or t[b, idx[i_p, 0], i_f]) by "
+                                   "nki-sim");
     } else if (!k.is_int_like()) {
       raise("TypeError", "an index tile cannot be combined with '" + type_name(k) +
                              "' in one subscript; use integers and index tiles");
@@ -562,7 +575,7 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
     auto ind = std::make_shared<IndirectAp>();
     ind->kind = 1;
     ind->offsets = row_offsets;
-    ind->row_stride = v.dims[0].stride;
+    ind->row_stride = v.dims[ind_dim].stride;
     r.dims[0] = ir::ViewDim{0, it->view.dims.empty() ? 1 : it->view.dims[0].count};
     Value out = nl::view_value(t, r);
     const_cast<TensorObj*>(out.as<TensorObj>())->indirect = std::move(ind);

@@ -96,7 +96,11 @@ Value new_tile(Interp& in, const std::vector<int64_t>& shape, DType dt, ir::Buff
 const TensorObj* tile_arg(const Value& v, const char* fname, const char* arg) {
   if (!v.is(VK::Tensor))
     raise("TypeError", std::string(fname) + ": " + arg + " must be a tile, got '" + type_name(v) + "'");
-  return v.as<TensorObj>();
+  const TensorObj* t = v.as<TensorObj>();
+  if (t->lead)
+    raise("NotImplementedError", std::string(fname) + ": " + arg + " '" + t->base().name +
+                                     "' has block dimensions before nl.par_dim; index the blocks first (e.g. t[i])");
+  return t;
 }
 
 Value call_isa(Interp& in, const char* name, std::initializer_list<std::pair<const char*, Value>> kw) {

@@ -80,6 +80,20 @@ std::vector<AxisBounds> mask_boxes(Interp& in, const Value& mask, const char* fn
 // Compute instructions cannot start a wide access at any partition: a partition-axis bound [lo, hi) becomes
 // [0, hi) for ops writing fresh tiles (the extra rows are outside the mask and never read back as valid).
 void widen_partition(AxisBounds& b);
+// The input of a masked reduction (nl_mask_fill.cpp): `bounds` is the mask's bounding box (partition axis
+// widened), `never` that it selects nothing. For a mask that is not a box, `x` is a fresh copy of the input with
+// the masked-out elements set to `identity` and `pred` the fp32 0/1 tile of the mask (inside `bounds`);
+// otherwise `x` is the input and `pred` None.
+struct MaskedInput {
+  Value x, pred;
+  AxisBounds bounds;
+  bool never = false;
+};
+MaskedInput mask_input(Interp& in, const Value& x, const Value& mask, double identity, const char* fname);
+// A fresh tile: x where the predicate holds, else `fill` (written inside the bounds b); *pred (if given) gets
+// the fp32 0/1 tile of the predicate (None for a constant predicate).
+Value select_by_pred(Interp& in, const Value& x, const PredObj* p, double fill, const AxisBounds& b, Value* pred,
+                     const char* fname);
 // Restricts a view to the bounds, axis by axis (dims beyond the bounds are kept).
 ir::View restrict_view(const ir::View& v, const AxisBounds& b);
 // A tensor value restricted to the bounds (numbers, None and unbounded masks pass through unchanged).
@@ -98,6 +112,8 @@ bool is_index(const Value& v);  // IndexObj
 bool is_pred(const Value& v);   // PredObj
 // t[key] where key contains index tiles; Unbound when it does not.
 Value index_tensor(Interp& in, const TensorObj* t, const Value& key);
+// t[key] for a legacy block tensor (t->lead > 0): integers select blocks, the rest indexes the tile.
+Value block_get_item(Interp& in, const TensorObj* t, const Value& key);
 Value index_binop(Interp& in, BinKind k, const Value& a, const Value& b);
 Value index_compare(Interp& in, CmpKind k, const Value& a, const Value& b);
 Value index_unary(Interp& in, UnaryKind k, const Value& v);
@@ -133,6 +149,10 @@ bool legacy(Interp& in);  // the kernel is a legacy (neuronxcc.nki.jit) kernel
 
 // Runs the kernel once per program id of a launch grid (row-major), returning program 0's result.
 Value run_grid(Interp& in, FunctionObj* fn, CallArgs& a, const std::vector<int64_t>& grid);
+// The launch grid the file spells for kernel `fn` of module `m` (`fn[4, 2](...)` in host code), empty when it
+// spells none. Legacy kernels only; for nki.jit kernels `fn[N]` must equal `lnc` (else a located error).
+std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionObj* fn, int lnc);
+void install_nl_grid(Interp& in, ModuleObj* nl);  // nl.nc, nl.spmd_dim
 
 void install_nl_ops(Interp& in, ModuleObj* nl);
 void install_nl_ops_more(Interp& in, ModuleObj* nl);

@@ -111,9 +111,6 @@ Value fn_load(Interp& in, const BuiltinObj&, CallArgs& a) {
   const TensorObj* t = tile_arg(v[0], "load", "src");
   if (t->base().buffer == ir::Buffer::psum)
     raise("ValueError", "load: src '" + t->base().name + "' is in psum; use nl.copy to move PSUM data to SBUF");
-  if (t->indirect && present(v[2]) && !v[2].is_none())
-    raise("NotImplementedError", "load: mask= with an indirect source (t[idx[i_p, 0], ...]) is not supported yet by "
-                                 "nki-sim");
   bool never = false;
   AxisBounds b = mask_bounds(in, v[2], &never, "load", /*hull=*/true);  // a fresh tile
   Value out = new_tile(in, t->view.shape(), dtype_opt(v[1], "load").value_or(t->view.dtype));
@@ -155,6 +152,7 @@ bool same_view(const Value& a, const Value& b) {
 // Writes value (a tile or a number) into dst (any buffer), within the box b.
 void write_box(Interp& in, const Value& dst, const Value& value, const AxisBounds& b, const char* fname) {
   const TensorObj* d = tile_arg(dst, fname, "dst");
+  if (value.is(VK::Tensor)) tile_arg(value, fname, "value");
   auto rv = [&](const Value& x) { return restrict_value(x, b); };
   Value src = value;
   if (!value.is(VK::Tensor)) {
@@ -349,6 +347,7 @@ void install_nl_ops(Interp& in, ModuleObj* nl) {
   def("negative", fn_negative);
   install_nl_index(in, nl);
   install_nl_ops_more(in, nl);
+  install_nl_grid(in, nl);
 }
 
 }  // namespace nkisim::frontend

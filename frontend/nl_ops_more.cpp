@@ -128,7 +128,7 @@ Value fn_matmul(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 // ---- reductions
 
-std::vector<int64_t> axes_of(Interp& in, const Value& axis, size_t rank, const char* fname) {
+std::vector<int64_t> axes_of(Interp& in, const Value& axis, size_t rank, const char* fname, bool any_free = false) {
   std::vector<int64_t> ax;
   if (axis.is(VK::Tuple) || axis.is(VK::List)) {
     for (auto& x : items_of(axis)) ax.push_back(in.to_index(x, "axis"));
@@ -142,7 +142,9 @@ std::vector<int64_t> axes_of(Interp& in, const Value& axis, size_t rank, const c
                               ") of a " + std::to_string(rank) + "-dimensional tile, got " + in.repr(axis));
   }
   std::sort(ax.begin(), ax.end());
-  for (size_t i = 0; i < ax.size(); ++i)
+  if (std::adjacent_find(ax.begin(), ax.end()) != ax.end())
+    raise("ValueError", std::string(fname) + ": repeated axis in " + in.repr(axis));
+  for (size_t i = 0; i < ax.size() && !any_free; ++i)
     if (ax[i] != int64_t(rank) - int64_t(ax.size()) + int64_t(i))
       raise("ValueError", std::string(fname) + ": axis must be the trailing free dimensions, got " + in.repr(axis));
   return ax;
@@ -183,33 +185,85 @@ int64_t group_size(const TensorObj* t, const std::vector<int64_t>& ax, const Axi
   return k;
 }
 
-// sum / max / min / prod / all / mean / var (x, axis, dtype=None, keepdims=False, mask=None)
+Value reduce_body(Interp& in, const BuiltinObj& b, Value* v, const TensorObj* t, const MaskedInput& mi,
+                  const std::vector<int64_t>& ax, bool keep);
+
+// sum / max / min / prod / all / mean / var (x, axis, dtype=None, keepdims=False, mask=None). Axes that are
+// not the trailing ones are reduced on a permuted view that puts them last (tile free dims can be walked in any
+// order); with keepdims the result is then viewed with the size-1 dims in place.
 Value fn_reduce(Interp& in, const BuiltinObj& b, CallArgs& a) {
   static const ParamSpec ps[] = {{"x", true}, {"axis", true}, {"dtype"}, {"keepdims"}, {"mask"}};
   Value v[5];
   const char* fname = b.name.c_str();
   bind_args(fname, ps, 5, a, v);
   const TensorObj* t = chip(v[0], fname, "x");
-  const auto ax = axes_of(in, v[1], t->view.dims.size(), fname);
+  const size_t rank = t->view.dims.size();
+  const auto ax = axes_of(in, v[1], rank, fname, /*any_free=*/true);
   const bool keep = present(v[3]) && in.truthy(v[3]);
+  const std::string n = b.name;
+  const double identity = n == "max"                 ? -INFINITY
+                          : n == "min"               ? INFINITY
+                          : n == "prod" || n == "all" ? 1.0
+                                                      : 0.0;
+  if (n == "var" && is_pred(v[4]) && mask_boxes(in, v[4], fname).size() > 1)
+    raise("NotImplementedError", "var: a mask that does not select a box (it relates two index tiles, or uses '|' "
+                                 "or '!=') is not supported yet by nki-sim");
+  // A mask that is not a box: the masked-out elements become the reduction's identity (nl_mask_fill.cpp).
+  MaskedInput mi = mask_input(in, v[0], v[4], identity, fname);
+  bool trailing = true;
+  for (size_t i = 0; i < ax.size(); ++i) trailing &= ax[i] == int64_t(rank - ax.size() + i);
+  if (trailing) return reduce_body(in, b, v, t, mi, ax, keep);
+  if (n == "var") raise("ValueError", "var: x must be a 2-dimensional [P, F] tile, got shape " + shape_str(t->view.shape()));
+  std::vector<int> order;
+  for (size_t k = 0; k < rank; ++k)
+    if (!std::count(ax.begin(), ax.end(), int64_t(k))) order.push_back(int(k));
+  for (auto k : ax) order.push_back(int(k));
+  auto perm = [&](const Value& x) {
+    if (!x.is(VK::Tensor)) return x;
+    return view_value(x.as<TensorObj>(), ir::permute_view(x.as<TensorObj>()->view, order, true));
+  };
+  mi.x = perm(mi.x);
+  mi.pred = perm(mi.pred);
+  if (!mi.bounds.empty()) {
+    AxisBounds nb(rank);
+    mi.bounds.resize(rank);
+    for (size_t k = 0; k < rank; ++k) nb[k] = mi.bounds[size_t(order[k])];
+    mi.bounds = nb;
+  }
+  Value xp = perm(v[0]);
+  std::vector<int64_t> tax;
+  for (size_t i = 0; i < ax.size(); ++i) tax.push_back(int64_t(rank - ax.size() + i));
+  Value r = reduce_body(in, b, v, xp.as<TensorObj>(), mi, tax, false);
+  if (!keep) return r;
+  const TensorObj* rt = r.as<TensorObj>();
+  return view_value(rt, ir::reshape_view(rt->view, reduced_shape(t->view.shape(), ax, true), true));
+}
+
+Value reduce_body(Interp& in, const BuiltinObj& b, Value* v, const TensorObj* t, const MaskedInput& mi,
+                  const std::vector<int64_t>& ax, bool keep) {
+  const char* fname = b.name.c_str();
   const DType dt = dtype_opt(v[2], fname).value_or(t->view.dtype);
   const std::string n = b.name;
-  bool never = false;
-  AxisBounds mb = mask_bounds(in, v[4], &never, fname);
-  widen_partition(mb);  // the results are fresh tiles
-  if (never) return new_tile(in, reduced_shape(t->view.shape(), ax, keep), dt);
-  if (n == "sum") return reduce(in, AluOp::add, v[0], ax, keep, dt, false, mb);
-  if (n == "max") return reduce(in, AluOp::maximum, v[0], ax, keep, dt, false, mb);
-  if (n == "min") return reduce(in, AluOp::minimum, v[0], ax, keep, dt, false, mb);
-  if (n == "prod") return reduce(in, AluOp::multiply, v[0], ax, keep, dt, false, mb);
+  const AxisBounds& mb = mi.bounds;
+  const Value& x = mi.x;
+  if (mi.never) return new_tile(in, reduced_shape(t->view.shape(), ax, keep), dt);
+  if (n == "sum") return reduce(in, AluOp::add, x, ax, keep, dt, false, mb);
+  if (n == "max") return reduce(in, AluOp::maximum, x, ax, keep, dt, false, mb);
+  if (n == "min") return reduce(in, AluOp::minimum, x, ax, keep, dt, false, mb);
+  if (n == "prod") return reduce(in, AluOp::multiply, x, ax, keep, dt, false, mb);
   if (n == "all")
-    return reduce(in, AluOp::logical_and, v[0], ax, keep, legacy(in) && !present(v[2]) ? DType::bool_ : dt, false,
-                  mb);
+    return reduce(in, AluOp::logical_and, x, ax, keep, legacy(in) && !present(v[2]) ? DType::bool_ : dt, false, mb);
   const double inv = 1.0 / double(group_size(t, ax, mb));
   if (n == "mean") {  // fp32 intermediates
     const AxisBounds rb = reduced_bounds(mb, ax, keep);
-    Value s = reduce(in, AluOp::add, v[0], ax, keep, DType::float32, false, mb);
+    Value s = reduce(in, AluOp::add, x, ax, keep, DType::float32, false, mb);
     Value out = new_tile(in, s.as<TensorObj>()->view.shape(), dt);
+    if (!mi.pred.is_none()) {  // divided by the number of selected elements of each group
+      Value cnt = reduce(in, AluOp::add, mi.pred, ax, keep, DType::float32, false, mb);
+      call_isa(in, "tensor_tensor", {{"dst", masked(out, rb)}, {"data1", masked(s, rb)},
+                                     {"data2", masked(cnt, rb)}, {"op", alu_value(AluOp::divide)}});
+      return out;
+    }
     call_isa(in, "tensor_scalar", {{"dst", masked(out, rb)}, {"data", masked(s, rb)},
                                    {"op0", alu_value(AluOp::multiply)}, {"operand0", Value::floating(inv)}});
     return out;
@@ -244,14 +298,14 @@ Value fn_softmax(Interp& in, const BuiltinObj&, CallArgs& a) {
   axes_of(in, present(v[1]) ? v[1] : Value::integer(-1), rank, "softmax");
   const DType dt = dtype_opt(v[2], "softmax").value_or(t->view.dtype);
   const std::vector<int64_t> ax = {1};
-  bool never = false;
-  AxisBounds mb = mask_bounds(in, v[3], &never, "softmax");
-  widen_partition(mb);  // the results are fresh tiles
-  if (never) return new_tile(in, t->view.shape(), dt);
+  // A mask that is not a box: the masked-out elements become -inf, so they add exp(-inf) = 0 to the sums.
+  const MaskedInput mi = mask_input(in, v[0], v[3], -INFINITY, "softmax");
+  const AxisBounds& mb = mi.bounds;
+  if (mi.never) return new_tile(in, t->view.shape(), dt);
   const AxisBounds rb = reduced_bounds(mb, ax, true);
-  Value negmax = reduce(in, AluOp::maximum, v[0], ax, true, DType::float32, true, mb);
+  Value negmax = reduce(in, AluOp::maximum, mi.x, ax, true, DType::float32, true, mb);
   Value e = new_tile(in, t->view.shape(), DType::float32, ir::Buffer::sbuf, "softmax_exp");
-  call_isa(in, "activation", {{"dst", masked(e, mb)}, {"op", act_value(ActFunc::exp)}, {"data", masked(v[0], mb)},
+  call_isa(in, "activation", {{"dst", masked(e, mb)}, {"op", act_value(ActFunc::exp)}, {"data", masked(mi.x, mb)},
                               {"bias", masked(negmax, rb)}});
   Value s = reduce(in, AluOp::add, e, ax, true, DType::float32, false, mb);
   Value r = new_tile(in, s.as<TensorObj>()->view.shape(), DType::float32, ir::Buffer::sbuf, "softmax_recip");
@@ -474,20 +528,35 @@ Value fn_rounding(Interp& in, const BuiltinObj& b, CallArgs& a) {
   const TensorObj* t = chip(v[0], fname, "x");
   const DType dt = dtype_opt(v[1], fname).value_or(t->view.dtype);
   const std::string n = b.name;
-  Value r = rne(in, v[0]);
-  auto fix = [&](AluOp cmp, AluOp adj, std::optional<DType> out) {
-    Value c = binary(in, cmp, r, v[0], DType::float32, Value::unbound(), fname);
-    return binary(in, adj, r, c, out, v[2], fname);
-  };
-  if (n == "floor") return fix(AluOp::greater, AluOp::subtract, dt);
-  if (n == "ceil") return fix(AluOp::less, AluOp::add, dt);
-  // trunc: |x| floored, with x's sign: sign(x) * floor(|x|)
   Value ax = activation(in, ActFunc::abs, v[0], DType::float32, Value::unbound(), fname);
-  Value ra = rne(in, ax);
-  Value c = binary(in, AluOp::greater, ra, ax, DType::float32, Value::unbound(), fname);
-  Value fl = binary(in, AluOp::subtract, ra, c, DType::float32, Value::unbound(), fname);
-  Value s = activation(in, ActFunc::sign, v[0], DType::float32, Value::unbound(), fname);
-  return binary(in, AluOp::multiply, fl, s, dt, v[2], fname);
+  Value res;  // fp32, right for |x| < 2^23 (the int32 round trip saturates from 2^31 on)
+  if (n == "trunc") {  // |x| floored, with x's sign: sign(x) * floor(|x|)
+    Value ra = rne(in, ax);
+    Value c = binary(in, AluOp::greater, ra, ax, DType::float32, Value::unbound(), fname);
+    Value fl = binary(in, AluOp::subtract, ra, c, DType::float32, Value::unbound(), fname);
+    Value s = activation(in, ActFunc::sign, v[0], DType::float32, Value::unbound(), fname);
+    res = binary(in, AluOp::multiply, fl, s, DType::float32, v[2], fname);
+  } else {
+    Value r = rne(in, v[0]);
+    const bool fl = n == "floor";
+    Value c = binary(in, fl ? AluOp::greater : AluOp::less, r, v[0], DType::float32, Value::unbound(), fname);
+    res = binary(in, fl ? AluOp::subtract : AluOp::add, r, c, DType::float32, v[2], fname);
+  }
+  // fp32 values with |x| >= 2^23 are integers (and infinities): they are their own ceil / floor / trunc.
+  bool never = false;
+  AxisBounds mb = mask_bounds(in, v[2], &never, fname, /*hull=*/true);
+  widen_partition(mb);
+  if (never) return res;
+  Value big = new_tile(in, t->view.shape(), DType::uint8, ir::Buffer::sbuf, "round_big");
+  call_isa(in, "tensor_scalar", {{"dst", masked(big, mb)}, {"data", masked(ax, mb)},
+                                 {"op0", alu_value(AluOp::greater_equal)}, {"operand0", Value::floating(8388608.0)}});
+  Value src = t->view.dtype == DType::float32 ? v[0] : sbuf_copy(in, v[0], DType::float32, "round_src");
+  call_isa(in, "tensor_copy_predicated",
+           {{"dst", masked(res, mb)}, {"src", masked(src, mb)}, {"predicate", masked(big, mb)}});
+  if (dt == DType::float32) return res;
+  Value out = new_tile(in, t->view.shape(), dt);
+  call_isa(in, "tensor_copy", {{"dst", masked(out, mb)}, {"src", masked(res, mb)}});
+  return out;
 }
 
 // fmod(x, y) = x - trunc(x / y) * y (the sign of x, as np.fmod); mod(x, y) = x - floor(x / y) * y (the sign of

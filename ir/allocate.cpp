@@ -100,13 +100,17 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
   // Live ranges from first to last op that touches a tensor.
   std::vector<Live> live(k.tensors.size());
   for (size_t i = 0; i < k.tensors.size(); ++i) live[i].tensor = int(i);
-  for (size_t oi = 0; oi < k.ops.size(); ++oi)
+  auto touch = [&](int tensor, size_t oi) {
+    Live& l = live[size_t(tensor)];
+    if (l.first < 0) l.first = int64_t(oi);
+    l.last = int64_t(oi);
+  };
+  for (size_t oi = 0; oi < k.ops.size(); ++oi) {
     for (auto& v : k.ops[oi].operands)
-      if (v) {
-        Live& l = live[size_t(v->tensor)];
-        if (l.first < 0) l.first = int64_t(oi);
-        l.last = int64_t(oi);
-      }
+      if (v) touch(v->tensor, oi);
+    for (const DynOperand& d : k.ops[oi].dynamic)  // the offset a dynamic operand reads at run time
+      if (d.offsets) touch(d.offsets->tensor, oi);
+  }
   // Dynamic loops (docs/dynamic-loops.md): the body runs again after its last op, and a tensor the body
   // touches may carry a value from one iteration to the next, so every tensor a loop touches is live for the
   // whole loop (innermost first, so enclosing loops see the result). Conservative: body temporaries do not

@@ -3,6 +3,9 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <iterator>
+#include <map>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -22,18 +25,95 @@ struct Cell {
   std::array<int32_t, kMaxStreams> read;  // per stream: its latest reading op (valid where readers has the bit)
 };
 
-// Cells of one memory: a flat array for on-chip memories (quadrant x granule), a hash map for HBM.
+// Two cells are in the same state: the same last writer and the same reader per stream.
+inline bool same_state(const Cell& a, const Cell& b) {
+  if (a.last_write != b.last_write || a.readers != b.readers) return false;
+  for (uint32_t r = a.readers; r; r &= r - 1) {
+    const int s = std::countr_zero(r);
+    if (a.read[size_t(s)] != b.read[size_t(s)]) return false;
+  }
+  return true;
+}
+
+// HBM cells as runs of consecutive granules in the same state ([start, end) -> Cell; never-accessed
+// granules have no run). A big DMA touches a few runs instead of thousands of 512-byte cells; the
+// dependencies found are exactly those of one Cell per granule.
+class CellRuns {
+ public:
+  // Calls f(Cell&) once per run covering granules [g0, g1) (creating fresh cells for untouched granules,
+  // splitting runs at g0 and g1), then merges the neighbouring runs that ended up in the same state.
+  template <class F>
+  void visit(int64_t g0, int64_t g1, F&& f) {
+    visit_unmerged(g0, g1, f);
+    merge(g0, g1);
+  }
+  // One granule's cell (a run of its own until a later visit merges it).
+  Cell& at(int64_t g) {
+    Cell* c = nullptr;
+    visit_unmerged(g, g + 1, [&](Cell& x) { c = &x; });
+    return *c;
+  }
+
+ private:
+  struct Run {
+    int64_t end;
+    Cell cell;
+  };
+  std::map<int64_t, Run> runs_;
+
+  void split(int64_t x) {
+    auto it = runs_.upper_bound(x);
+    if (it == runs_.begin()) return;
+    --it;
+    if (it->first < x && x < it->second.end) {
+      runs_.emplace_hint(std::next(it), x, Run{it->second.end, it->second.cell});
+      it->second.end = x;
+    }
+  }
+  template <class F>
+  void visit_unmerged(int64_t g0, int64_t g1, F&& f) {
+    if (g0 >= g1) return;
+    split(g0);
+    split(g1);
+    auto it = runs_.lower_bound(g0);
+    for (int64_t pos = g0; pos < g1; ++it) {
+      if (it == runs_.end() || it->first > pos) {  // a gap: granules nobody accessed yet
+        const int64_t e = it == runs_.end() ? g1 : std::min(g1, it->first);
+        it = runs_.emplace_hint(it, pos, Run{e, Cell{}});
+      }
+      f(it->second.cell);
+      pos = it->second.end;
+    }
+  }
+  void merge(int64_t g0, int64_t g1) {
+    auto it = runs_.lower_bound(g0);
+    if (it != runs_.begin()) --it;  // the run just before g0 may merge with the first one inside
+    while (it != runs_.end() && it->first <= g1) {
+      auto next = std::next(it);
+      if (next != runs_.end() && next->first == it->second.end && next->first <= g1 &&
+          same_state(it->second.cell, next->second.cell)) {
+        it->second.end = next->second.end;
+        runs_.erase(next);
+      } else {
+        it = next;
+      }
+    }
+  }
+};
+
+// Cells of one memory: a flat array for on-chip memories (quadrant x granule), runs for HBM.
 class CellMap {
  public:
   CellMap(int64_t granule, int64_t flat_cells) : granule_(granule), flat_(size_t(flat_cells)) {}
-  Cell& at(int64_t key) { return flat_.empty() ? sparse_[key] : flat_[size_t(key)]; }
+  Cell& at(int64_t key) { return flat_.empty() ? runs_.at(key) : flat_[size_t(key)]; }
   int64_t granule() const { return granule_; }
   bool flat() const { return !flat_.empty(); }
+  CellRuns& runs() { return runs_; }
 
  private:
   int64_t granule_;
   std::vector<Cell> flat_;
-  std::unordered_map<int64_t, Cell> sparse_;
+  CellRuns runs_;
 };
 
 // Calls f(key) for every cell an access pattern touches.
@@ -59,6 +139,60 @@ void for_each_cell(const isa::AccessPattern& ap, const CellMap& m, int64_t granu
   const int64_t q0 = ap.start_partition / 32, q1 = (int64_t(ap.start_partition) + ap.num_partitions - 1) / 32;
   for (int64_t q = q0; q <= q1 && q < 4; ++q)
     for (int64_t g = g0; g < g1; ++g) f(q * granules_per_quadrant + g);
+}
+
+// Calls f(Cell&) for the cells an access pattern touches: on-chip once per cell (as for_each_cell); HBM once
+// per run of granules in the same state (CellRuns), the rows' granule ranges merged where they touch or
+// overlap (a cell seen twice by one access gives the same dependencies as once).
+template <class F>
+void for_each_cell_state(const isa::AccessPattern& ap, CellMap& m, int64_t granules_per_quadrant, F&& f) {
+  if (ap.mem != isa::Memory::HBM || m.flat()) {
+    for_each_cell(ap, m, granules_per_quadrant, [&](int64_t key) { f(m.at(key)); });
+    return;
+  }
+  const int64_t es = isa::dtype_size(ap.dtype), granule = m.granule();
+  int64_t lo = 0, hi = 0;  // element extent of the free pattern relative to offset
+  for (int d = 0; d < ap.num_dims; ++d) {
+    int64_t span = ap.dims[d].stride * int64_t(ap.dims[d].count - 1);
+    if (span < 0) lo += span;
+    else hi += span;
+  }
+  int64_t c0 = 0, c1 = 0;  // the current merged granule range
+  for (uint32_t r = 0; r < ap.num_partitions; ++r) {
+    const int64_t base = ap.offset + int64_t(r) * ap.partition_stride * es;
+    const int64_t b0 = base + lo * es, b1 = base + (hi + 1) * es;
+    if (b0 < 0) {  // (not produced by the front end) granule by granule, as for_each_cell
+      for (int64_t g = b0 / granule; g * granule < b1; ++g) m.runs().visit(g, g + 1, f);
+      continue;
+    }
+    const int64_t g0 = b0 / granule, g1 = std::max(g0, (b1 + granule - 1) / granule);
+    if (c0 < c1 && g0 >= c0 && g0 <= c1) {
+      c1 = std::max(c1, g1);
+      continue;
+    }
+    if (c0 < c1) m.runs().visit(c0, c1, f);
+    c0 = g0;
+    c1 = g1;
+  }
+  if (c0 < c1) m.runs().visit(c0, c1, f);
+}
+
+// Calls f(ap) for every access of `ins` that reads (writes = false) or writes (true): its operands, a
+// dynamic-offset operand as its whole base tensor (isa::dyn_footprint), and, as reads, the SBUF offsets
+// that dynamic operands read at run time (isa::dyn_source). docs/dynamic-offsets.md.
+template <class F>
+void for_each_access(const isa::Instruction& ins, bool writes, F&& f) {
+  const isa::InstrInfo& in = isa::info(ins.op);
+  for (int s = 0; s < in.num_operands; ++s) {
+    const isa::AccessPattern& ap = ins.operands[size_t(s)];
+    if (!ap.present()) continue;
+    if (!ap.dyn.present()) {
+      if (in.operands[s].written == writes) f(ap);
+      continue;
+    }
+    if (in.operands[s].written == writes) f(isa::dyn_footprint(ap));
+    if (!writes && ap.dyn.kind == isa::DynOffset::Sbuf) f(isa::dyn_source(ap));
+  }
 }
 
 }  // namespace nkisim::ir::cells

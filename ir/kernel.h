@@ -69,6 +69,17 @@ struct View {
 // back end gives every engine that needs them its own copy.
 enum class Ctl : uint8_t { none, loop_begin, loop_end };
 
+// A run-time offset of an on-chip compute operand (`.ap(scalar_offset=)`, `.select(dim, tensor)`;
+// docs/dynamic-offsets.md): operand `slot` moves by value x row_stride elements of its view's dtype, the
+// value read when the instruction executes from `offsets` (a 1-element SBUF integer view) or, when reg >= 0,
+// from virtual register v[reg]. The back end lowers it to isa::DynOffset.
+struct DynOperand {
+  int slot = 0;
+  std::optional<View> offsets;
+  int reg = -1;
+  int64_t row_stride = 0;
+};
+
 struct Op {
   isa::Opcode opcode = isa::Opcode::tensor_copy;
   Ctl ctl = Ctl::none;
@@ -77,6 +88,7 @@ struct Op {
   std::optional<isa::Engine> engine;  // nullopt = engine.unknown: the back end chooses
   SourceLoc loc;                       // the kernel line that issued it
   std::vector<SourceLoc> call_chain;   // enclosing call sites, innermost first (for notes)
+  std::vector<DynOperand> dynamic;     // operands with a run-time offset (usually none)
 };
 
 // Contract: ops execute in program order (the meaning of the kernel); params lists the tensor ids of the

@@ -17,6 +17,7 @@
 //   sem_wait_reg(sem_L[s] >= it * k_s + j); a loop-carried one (found by analysing the body twice, the
 //   second pass seeing the first as the previous iteration) is it * k_s + j - k_s.
 #include <algorithm>
+#include <deque>
 #include <bit>
 #include <climits>
 
@@ -28,6 +29,13 @@ using namespace cells;
 namespace {
 
 constexpr uint16_t kNoReg = 65535;
+
+// An operand offset at run time by a register (ir::DynOperand, docs/dynamic-offsets.md).
+bool uses_dyn_register(const Op& op) {
+  for (const DynOperand& d : op.dynamic)
+    if (d.reg >= 0) return true;
+  return false;
+}
 
 struct Access {
   const isa::AccessPattern* ap;
@@ -122,6 +130,8 @@ class LoopEmitter {
       else if (depth > 0 && !is_reg_op(op.opcode)) reg_engines_ |= 1u << unsigned(trigger_in_loop(i));
       else if (is_dma(i) && op.params.ind_kind == 3)  // a DMA addressed by a register: its trigger holds them
         reg_engines_ |= 1u << unsigned(op.engine.value_or(isa::Engine::Sync));
+      else if (uses_dyn_register(op))  // a compute operand offset by a register: its engine holds them
+        reg_engines_ |= 1u << unsigned(engines_[i]);
     }
   }
   static bool is_reg_op(isa::Opcode o) {
@@ -147,8 +157,21 @@ class LoopEmitter {
   void add_accesses(Unit& u) {
     const isa::Instruction& ins = pool_[size_t(u.instr)];
     const isa::InstrInfo& in = isa::info(ins.op);
-    for (int s = 0; s < in.num_operands; ++s)
-      if (ins.operands[size_t(s)].present()) u.acc.push_back(Access{&ins.operands[size_t(s)], in.operands[s].written});
+    for (int s = 0; s < in.num_operands; ++s) {
+      const isa::AccessPattern& ap = ins.operands[size_t(s)];
+      if (!ap.present()) continue;
+      if (!ap.dyn.present()) {
+        u.acc.push_back(Access{&ap, in.operands[s].written});
+        continue;
+      }
+      // A dynamic-offset operand: its whole base tensor, and the offset it reads (docs/dynamic-offsets.md).
+      extra_aps_.push_back(isa::dyn_footprint(ap));
+      u.acc.push_back(Access{&extra_aps_.back(), in.operands[s].written});
+      if (ap.dyn.kind == isa::DynOffset::Sbuf) {
+        extra_aps_.push_back(isa::dyn_source(ap));
+        u.acc.push_back(Access{&extra_aps_.back(), false});
+      }
+    }
   }
 
   // Builds the region of ops [from, to); returns the index after it.
@@ -474,6 +497,7 @@ class LoopEmitter {
   uint32_t reg_engines_ = 0;
   std::array<int, kEngineStreams> next_queue_{};
   std::vector<isa::Instruction> pool_;
+  std::deque<isa::AccessPattern> extra_aps_;  // footprints of dynamic-offset operands (stable addresses)
   std::vector<Loop> loops_;
   std::vector<std::vector<Unit>> macros_;
   Region top_;
@@ -483,7 +507,8 @@ class LoopEmitter {
 
 bool has_dynamic_control(const Kernel& k) {
   for (const Op& op : k.ops)
-    if (op.ctl != Ctl::none || (isa::info(op.opcode).cost == isa::CostClass::dma && op.params.ind_kind == 3) || op.opcode == isa::Opcode::reg_set || op.opcode == isa::Opcode::reg_alu ||
+    if (op.ctl != Ctl::none || (isa::info(op.opcode).cost == isa::CostClass::dma && op.params.ind_kind == 3) ||
+        uses_dyn_register(op) || op.opcode == isa::Opcode::reg_set || op.opcode == isa::Opcode::reg_alu ||
         op.opcode == isa::Opcode::reg_load || op.opcode == isa::Opcode::reg_store)
       return true;
   return false;

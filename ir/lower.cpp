@@ -51,6 +51,7 @@ isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
       else if (in.operands[size_t(s)].required)
         throw error_at(op, std::string(in.mnemonic) + ": missing operand '" + in.operands[size_t(s)].name + "'");
     }
+    if (!op.dynamic.empty()) lower_dynamic_operands(k, pl, op, ins);
   }
   emit_with_semaphores(k, engines, std::move(instrs), target, p);
   assign_core_barriers(k, p);

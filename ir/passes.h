@@ -29,6 +29,9 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
 isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placement>& pl, const View& v,
                                      const Op& op, int slot, const isa::TargetDesc& t);
 
+// Fills isa::DynOffset of every operand of `op` with a run-time offset (ir/dynamic_offset.cpp).
+void lower_dynamic_operands(const Kernel& k, const std::vector<Placement>& pl, const Op& op, isa::Instruction& ins);
+
 // Moves the instructions (one per op, in program order, with operands, params and location already set)
 // into the program's streams, choosing DMA trigger engines and queues and adding the semaphore waits and
 // updates that program order requires (RAW, WAR, WAW over overlapping memory), and nothing more.

@@ -52,12 +52,9 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     prod.clear();
     // Reads first, then writes, so an in-place op does not depend on itself.
     for (bool writes : {false, true})
-      for (int s = 0; s < in.num_operands; ++s) {
-        const isa::AccessPattern& ap = ins.operands[size_t(s)];
-        if (!ap.present() || in.operands[s].written != writes) continue;
+      for_each_access(ins, writes, [&](const isa::AccessPattern& ap) {
         CellMap& m = map_for(ap.mem);
-        for_each_cell(ap, m, per_quadrant(ap.mem), [&](int64_t key) {
-          Cell& c = m.at(key);
+        for_each_cell_state(ap, m, per_quadrant(ap.mem), [&](Cell& c) {
           if (c.last_write >= 0 && size_t(c.last_write) != i) prod.push_back(c.last_write);
           if (writes)
             for (uint32_t r = c.readers; r; r &= r - 1) {
@@ -65,7 +62,7 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
               if (size_t(reader) != i) prod.push_back(reader);
             }
         });
-      }
+      });
     std::sort(prod.begin(), prod.end());
     prod.erase(std::unique(prod.begin(), prod.end()), prod.end());
 
@@ -90,12 +87,9 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
 
     // Record this op's accesses.
     for (bool writes : {false, true})
-      for (int s = 0; s < in.num_operands; ++s) {
-        const isa::AccessPattern& ap = ins.operands[size_t(s)];
-        if (!ap.present() || in.operands[s].written != writes) continue;
+      for_each_access(ins, writes, [&](const isa::AccessPattern& ap) {
         CellMap& m = map_for(ap.mem);
-        for_each_cell(ap, m, per_quadrant(ap.mem), [&](int64_t key) {
-          Cell& c = m.at(key);
+        for_each_cell_state(ap, m, per_quadrant(ap.mem), [&](Cell& c) {
           if (writes) {
             c.readers = 0;
             c.last_write = int32_t(i);
@@ -104,7 +98,7 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
             c.read[stream[i]] = int32_t(i);
           }
         });
-      }
+      });
   }
 
   // Which producers must signal: those another stream waits on (same-stream order is free; a DMA's

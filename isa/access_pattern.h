@@ -19,6 +19,23 @@ struct ApDim {
 
 inline constexpr int kMaxFreeDims = 4;
 
+// A run-time offset of an on-chip compute operand (`.ap(scalar_offset=...)`, `.select(dim, tensor)`;
+// docs/dynamic-offsets.md). When the instruction executes, the pattern's `offset` moves by
+// value * stride elements (of the pattern's dtype), where value is the integer the executing engine reads
+// from SBUF (partition `src`, byte `addr`, dtype `dtype`) or from its sequencer register `src`. The moved
+// pattern must stay inside bytes [lo, hi) of every partition (its base tensor): otherwise a run-time error.
+struct DynOffset {
+  enum Kind : uint8_t { None = 0, Sbuf = 1, Reg = 2 };
+  Kind kind = None;
+  DType dtype = DType::int32;  // Sbuf: the offset's dtype (an integer type)
+  uint16_t src = 0;            // Sbuf: the offset's partition; Reg: the register number
+  int32_t addr = 0;            // Sbuf: the offset's byte address in its partition
+  int32_t stride = 0;          // elements per unit of the offset: prod(base.shape[indirect_dim+1:])
+  int32_t lo = 0, hi = 0;      // bytes of each partition the moved pattern may touch (the base tensor)
+  bool present() const { return kind != None; }
+  bool operator==(const DynOffset&) const = default;
+};
+
 // Contract:
 // * On-chip (SBUF/PSUM): the operand covers partitions [start_partition, start_partition+num_partitions);
 //   in every partition it visits the elements at byte `offset + dtype_size * sum(idx_d * dims[d].stride)`
@@ -38,6 +55,7 @@ struct AccessPattern {
   int64_t offset = 0;
   uint8_t num_dims = 0;
   std::array<ApDim, kMaxFreeDims> dims{};
+  DynOffset dyn{};  // on-chip compute operands only; kind None = a static pattern
 
   bool present() const { return mem != Memory::None; }
   uint64_t free_elements() const {  // elements per partition
@@ -50,6 +68,12 @@ struct AccessPattern {
   int64_t inner_stride() const { return num_dims ? dims[num_dims - 1].stride : 1; }
   bool operator==(const AccessPattern&) const = default;
 };
+
+// The 1-element SBUF operand a dynamic offset reads (dyn.kind == Sbuf), for dependency tracking.
+AccessPattern dyn_source(const AccessPattern& ap);
+// What a dynamic operand may touch: the pattern's partitions x bytes [dyn.lo, dyn.hi) as one uint8 dim
+// (conservative dependencies); a static pattern is returned unchanged.
+AccessPattern dyn_footprint(const AccessPattern& ap);
 
 // Profiler-like text form, e.g. "sbuf:fp32@p0+128:0x400[[1,512]]" (see asm.cpp for the exact grammar).
 std::string to_string(const AccessPattern& ap);

@@ -138,14 +138,24 @@ std::string to_string(const AccessPattern& ap) {
     s += "[" + std::to_string(ap.dims[d].stride) + "," + std::to_string(ap.dims[d].count) + "]";
   }
   s += "]";
+  if (ap.dyn.present()) {  // dyn(sbuf:int32@p0+0x40,STRIDE,LO,HI) or dyn(rN,STRIDE,LO,HI)
+    s += "dyn(";
+    if (ap.dyn.kind == DynOffset::Sbuf)
+      s += "sbuf:" + std::string(dtype_name(ap.dyn.dtype)) + "@p" + std::to_string(ap.dyn.src) + "+" +
+           hex(uint64_t(uint32_t(ap.dyn.addr)));
+    else
+      s += "r" + std::to_string(ap.dyn.src);
+    s += "," + std::to_string(ap.dyn.stride) + "," + hex(uint64_t(uint32_t(ap.dyn.lo))) + "," +
+         hex(uint64_t(uint32_t(ap.dyn.hi))) + ")";
+  }
   return s;
 }
 
 std::string print_instruction(const Instruction& ins) { return instruction_text(ins, std::nullopt); }
 
-std::string print_asm(const Program& p) {
-  std::ostringstream os;
-  os << "; nki-sim assembly\n";
+namespace {
+// Everything after the first comment line: the directives and streams of one core's program.
+void print_program_body(std::ostringstream& os, const Program& p) {
   os << ".target " << name(p.target) << "\n";
   os << ".kernel " << name(p.kernel_name) << "\n";
   os << ".semaphores " << p.num_semaphores << "\n";
@@ -169,6 +179,24 @@ std::string print_asm(const Program& p) {
     if (p.streams[e].empty()) continue;
     os << "\n.stream " << engine_name(Engine(e)) << "\n";
     for (auto& ins : p.streams[e]) os << "  " << instruction_text(ins, Engine(e)) << "\n";
+  }
+}
+}  // namespace
+
+std::string print_asm(const Program& p) {
+  std::ostringstream os;
+  os << "; nki-sim assembly\n";
+  print_program_body(os, p);
+  return os.str();
+}
+
+std::string print_asm_cores(std::span<const Program> cores) {
+  if (cores.size() == 1) return print_asm(cores[0]);
+  std::ostringstream os;
+  os << "; nki-sim assembly, LNC=" << cores.size() << "\n";
+  for (size_t c = 0; c < cores.size(); ++c) {
+    os << (c ? "\n" : "") << ".core " << c << "\n";
+    print_program_body(os, cores[c]);
   }
   return os.str();
 }

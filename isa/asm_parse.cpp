@@ -1,6 +1,7 @@
 // asm_parse.cpp - the text assembly parser, the inverse of print_asm (grammar in docs/asm.md).
 #include "isa/asm_parse.h"
 
+#include <algorithm>
 #include <bitset>
 #include <cerrno>
 #include <cmath>
@@ -24,7 +25,7 @@ bool is_word(char c) { return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A'
 int hex_value(char c) { return is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10; }
 // Characters that may follow a number inside an operand, a wait/signal list or a shape.
 bool ends_number(char c) {
-  for (char d : std::string_view(",[]:+@>="))
+  for (char d : std::string_view(",[]:+@>=)"))
     if (c == d) return true;
   return false;
 }
@@ -50,6 +51,11 @@ class Cursor {
   bool eat(char c) {
     if (done() || s_[i_] != c) return false;
     ++i_;
+    return true;
+  }
+  bool eat_prefix(std::string_view w) {  // consumes w if the rest starts with it
+    if (s_.substr(i_, w.size()) != w) return false;
+    i_ += w.size();
     return true;
   }
   std::string_view word() {
@@ -86,17 +92,19 @@ class Cursor {
 class Parser {
  public:
   Parser(std::string_view text, const std::string& file) : text_(text), file_(file) {}
-  Program run();
+  std::vector<Program> run();
   [[noreturn]] void fail(uint32_t col, const std::string& msg) const { throw Error(msg, SourceLoc{file_, line_, col}); }
 
  private:
   std::vector<Token> tokenize(std::string_view line) const;
   void directive(const std::vector<Token>& t);
+  void core(const std::vector<Token>& t);
   void tensor(const std::vector<Token>& t);
   void location(const std::vector<Token>& t);
   void string_entry(const std::vector<Token>& t);
   void instruction(const std::vector<Token>& t);
   AccessPattern access_pattern(const Token& f, size_t value_pos) const;
+  void dyn_offset(Cursor& c, AccessPattern& ap) const;
   float float_value(const Token& f, size_t value_pos) const;
   // One parser per params.def kind; `eq` is npos for a bare flag.
   void need_value(const Token& f, size_t eq) const {
@@ -156,6 +164,9 @@ class Parser {
   std::optional<Engine> stream_;
   bool any_instruction_ = false;
   unsigned header_seen_ = 0;  // bit per header directive, to reject duplicates
+  bool any_line_ = false;     // a directive or instruction was read (a first '.core 0' must precede them all)
+  bool multi_core_ = false;   // '.core 0' was read: the text holds one program per core
+  std::vector<Program> done_cores_;  // the programs of the cores before the current one
 };
 
 void Cursor::malformed(const std::string& expected) const {
@@ -275,7 +286,7 @@ std::vector<Token> Parser::tokenize(std::string_view line) const {
   return out;
 }
 
-Program Parser::run() {
+std::vector<Program> Parser::run() {
   size_t pos = 0;
   while (pos <= text_.size()) {
     size_t nl = text_.find('\n', pos);
@@ -286,14 +297,40 @@ Program Parser::run() {
     std::vector<Token> t = tokenize(line);
     if (!t.empty()) {
       if (t[0].quoted) fail(t[0].col, "expected a directive or an instruction, found a string");
-      if (t[0].text[0] == '.')
+      if (t[0].text == ".core")
+        core(t);
+      else if (t[0].text[0] == '.')
         directive(t);
       else
         instruction(t);
+      any_line_ = true;
     }
     pos = nl + 1;
   }
-  return std::move(p_);
+  done_cores_.push_back(std::move(p_));
+  return std::move(done_cores_);
+}
+
+// .core C (LNC=2): the directives and streams that follow are physical core C's program; cores come in
+// order from 0, and '.core 0' must be the first line.
+void Parser::core(const std::vector<Token>& t) {
+  const Token& a = arg(t, 1, std::string("a core index"));
+  no_more(t, 2);
+  const uint64_t c = whole_uint(a, 0, std::numeric_limits<uint32_t>::max());
+  const size_t want = multi_core_ ? done_cores_.size() + 1 : 0;
+  if (!multi_core_ && any_line_) fail(t[0].col, "'.core 0' must come before every other directive and instruction");
+  if (c != want) fail(a.col, "'.core " + std::to_string(c) + "' where '.core " + std::to_string(want) + "' was expected");
+  if (c >= kMaxAsmCores)
+    fail(a.col, "core " + std::to_string(c) + " out of range (a program has at most " + std::to_string(kMaxAsmCores) +
+                    " cores)");
+  if (multi_core_) {
+    done_cores_.push_back(std::move(p_));
+    p_ = Program{};
+    stream_.reset();
+    any_instruction_ = false;
+    header_seen_ = 0;
+  }
+  multi_core_ = true;
 }
 
 uint64_t Parser::whole_uint(const Token& t, size_t pos, uint64_t max) const {
@@ -466,8 +503,53 @@ AccessPattern Parser::access_pattern(const Token& f, size_t value_pos) const {
     }
   }
   c.expect(']', " or ',' to close the dims");
+  if (!c.done()) {
+    if (!c.eat_prefix("dyn(")) c.malformed("the end of the access pattern");
+    dyn_offset(c, ap);
+  }
   c.expect_end();
   return ap;
+}
+
+// dyn(sbuf:DTYPE@pP+ADDR,STRIDE,LO,HI) or dyn(rN,STRIDE,LO,HI) after an on-chip pattern (isa::DynOffset).
+// (called after "dyn(")
+void Parser::dyn_offset(Cursor& c, AccessPattern& ap) const {
+  if (ap.mem == Memory::HBM) fail(c.col() - 4, "a dynamic offset dyn(...) needs an on-chip (sbuf or psum) pattern");
+  constexpr uint64_t i32max = uint64_t(std::numeric_limits<int32_t>::max());
+  const uint32_t scol = c.col();
+  const std::string_view w = c.word();
+  if (w == "sbuf") {
+    ap.dyn.kind = DynOffset::Sbuf;
+    c.expect(':', " after the memory");
+    const uint32_t dcol = c.col();
+    const std::string_view dt = c.word();
+    std::optional<DType> dtype = parse_dtype(dt);
+    if (!dtype || !is_integer(*dtype)) fail(dcol, "a dynamic offset needs an integer dtype, got '" + std::string(dt) + "'");
+    ap.dyn.dtype = *dtype;
+    c.expect('@', " after the dtype");
+    c.expect('p', " before the offset's partition");
+    ap.dyn.src = uint16_t(c.unsigned_num(65535));
+    c.expect('+', " before the offset's byte address");
+    ap.dyn.addr = int32_t(c.unsigned_num(i32max));
+  } else if (w.size() > 1 && w[0] == 'r' && std::all_of(w.begin() + 1, w.end(), is_digit) && w.size() <= 6) {
+    ap.dyn.kind = DynOffset::Reg;
+    const uint64_t r = std::stoull(std::string(w.substr(1)));
+    if (r > 65535) fail(scol, "register number " + std::string(w.substr(1)) + " out of range (maximum 65535)");
+    ap.dyn.src = uint16_t(r);
+  } else {
+    fail(scol, "a dynamic offset source must be sbuf:DTYPE@pP+ADDR or a register rN, got '" + std::string(w) + "'");
+  }
+  c.expect(',', " after the offset source");
+  const uint32_t stcol = c.col();
+  const int64_t stride = c.signed_num();
+  if (stride < std::numeric_limits<int32_t>::min() || stride > std::numeric_limits<int32_t>::max())
+    fail(stcol, "dynamic offset stride " + std::to_string(stride) + " out of range for a 32-bit integer");
+  ap.dyn.stride = int32_t(stride);
+  c.expect(',', " after the stride");
+  ap.dyn.lo = int32_t(c.unsigned_num(i32max));
+  c.expect(',', " after the low bound");
+  ap.dyn.hi = int32_t(c.unsigned_num(i32max));
+  c.expect(')', " to close dyn(...)");
 }
 
 // %.9g output, inf, -inf, nan, -nan, or nan(0xBITS) with the full 32-bit pattern.
@@ -634,6 +716,17 @@ void Parser::instruction(const std::vector<Token>& t) {
 
 }  // namespace
 
-Program parse_asm(std::string_view text, const std::string& filename) { return Parser(text, filename).run(); }
+std::vector<Program> parse_asm_cores(std::string_view text, const std::string& filename) {
+  return Parser(text, filename).run();
+}
+
+Program parse_asm(std::string_view text, const std::string& filename) {
+  std::vector<Program> cores = parse_asm_cores(text, filename);
+  if (cores.size() != 1)
+    throw Error("the text holds an LNC=" + std::to_string(cores.size()) + " program (" + std::to_string(cores.size()) +
+                    " cores, '.core' directives); read it with parse_asm_cores",
+                SourceLoc{filename, 0, 0});
+  return std::move(cores[0]);
+}
 
 }  // namespace nkisim::isa

@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "isa/program.h"
 
@@ -15,5 +16,11 @@ namespace nkisim::isa {
 // semaphore index >= .semaphores, an undefined @Ln, more than 4 free dims, or an instruction before any
 // .stream.
 Program parse_asm(std::string_view text, const std::string& filename);
+
+// LNC=2 (docs/asm.md): text that starts with '.core 0' holds one program per physical core, each after its
+// '.core C' directive (C = 0, 1 in order); text without '.core' is one program. parse_asm rejects a
+// multi-core text. parse_asm_cores(print_asm_cores(v), f) == v for well-formed programs.
+inline constexpr size_t kMaxAsmCores = 2;
+std::vector<Program> parse_asm_cores(std::string_view text, const std::string& filename);
 
 }  // namespace nkisim::isa

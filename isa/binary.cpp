@@ -13,7 +13,7 @@ constexpr uint32_t tag(const char (&s)[5]) {
          uint32_t(uint8_t(s[3])) << 24;
 }
 constexpr uint32_t kHead = tag("HEAD"), kTens = tag("TENS"), kLocs = tag("LOCS"), kStrm = tag("STRM");
-constexpr uint32_t kStrs = tag("STRS");
+constexpr uint32_t kStrs = tag("STRS"), kCore = tag("CORE");
 
 // Minimum encoded sizes of array elements, used to reject counts the remaining bytes cannot hold.
 constexpr size_t kMinTensor = 4 + 1 + 1 + 4 + 8 + 8 + 4 + 4;
@@ -65,6 +65,18 @@ void write_ap(Writer& w, const AccessPattern& ap) {
     w.i64(ap.dims[d].stride);
     w.u32(ap.dims[d].count);
   }
+  w.u8(uint8_t(ap.dyn.kind));  // version 5: the dynamic offset (isa::DynOffset), fields only when present
+  if (!ap.dyn.present()) return;
+  if (ap.dyn.kind == DynOffset::Sbuf) {
+    w.u8(uint8_t(ap.dyn.dtype));
+    w.u16(ap.dyn.src);
+    w.i32(ap.dyn.addr);
+  } else {
+    w.u16(ap.dyn.src);  // the register
+  }
+  w.i32(ap.dyn.stride);
+  w.i32(ap.dyn.lo);
+  w.i32(ap.dyn.hi);
 }
 
 void write_param(Writer& w, AluOp v) { w.u8(uint8_t(v)); }
@@ -209,6 +221,29 @@ AccessPattern read_ap(Reader& r) {
     ap.dims[d].stride = r.i64("dim stride");
     ap.dims[d].count = r.u32("dim count");
   }
+  at = r.pos();
+  ap.dyn.kind = DynOffset::Kind(r.index(1, 3, "dynamic offset kind"));
+  if (!ap.dyn.present()) return ap;
+  if (ap.mem == Memory::HBM) r.fail_at(at, "HBM operand with a dynamic offset (only on-chip operands have one)");
+  if (ap.dyn.kind == DynOffset::Sbuf) {
+    at = r.pos();
+    ap.dyn.dtype = DType(r.index(1, uint32_t(kNumDTypes), "dynamic offset dtype"));
+    if (!is_integer(ap.dyn.dtype))
+      r.fail_at(at, "dynamic offset dtype " + std::string(dtype_name(ap.dyn.dtype)) + " is not an integer type");
+    ap.dyn.src = r.u16("dynamic offset partition");
+    at = r.pos();
+    ap.dyn.addr = r.i32("dynamic offset address");
+    if (ap.dyn.addr < 0) r.fail_at(at, "negative dynamic offset address " + std::to_string(ap.dyn.addr));
+  } else {
+    ap.dyn.src = r.u16("dynamic offset register");
+  }
+  ap.dyn.stride = r.i32("dynamic offset stride");
+  at = r.pos();
+  ap.dyn.lo = r.i32("dynamic offset low bound");
+  if (ap.dyn.lo < 0) r.fail_at(at, "negative dynamic offset bound " + std::to_string(ap.dyn.lo));
+  at = r.pos();
+  ap.dyn.hi = r.i32("dynamic offset high bound");
+  if (ap.dyn.hi < 0) r.fail_at(at, "negative dynamic offset bound " + std::to_string(ap.dyn.hi));
   return ap;
 }
 
@@ -262,13 +297,8 @@ Instruction read_instruction(Reader& r, const Program& p) {
   return ins;
 }
 
-}  // namespace
-
-std::vector<uint8_t> encode_program(const Program& p) {
-  Writer w;
-  w.out.insert(w.out.end(), std::begin(kMagic), std::end(kMagic));
-  w.u32(kBinaryFormatVersion);
-
+// One core's program: HEAD, TENS, LOCS, STRS and the five STRM sections.
+void write_core(Writer& w, const Program& p) {
   size_t s = w.begin_section(kHead);
   w.str(p.target);
   w.str(p.kernel_name);
@@ -312,20 +342,9 @@ std::vector<uint8_t> encode_program(const Program& p) {
     for (auto& ins : p.streams[size_t(e)]) write_instruction(w, ins);
     w.end_section(s);
   }
-  return std::move(w.out);
 }
 
-Program decode_program(std::span<const uint8_t> bytes, const std::string& filename) {
-  Reader r(bytes, filename);
-  const size_t m = bytes.size() < sizeof kMagic ? bytes.size() : sizeof kMagic;
-  if (bytes.empty() || std::memcmp(bytes.data(), kMagic, m) != 0) r.fail("bad magic (not an nki-sim binary)");
-  r.need(sizeof kMagic, "the magic bytes");
-  r.le(sizeof kMagic, "the magic bytes");
-  const uint32_t version = r.u32("format version");
-  if (version != kBinaryFormatVersion)
-    r.fail("unsupported format version " + std::to_string(version) + " (this build reads version " +
-           std::to_string(kBinaryFormatVersion) + ")");
-
+Program read_core(Reader& r) {
   Program p;
   r.enter_section(kHead, "HEAD");
   p.target = r.str("target");
@@ -389,9 +408,79 @@ Program decode_program(std::span<const uint8_t> bytes, const std::string& filena
     for (uint32_t i = 0; i < n; ++i) stream.push_back(read_instruction(r, p));
     r.leave_section();
   }
+  return p;
+}
+
+// A 4-byte tag at the reader's position (without consuming it), or 0 when fewer than 4 bytes remain.
+uint32_t peek_tag(std::span<const uint8_t> bytes, size_t at) {
+  if (bytes.size() - at < 4) return 0;
+  return uint32_t(bytes[at]) | uint32_t(bytes[at + 1]) << 8 | uint32_t(bytes[at + 2]) << 16 |
+         uint32_t(bytes[at + 3]) << 24;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_programs(std::span<const Program> cores) {
+  if (cores.empty() || cores.size() > kMaxBinaryCores)
+    throw Error("encode_programs: " + std::to_string(cores.size()) + " cores (expected 1 to " +
+                std::to_string(kMaxBinaryCores) + ")");
+  Writer w;
+  w.out.insert(w.out.end(), std::begin(kMagic), std::end(kMagic));
+  w.u32(kBinaryFormatVersion);
+  for (size_t c = 0; c < cores.size(); ++c) {
+    if (c > 0) {  // LNC=2: a CORE marker with the core's index before each further core's sections
+      const size_t s = w.begin_section(kCore);
+      w.u32(uint32_t(c));
+      w.end_section(s);
+    }
+    write_core(w, cores[c]);
+  }
+  return std::move(w.out);
+}
+
+std::vector<uint8_t> encode_program(const Program& p) { return encode_programs(std::span<const Program>(&p, 1)); }
+
+std::vector<Program> decode_programs(std::span<const uint8_t> bytes, const std::string& filename) {
+  Reader r(bytes, filename);
+  const size_t m = bytes.size() < sizeof kMagic ? bytes.size() : sizeof kMagic;
+  if (bytes.empty() || std::memcmp(bytes.data(), kMagic, m) != 0) r.fail("bad magic (not an nki-sim binary)");
+  r.need(sizeof kMagic, "the magic bytes");
+  r.le(sizeof kMagic, "the magic bytes");
+  const uint32_t version = r.u32("format version");
+  if (version != kBinaryFormatVersion)
+    r.fail("unsupported format version " + std::to_string(version) + " (this build reads version " +
+           std::to_string(kBinaryFormatVersion) + std::string(version > 0 && version < kBinaryFormatVersion
+                                                                   ? "; re-create the file with this build's "
+                                                                     "nki-sim --emit bin or nki-as"
+                                                                   : "") +
+           ")");
+  std::vector<Program> cores;
+  cores.push_back(read_core(r));
+  while (r.left() != 0 && peek_tag(bytes, r.pos()) == kCore) {
+    r.enter_section(kCore, "CORE");
+    const size_t at = r.pos();
+    const uint32_t c = r.u32("core index");
+    if (c != cores.size())
+      r.fail_at(at, "core index " + std::to_string(c) + " where core " + std::to_string(cores.size()) +
+                        " was expected");
+    if (c >= kMaxBinaryCores)
+      r.fail_at(at, "core index " + std::to_string(c) + " out of range (at most " + std::to_string(kMaxBinaryCores) +
+                        " cores)");
+    r.leave_section();
+    cores.push_back(read_core(r));
+  }
   if (r.left() != 0)
     r.fail_at(r.pos(), "unexpected " + std::to_string(r.left()) + " trailing bytes after the last section");
-  return p;
+  return cores;
+}
+
+Program decode_program(std::span<const uint8_t> bytes, const std::string& filename) {
+  std::vector<Program> cores = decode_programs(bytes, filename);
+  if (cores.size() != 1)
+    throw Error("the file holds an LNC=" + std::to_string(cores.size()) + " program (" +
+                    std::to_string(cores.size()) + " cores); run it with nki-sim --program (it needs all cores)",
+                SourceLoc{filename, 0, 0});
+  return std::move(cores[0]);
 }
 
 }  // namespace nkisim::isa

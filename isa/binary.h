@@ -9,7 +9,8 @@
 
 namespace nkisim::isa {
 
-inline constexpr uint32_t kBinaryFormatVersion = 3;  // 2: register/branch params; 3: STRS, device_print, dup_idx (docs/binary-format.md)
+inline constexpr uint32_t kBinaryFormatVersion = 5;  // 2: register/branch params; 3: STRS, device_print, dup_idx; 4: CORE (LNC=2); 5: operand dynamic offsets (docs/binary-format.md)
+inline constexpr size_t kMaxBinaryCores = 2;          // LNC=2: a file holds one program per physical core
 
 // Serialises a program: magic "NKISIMB\0", format version, then the header, HBM tensor, location and
 // five stream sections. Little-endian, fixed-width fields, length-prefixed strings and arrays.
@@ -21,6 +22,13 @@ std::vector<uint8_t> encode_program(const Program& p);
 // enum values or indices out of range, trailing bytes) throws nkisim::Error located at
 // SourceLoc{filename} with the byte offset in the message. Never reads out of bounds; allocation is
 // bounded by a constant times the input size.
+// A file holding exactly one core's program; an LNC=2 file is an Error (use decode_programs).
 Program decode_program(std::span<const uint8_t> bytes, const std::string& filename);
+
+// LNC=2 programs (docs/lnc.md): cores[c] is physical core c's program. encode_programs writes core 0's
+// sections, then per further core a CORE section (its index) and that core's sections; a single core
+// encodes exactly like encode_program. decode_programs reads 1 or 2 cores with the same checks as above.
+std::vector<uint8_t> encode_programs(std::span<const Program> cores);
+std::vector<Program> decode_programs(std::span<const uint8_t> bytes, const std::string& filename);
 
 }  // namespace nkisim::isa

@@ -2,6 +2,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct Program {
 
 // Text assembly (docs/asm.md describes the grammar). print_asm is deterministic.
 std::string print_asm(const Program& p);
+// LNC=2 (docs/lnc.md): one program per physical core, each after a `.core C` directive; a single core prints
+// exactly like print_asm.
+std::string print_asm_cores(std::span<const Program> cores);
 std::string print_instruction(const Instruction& ins);
 
 }  // namespace nkisim::isa

@@ -24,6 +24,10 @@ TargetDesc make_trn1() {
   t.psum_banks = 8;                     // machine.md §5
   t.min_ii_cycles = 64;                 // MIN_II (machine.md §9, ISA-OLD)
   t.gpsimd_start_cycles = 150;          // GPSIMD_START (machine.md §8, ISA-OLD)
+  // MIN_II_DYNAMIC ~600 cycles: a Vector/Scalar/GpSimd instruction with a dynamic src/dst address costs
+  // max(MIN_II_DYNAMIC, N) (nki-isa.md §1.9 and §3.7 tensor_copy_dynamic_src/dst, ISA-OLD); [inferred] the same
+  // on every generation and for every instruction with an operand moved by .ap(scalar_offset=) / .select().
+  t.min_ii_dynamic_cycles = 600;
   t.dma_engines = 16;                   // per NeuronCore, all gens (machine.md §11)
   t.dma_queues = 16;                    // per engine (machine.md §11, DMAOV)
   t.dma_partitions_per_engine = 8;      // 128 partitions / 16 engines (machine.md §11, DMAOV)
@@ -164,6 +168,7 @@ const TargetParam kParams[] = {
     P(psum_banks, "", "PSUM banks per partition"),
     P(min_ii_cycles, "cycles", "MIN_II: minimum initiation interval of a streaming instruction"),
     P(gpsimd_start_cycles, "cycles", "GPSIMD_START: GpSimd instruction start-up"),
+    P(min_ii_dynamic_cycles, "cycles", "MIN_II_DYNAMIC: floor of an instruction with a dynamic-offset operand"),
     P(dma_engines, "", "DMA engines per NeuronCore"),
     P(dma_queues, "", "DMA queues per engine"),
     P(dma_partitions_per_engine, "", "partitions each DMA engine serves by default"),

@@ -20,6 +20,7 @@ struct TargetDesc {
   double psum_banks = 0;
   double min_ii_cycles = 0;        // MIN_II floor of streaming instructions
   double gpsimd_start_cycles = 0;  // GPSIMD_START
+  double min_ii_dynamic_cycles = 0;  // MIN_II_DYNAMIC floor of an instruction with a dynamic-offset operand
   double dma_engines = 0;
   double dma_queues = 0;
   double dma_partitions_per_engine = 0;

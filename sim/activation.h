@@ -20,4 +20,9 @@ float act_f32(isa::ActFunc f, float x);
 // out[i] = f(in[i]); in and out may be the same buffer.
 void act_apply(isa::ActFunc f, const float* in, float* out, size_t n);
 
+// True when act_apply(exp, ...) runs the 8-lane AVX-512 expf (sim/activation.cpp), which is bit-identical to
+// std::exp(float) of glibc on FMA machines (bench/expf_exhaustive.cpp checks all 2^32 inputs); false when it
+// calls std::exp per element.
+bool act_exp_vectorized();
+
 }  // namespace nkisim::sim

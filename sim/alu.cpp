@@ -129,7 +129,22 @@ namespace {
 template <AluOp Op>
 void rows_tt(const float* a, ptrdiff_t as, const float* b, ptrdiff_t bs, float* out, ptrdiff_t os, size_t n,
              uint32_t P) {
-  for (uint32_t i = 0; i < P; ++i) loop_tt<Op>(a + i * as, b + i * bs, out + i * os, n);
+  for (uint32_t i = 0; i < P; ++i) {
+    const float *x = a + i * as, *y = b + i * bs;
+    float* z = out + i * os;
+    if constexpr (Op == AluOp::maximum || Op == AluOp::minimum) {
+      // Without NaNs in the row, eval_f32's NaN test is always false: the plain comparison gives the same
+      // bits in fewer vector instructions (a read-only pre-pass over the row, which then is in L1).
+      uint32_t nan = 0;
+      for (size_t j = 0; j < n; ++j) nan |= uint32_t(x[j] != x[j]) | uint32_t(y[j] != y[j]);
+      if (!nan) {
+        for (size_t j = 0; j < n; ++j)
+          z[j] = Op == AluOp::maximum ? (x[j] > y[j] ? x[j] : y[j]) : (x[j] < y[j] ? x[j] : y[j]);
+        continue;
+      }
+    }
+    loop_tt<Op>(x, y, z, n);
+  }
 }
 template <AluOp Op>
 void rows_ts(const float* a, ptrdiff_t as, const float* s, float s_imm, bool reverse, float* out, ptrdiff_t os,
@@ -191,6 +206,60 @@ void alu_ts_f32_rows(AluOp op, const float* a, ptrdiff_t as, const float* s, flo
     return rows_ts<AluOp::id>(a, as, s, s_imm, reverse, out, os, n, P);
 #include "isa/alu_ops.def"
 #undef ALU
+  }
+}
+
+namespace {
+// The fused pairs: plain arithmetic ops, neither operand swapped. Each element's intermediate stays an fp32
+// value in a register (no FMA contraction: -ffp-contract=off), so the result has the bits of two passes.
+#define NKISIM_TS2_OPS(X) X(add) X(subtract) X(multiply) X(divide) X(maximum) X(minimum)
+template <AluOp Op0, AluOp Op1>
+void rows_ts2(const float* a, ptrdiff_t as, const float* s0, float imm0, const float* s1, float imm1, ptrdiff_t ss,
+              float* out, ptrdiff_t os, size_t n, uint32_t P) {
+  for (uint32_t i = 0; i < P; ++i) {
+    const float c0 = s0 ? s0[ptrdiff_t(i) * ss] : imm0, c1 = s1 ? s1[ptrdiff_t(i) * ss] : imm1;
+    const float* x = a + ptrdiff_t(i) * as;
+    float* y = out + ptrdiff_t(i) * os;
+    for (size_t j = 0; j < n; ++j) y[j] = eval_f32(Op1, eval_f32(Op0, x[j], c0), c1);
+  }
+}
+using Ts2Fn = void (*)(const float*, ptrdiff_t, const float*, float, const float*, float, ptrdiff_t, float*, ptrdiff_t,
+                       size_t, uint32_t);
+template <AluOp Op0>
+Ts2Fn ts2_second(AluOp op1) {
+  switch (op1) {
+#define NKISIM_TS2_CASE(id) \
+  case AluOp::id:           \
+    return &rows_ts2<Op0, AluOp::id>;
+    NKISIM_TS2_OPS(NKISIM_TS2_CASE)
+#undef NKISIM_TS2_CASE
+    default: return nullptr;
+  }
+}
+Ts2Fn ts2_fused(AluOp op0, AluOp op1) {
+  switch (op0) {
+#define NKISIM_TS2_CASE(id) \
+  case AluOp::id:           \
+    return ts2_second<AluOp::id>(op1);
+    NKISIM_TS2_OPS(NKISIM_TS2_CASE)
+#undef NKISIM_TS2_CASE
+    default: return nullptr;
+  }
+}
+#undef NKISIM_TS2_OPS
+}  // namespace
+
+void alu_ts2_f32_rows(const TsOp& op0, const TsOp& op1, ptrdiff_t ss, const float* a, ptrdiff_t as, float* out,
+                      ptrdiff_t os, size_t n, uint32_t P) {
+  const bool rev0 = op0.reverse && !alu_is_unary(op0.op), rev1 = op1.reverse && !alu_is_unary(op1.op);
+  if (op1.op != AluOp::bypass && !rev0 && !rev1) {
+    if (Ts2Fn f = ts2_fused(op0.op, op1.op)) return f(a, as, op0.s, op0.imm, op1.s, op1.imm, ss, out, os, n, P);
+  }
+  // Row by row: op0 into the row, then op1 in place on it while it is in L1.
+  for (uint32_t i = 0; i < P; ++i) {
+    float* y = out + ptrdiff_t(i) * os;
+    alu_ts_f32(op0.op, a + ptrdiff_t(i) * as, op0.s ? op0.s[ptrdiff_t(i) * ss] : op0.imm, rev0, y, n);
+    if (op1.op != AluOp::bypass) alu_ts_f32(op1.op, y, op1.s ? op1.s[ptrdiff_t(i) * ss] : op1.imm, rev1, y, n);
   }
 }
 

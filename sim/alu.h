@@ -32,6 +32,19 @@ void alu_tt_f32_rows(isa::AluOp op, const float* a, ptrdiff_t as, const float* b
                      ptrdiff_t os, size_t n, uint32_t P);
 void alu_ts_f32_rows(isa::AluOp op, const float* a, ptrdiff_t as, const float* s, float s_imm, bool reverse,
                      float* out, ptrdiff_t os, size_t n, uint32_t P);
+// tensor_scalar's two ops over P rows: row i of out = (row i of a op0 s0_i) op1 s1_i, where sK_i = sK[i * ss]
+// (ss in floats, any sign) or immK when sK is null, reverseK swaps the operands of opK and op1 == bypass
+// means one op. Every op is rounded to fp32 exactly as alu_ts_f32_rows(op0) followed by alu_ts_f32_rows(op1)
+// in place would round it (same bits); common arithmetic pairs run in one pass over the data. out may be
+// exactly a row for row.
+struct TsOp {
+  isa::AluOp op = isa::AluOp::bypass;
+  const float* s = nullptr;
+  float imm = 0.0f;
+  bool reverse = false;
+};
+void alu_ts2_f32_rows(const TsOp& op0, const TsOp& op1, ptrdiff_t ss, const float* a, ptrdiff_t as, float* out,
+                      ptrdiff_t os, size_t n, uint32_t P);
 
 // Left fold acc = op(acc, x[j]) for j = 0..n-1 in fp32 with alu_f32 semantics (op inlined, no call per
 // element). For maximum/minimum without NaNs or zeros among x and acc the result does not depend on the

@@ -177,7 +177,8 @@ double cost_control(const isa::Instruction&, Engine e, const isa::TargetDesc& t)
   return cycles_ns(t.control_cycles, e, t);
 }
 
-double engine_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
+namespace {
+double class_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
   switch (cost_class(ins.op)) {
 #define COST(id)          \
   case CostClass::id:     \
@@ -186,6 +187,12 @@ double engine_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t
 #undef COST
   }
   return 0;
+}
+}  // namespace
+
+double engine_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
+  const double ns = class_ns(ins, e, t);
+  return has_dynamic_operand(ins) ? dynamic_floor_ns(ins, e, t, ns) : ns;
 }
 
 }  // namespace nkisim::sim

@@ -21,6 +21,10 @@ isa::CostClass cost_class(isa::Opcode op);
 #include "isa/costs.def"
 #undef COST
 double engine_ns(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t);  // dispatch
+// Dynamic-offset operands (sim/dynamic_offset.cpp): an instruction with one costs
+// max(MIN_II_DYNAMIC, its own cost) (nki-isa.md §1.9, §3.7).
+bool has_dynamic_operand(const isa::Instruction& ins);
+double dynamic_floor_ns(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t, double ns);
 
 // ---- --explain: what a cost function computed -------------------------------------------------------
 // When cost_note() is non-null (only while --explain evaluates an instruction), cost functions and the

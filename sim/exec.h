@@ -67,6 +67,10 @@ class ExecContext {
 
  private:
   View resolve(const isa::Instruction& ins, int slot, bool writes);
+  // Dynamic-offset operands (sim/dynamic_offset.cpp): validation, and the byte shift of operand `slot`
+  // (described as `v`) read at execution; an out-of-bounds shift is a located Error.
+  void check_dynamic(const isa::Instruction& ins, int slot) const;
+  int64_t dynamic_shift(const isa::Instruction& ins, int slot, const View& v);
   void track_hbm_write(const View& v);
   template <class T>
   static T* grow(std::vector<T>& v, size_t n) {

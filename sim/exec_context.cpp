@@ -51,6 +51,7 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
   const MemorySpace& space = mem.of(ap.mem);
   std::string why = check_bounds(v, space.partitions(), space.partition_bytes());
   if (!why.empty()) fail(ins, head() + (writes ? "writes " : "reads ") + why);
+  if (ap.dyn.present()) check_dynamic(ins, slot);
   return v;
 }
 
@@ -64,7 +65,10 @@ View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
     if (!v.empty()) space.prepare(0, 1, uint64_t(v.lo), uint64_t(v.hi));
     if (writes && !v.empty()) track_hbm_write(v);
   } else {
-    v.base = space.ptr(v.start_partition, 0) + ap.offset;
+    const int64_t shift = ap.dyn.present() ? dynamic_shift(ins, slot, v) : 0;  // a run-time offset (dyn)
+    v.lo += shift;
+    v.hi += shift;
+    v.base = space.ptr(v.start_partition, 0) + ap.offset + shift;
     v.pstep = int64_t(space.pitch());
     if (!v.empty()) space.prepare(v.start_partition, v.partitions, uint64_t(v.lo), uint64_t(v.hi));
   }

@@ -190,43 +190,78 @@ void require_total(ExecContext& ctx, const isa::Instruction& ins, int sa, const 
   ctx.fail(ins, os.str());
 }
 
-// The indirect form (nki-isa.md §3.5, swdge): a 2D HBM src [S, F] whose row j is resolved like dma_copy's
-// indirect rows; dst [F, S] column j gets row j, a dropped row (oob_skip) leaves its column untouched.
+// The indirect form (nki-isa.md §3.5, swdge): an HBM src [S, F] (2D, axes=10), [S, A, F] (3D, axes=210) or
+// [S, A, B, F] (4D, axes=3120) whose row j (the A x B x F block at dim 0) is resolved like dma_copy's
+// indirect rows; dst [F, A, (B,) S] element (f, m, j) gets row j's element (m, f), m the middle index. A dropped
+// row (oob_skip) leaves its dst elements untouched.
 void exec_dma_transpose_indirect(ExecContext& ctx, const isa::Instruction& ins) {
-  if (ins.params.axes != 10)
-    ctx.fail(ins, "dma_transpose: an indirect src must be 2D (axes=10), got axes=" + std::to_string(ins.params.axes));
+  const uint16_t axes = ins.params.axes;
+  const int n = axes == 10 ? 2 : axes == 210 ? 3 : axes == 3120 ? 4 : 0;
+  if (n == 0)
+    ctx.fail(ins, "dma_transpose: an indirect src must be 2D (axes=10), 3D (axes=210) or 4D (axes=3120), got axes=" +
+                      std::to_string(axes));
+  const uint16_t tdims[4] = {ins.params.tdim0, ins.params.tdim1, ins.params.tdim2, ins.params.tdim3};
   const uint32_t S = ins.operands[1].num_partitions;
   const Offsets off = read_offsets(ctx, ins, S);
   Rows src = resolve_rows(ctx, ins, 1, false, off);
   View dst = ctx.write(ins, 0);
-  const uint64_t F = src.v.free_elems;
-  if (dst.partitions != F || dst.free_elems != S || dst.dtype != src.v.dtype || ins.params.tdim0 != S ||
-      ins.params.tdim1 != F) {
+  const uint64_t F = tdims[n - 1];
+  uint64_t M = 1;  // the middle dims (A, or A x B)
+  for (int k = 1; k < n - 1; ++k) M *= tdims[k];
+  if (dst.partitions != F || dst.free_elems != M * S || src.v.free_elems != M * F || dst.dtype != src.v.dtype ||
+      tdims[0] != S) {
     std::ostringstream os;
     os << "dma_transpose: 'dst' (" << dst.partitions << " partitions x " << dst.free_elems << " elements, "
-       << isa::dtype_name(dst.dtype) << ") must be the transpose of 'src' (" << S << " rows x " << F << " elements, "
-       << isa::dtype_name(src.v.dtype) << "; tdim0, tdim1 = " << ins.params.tdim0 << ", " << ins.params.tdim1 << ")";
+       << isa::dtype_name(dst.dtype) << ") must be the transpose of 'src' (" << S << " rows x " << src.v.free_elems
+       << " elements, " << isa::dtype_name(src.v.dtype) << "; tdim0..tdim" << n - 1 << " =";
+    for (int k = 0; k < n; ++k) os << (k ? ", " : " ") << tdims[k];
+    os << ")";
     ctx.fail(ins, os.str());
   }
   const unsigned es = dst.esize;
-  uint8_t* row = ctx.bytes(0, F * es);
-  uint8_t* out = ctx.bytes(1, uint64_t(S) * F * es);
-  for (uint32_t f = 0; f < F; ++f) gather_raw(dst, f, out + uint64_t(f) * S * es);
+  const uint64_t W = M * S;  // dst elements per partition
+  uint8_t* row = ctx.bytes(0, M * F * es);
+  uint8_t* out = ctx.bytes(1, F * W * es);
+  for (uint32_t f = 0; f < F; ++f) gather_raw(dst, f, out + uint64_t(f) * W * es);
   for (uint32_t j = 0; j < S; ++j) {
     if (!src.rows[j]) continue;
     gather_raw(src.row_view(j), 0, row);
-    for (uint64_t f = 0; f < F; ++f) std::memcpy(out + (f * S + j) * es, row + f * es, es);
+    for (uint64_t m = 0; m < M; ++m)
+      for (uint64_t f = 0; f < F; ++f) std::memcpy(out + (f * W + m * S + j) * es, row + (m * F + f) * es, es);
   }
-  for (uint32_t f = 0; f < F; ++f) scatter_raw(dst, f, out + uint64_t(f) * S * es);
+  for (uint32_t f = 0; f < F; ++f) scatter_raw(dst, f, out + uint64_t(f) * W * es);
 }
 
 }  // namespace
+
+// A dma_copy whose dst writes every byte of one contiguous byte range (HBM), or of the same byte range in
+// each of its partitions (SBUF/PSUM), each byte once: the 4 KiB chunks inside that range need no sentinel
+// fill before the copy (MemorySpace::prepare_overwrite; a chunk partly outside the range is still filled).
+// Not when the src may read the dst's bytes (it must see the sentinel where nothing was written yet).
+void overwrite_dense_dst(ExecContext& ctx, const isa::Instruction& ins) {
+  const isa::AccessPattern& d = ins.operands[0];
+  const isa::AccessPattern& s = ins.operands[1];
+  if (!d.present() || d.dyn.present() || !s.present() || s.dyn.present()) return;
+  const View dv = ctx.check(ins, 0, true);
+  if (dv.empty() || !dv.contiguous_rows()) return;
+  const int64_t row_bytes = int64_t(dv.free_elems) * dv.esize;
+  if (d.mem == isa::Memory::HBM) {
+    if (dv.partitions > 1 && dv.pstep != row_bytes) return;
+    if (dv.hi - dv.lo != row_bytes * int64_t(dv.partitions)) return;
+  } else if (dv.hi - dv.lo != row_bytes) {
+    return;
+  }
+  if (s.mem == d.mem && may_overlap(dv, ctx.check(ins, 1, false))) return;
+  ctx.mem.of(d.mem).prepare_overwrite(dv.start_partition, d.mem == isa::Memory::HBM ? 1 : dv.partitions,
+                                      uint64_t(dv.lo), uint64_t(dv.hi));
+}
 
 // dst <- src through the DMA engines; element counts must match, shapes may differ (element order). With
 // indirection, row p of src goes to row p of dst; a dropped row leaves dst untouched.
 void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
   check_dge(ctx, ins);
   if (!any_indirect(ins)) {
+    overwrite_dense_dst(ctx, ins);
     View dst = ctx.write(ins, 0);
     View src = ctx.read(ins, 1);
     require_total(ctx, ins, 0, dst, 1, src);

@@ -43,6 +43,12 @@ inline float* row0(const View& v) { return reinterpret_cast<float*>(v.row(0)); }
 // fork-join costs more than it saves; a host-performance knob, not a hardware number).
 constexpr uint64_t kParallelActivationElems = 1u << 16;
 inline ptrdiff_t fstride(const View& v) { return ptrdiff_t(v.pstep / 4); }
+
+// Row order of the fast paths (a host-cache heuristic, no effect on results: rows are independent). A
+// [128, 64] fp32 instruction touches 64-96 KiB, more than L1; walking the rows in the opposite direction
+// from the previous instruction starts on the rows that instruction touched last, which are still in L1.
+thread_local bool t_backward = false;
+bool next_backward() { return t_backward = !t_backward; }
 }  // namespace
 
 // dst = data1 op0 data2 element-wise; fp32 math, or raw integer bits for bitvec ops.
@@ -60,8 +66,13 @@ void exec_tensor_tensor(ExecContext& ctx, const isa::Instruction& ins) {
     return;
   }
   if (rows_direct(dst, {&a, &b})) {
-    alu_tt_f32_rows(op, row0(a), fstride(a), row0(b), fstride(b), row0(dst), fstride(dst), dst.free_elems,
-                    dst.partitions);
+    const ptrdiff_t last = ptrdiff_t(dst.partitions) - 1;
+    if (next_backward())
+      alu_tt_f32_rows(op, row0(a) + last * fstride(a), -fstride(a), row0(b) + last * fstride(b), -fstride(b),
+                      row0(dst) + last * fstride(dst), -fstride(dst), dst.free_elems, dst.partitions);
+    else
+      alu_tt_f32_rows(op, row0(a), fstride(a), row0(b), fstride(b), row0(dst), fstride(dst), dst.free_elems,
+                      dst.partitions);
     return;
   }
   elementwise_f32<2>(ctx, dst, {&a, &b},
@@ -94,17 +105,22 @@ void exec_tensor_scalar(ExecContext& ctx, const isa::Instruction& ins) {
   const float* c0 = ctx.column_f32(ins, 2, P, 6);
   const float* c1 = ctx.column_f32(ins, 3, P, 7);
   if (rows_direct(dst, {&data})) {
-    // op1 runs in place on op0's results, row for row as below, in groups of rows whose results fit in
-    // L1 (~16 KiB) so the second op reads them from there.
-    const size_t n = dst.free_elems;
-    const uint32_t group = uint32_t(std::clamp<size_t>((16u << 10) / (4 * n), 1, P));
-    for (uint32_t i0 = 0; i0 < P; i0 += group) {
-      const uint32_t g = std::min(group, P - i0);
-      const float* in = row0(data) + ptrdiff_t(i0) * fstride(data);
-      float* out = row0(dst) + ptrdiff_t(i0) * fstride(dst);
-      alu_ts_f32_rows(pr.op0, in, fstride(data), c0 ? c0 + i0 : nullptr, pr.imm0, pr.reverse0, out, fstride(dst), n, g);
-      if (two) alu_ts_f32_rows(pr.op1, out, fstride(dst), c1 ? c1 + i0 : nullptr, pr.imm1, pr.reverse1, out, fstride(dst), n, g);
+    // Both ops in one pass where alu_ts2_f32_rows fuses them, else op1 in place on each row of op0's results.
+    TsOp o0{pr.op0, c0, pr.imm0, pr.reverse0}, o1{two ? pr.op1 : AluOp::bypass, c1, pr.imm1, pr.reverse1};
+    const float* in = row0(data);
+    float* out = row0(dst);
+    ptrdiff_t is = fstride(data), os = fstride(dst), ss = 1;
+    if (next_backward()) {  // start at the last row
+      const ptrdiff_t last = ptrdiff_t(P) - 1;
+      in += last * is;
+      out += last * os;
+      if (c0) o0.s = c0 + last;
+      if (c1) o1.s = c1 + last;
+      is = -is;
+      os = -os;
+      ss = -1;
     }
+    alu_ts2_f32_rows(o0, o1, ss, in, is, out, os, dst.free_elems, P);
     return;
   }
   elementwise_f32<1>(ctx, dst, {&data}, [&](uint32_t i, const auto& in, float* out, size_t n) {

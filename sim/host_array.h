@@ -1,6 +1,7 @@
 // host_array.h - a host-side n-d array of raw little-endian elements (kernel inputs and outputs).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -8,14 +9,44 @@
 
 namespace nkisim::sim {
 
+// The bytes of an input that is read only when the simulator binds it (e.g. an .npy file: sim::to_host_array
+// on an NpyHandle), so a large input goes from the file straight into simulated HBM with no host copy.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual size_t size() const = 0;                 // bytes produced (elements x dtype size)
+  virtual void read_into(uint8_t* dst) const = 0;  // writes size() bytes; throws nkisim::Error
+};
+
 struct HostArray {
   isa::DType dtype = isa::DType::float32;
   std::vector<int64_t> shape;
-  std::vector<uint8_t> data;  // elements() * dtype_size(dtype) bytes, C order
+  std::vector<uint8_t> data;  // elements() * dtype_size(dtype) bytes, C order (unless `source` or `view`)
+  // Inputs: when set, the bytes come from here instead of `data` (which is empty).
+  std::shared_ptr<const ByteSource> source;
+  // Outputs of a run with Options::outputs_in_place: the bytes are [view, view + view_size) in the run's
+  // simulated HBM, kept alive by `owner` (data is empty).
+  const uint8_t* view = nullptr;
+  size_t view_size = 0;
+  std::shared_ptr<const void> owner;
+
   size_t elements() const {
     size_t n = 1;
     for (auto d : shape) n *= size_t(d);
     return n;
+  }
+  size_t byte_size() const { return source ? source->size() : view ? view_size : data.size(); }
+  // The bytes in memory (`view` or `data`); null for a `source` array (see materialize()).
+  const uint8_t* bytes() const { return source ? nullptr : view ? view : data.data(); }
+  // The bytes as an owned vector (reads a source, copies a view).
+  std::vector<uint8_t> materialize() const {
+    if (source) {
+      std::vector<uint8_t> v(source->size());
+      source->read_into(v.data());
+      return v;
+    }
+    if (view) return std::vector<uint8_t>(view, view + view_size);
+    return data;
   }
 };
 

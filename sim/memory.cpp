@@ -35,11 +35,20 @@ void MemorySpace::init(uint32_t partitions, uint64_t partition_bytes) {
   }();
   if (huge && bytes >= (size_t(2) << 20)) madvise(mem, bytes, MADV_HUGEPAGE);
 #endif
-  data_ = std::unique_ptr<uint8_t, MemoryUnmap>(static_cast<uint8_t*>(mem), MemoryUnmap{bytes});
+  data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(mem), MemoryUnmap{bytes});
   chunks_per_partition_ = (partition_bytes + kChunkBytes - 1) / kChunkBytes;
   chunk_ready_.assign(size_t(partitions) * chunks_per_partition_, 0);
   column_ready_.assign(chunks_per_partition_, 0);
   ready_count_ = 0;
+}
+
+void MemorySpace::populate(uint64_t lo, uint64_t hi) {
+#ifdef MADV_POPULATE_WRITE
+  const uintptr_t page = 4096;
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(ptr(0, 0)) + lo + page - 1) & ~(page - 1);
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(ptr(0, 0)) + std::min(hi, partition_bytes_)) & ~(page - 1);
+  if (a < b) madvise(reinterpret_cast<void*>(a), b - a, MADV_POPULATE_WRITE);  // best effort (EINVAL before 5.14)
+#endif
 }
 
 void MemorySpace::mark(uint32_t p, uint64_t c, bool fill) {

@@ -40,6 +40,12 @@ class MemorySpace {
   // Like prepare(), but chunks entirely inside [lo, hi) are marked valid without filling (the caller
   // writes every byte of the range next).
   void prepare_overwrite(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
+  // Asks the OS for the pages of bytes [lo, hi) of partition 0 now, in one call, instead of one page fault
+  // per 4 KiB on first touch (for ranges that will certainly be written, e.g. inputs and outputs in HBM).
+  // Changes no byte's value or validity; a no-op where the OS cannot do it.
+  void populate(uint64_t lo, uint64_t hi);
+  // Shared ownership of the allocation (Result outputs that alias simulated HBM keep it alive).
+  std::shared_ptr<const uint8_t> share() const { return data_; }
 
  private:
   void prepare_slow(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
@@ -51,7 +57,7 @@ class MemorySpace {
   // number of lines: consecutive partitions land on different sets of any power-of-two-set cache).
   static constexpr uint64_t kSkewBytes = 17 * 64;
   uint64_t pitch_ = 0;
-  std::unique_ptr<uint8_t, MemoryUnmap> data_;
+  std::shared_ptr<uint8_t> data_;  // deleter: MemoryUnmap
   uint32_t partitions_ = 0;
   uint64_t partition_bytes_ = 0;
   uint64_t chunks_per_partition_ = 0;

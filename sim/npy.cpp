@@ -22,6 +22,10 @@
 #include <limits>
 #include <memory>
 
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include "isa/diagnostic.h"
 #include "sim/convert.h"
 
@@ -30,12 +34,19 @@ namespace {
 
 constexpr size_t kMaxHeader = size_t(1) << 20;
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
 [[noreturn]] void fail(const std::string& path, const std::string& msg) { throw Error(path + ": " + msg); }
+
+// Reads up to n bytes at `offset` (fewer only at end of file or on an error, errno set).
+size_t pread_all(int fd, void* dst, size_t n, uint64_t offset) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t r = ::pread(fd, static_cast<uint8_t*>(dst) + done, n - done, off_t(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    done += size_t(r);
+  }
+  return done;
+}
 
 // --- header dict parser ---------------------------------------------------------------------------
 struct HeaderParser {
@@ -192,18 +203,24 @@ bool normalise_descr(const std::string& d, char& order, char& kind, unsigned& si
 
 }  // namespace
 
-NpyFile read_npy(const std::string& path) {
+NpyHandle open_npy(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) fail(path, std::string("cannot open: ") + std::strerror(EISDIR));
-  FilePtr f(std::fopen(path.c_str(), "rb"));
-  if (!f) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  if (std::fseek(f.get(), 0, SEEK_END) != 0) fail(path, std::string("cannot read: ") + std::strerror(errno));
-  const long end = std::ftell(f.get());
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  NpyHandle out;
+  out.path = path;
+  out.file = std::make_shared<const NpyHandle::Fd>(fd);
+  const off_t end = ::lseek(fd, 0, SEEK_END);
   if (end < 0) fail(path, std::string("cannot read: ") + std::strerror(errno));
-  std::rewind(f.get());
   const uint64_t file_size = uint64_t(end);
 
-  auto read_exact = [&](void* dst, size_t n) { return std::fread(dst, 1, n, f.get()) == n; };
+  uint64_t pos = 0;
+  auto read_exact = [&](void* dst, size_t n) {
+    const bool ok = pread_all(fd, dst, n, pos) == n;
+    pos += n;
+    return ok;
+  };
 
   if (file_size == 0) fail(path, "not an .npy file (file is empty)");
   unsigned char pre[8];
@@ -224,7 +241,6 @@ NpyFile read_npy(const std::string& path) {
   if (!read_exact(text.data(), hlen)) fail(path, "malformed header: file ends inside the header");
 
   Header h = parse_header(path, text);
-  NpyFile out;
   char order, kind;
   unsigned size;
   if (!normalise_descr(h.descr, order, kind, size, out.descr)) fail(path, "unsupported dtype '" + h.descr + "'");
@@ -239,11 +255,29 @@ NpyFile read_npy(const std::string& path) {
   if (bytes > avail)
     fail(path, "truncated data: expected " + std::to_string(bytes) + " bytes, found " + std::to_string(avail));
   out.shape = std::move(h.shape);
-  out.data.resize(size_t(bytes));
-  if (bytes && !read_exact(out.data.data(), size_t(bytes)))
-    fail(path, std::string("cannot read: ") + (std::ferror(f.get()) ? std::strerror(errno) : "unexpected end of file"));
-  if (order == '>' && kind != 'V' && size > 1)
-    for (size_t k = 0; k < out.data.size(); k += size) std::reverse(&out.data[k], &out.data[k] + size);
+  out.data_offset = data_start;
+  out.data_bytes = bytes;
+  out.byteswap = order == '>' && kind != 'V' && size > 1;
+  return out;
+}
+
+void read_npy_data(const NpyHandle& h, uint64_t offset, uint8_t* dst, size_t n) {
+  errno = 0;
+  if (n && pread_all(h.file->fd, dst, n, h.data_offset + offset) != n)
+    fail(h.path, std::string("cannot read: ") + (errno ? std::strerror(errno) : "unexpected end of file"));
+  if (h.byteswap) {
+    const size_t size = h.descr.size() == 3 ? size_t(h.descr[2] - '0') : 8;  // "<f4", "<i8": the item size
+    for (size_t k = 0; k + size <= n; k += size) std::reverse(dst + k, dst + k + size);
+  }
+}
+
+NpyFile read_npy(const std::string& path) {
+  NpyHandle h = open_npy(path);
+  NpyFile out;
+  out.descr = h.descr;
+  out.shape = h.shape;
+  out.data.resize(size_t(h.data_bytes));
+  read_npy_data(h, 0, out.data.data(), out.data.size());
   return out;
 }
 
@@ -344,26 +378,33 @@ uint32_t int_to_int(int64_t v, isa::DType t) {
 }  // namespace
 
 namespace {
-// to_host_array's body; `steal` (the file's own data, or null) is moved instead of copied when the data is
-// used as is.
-HostArray convert(const NpyFile& f, std::optional<isa::DType> requested, std::vector<uint8_t>* steal) {
+// How file data of descriptor `descr` becomes a kernel input of dtype `dtype`: used as is (`copy`) or
+// converted element by element (convert_run).
+struct Plan {
+  isa::DType dtype = isa::DType::float32;
+  bool copy = false;
+  char kind = 'f';
+  unsigned size = 4;
+};
+
+// The checks of to_host_array (throws its errors); n = elements, data_size = bytes of file data.
+Plan plan_input(const std::string& descr, size_t n, size_t data_size, std::optional<isa::DType> requested) {
   char order, kind;
   unsigned size;
   std::string norm;
-  if (!normalise_descr(f.descr, order, kind, size, norm)) throw Error("unsupported dtype '" + f.descr + "'");
-  HostArray a;
-  a.shape = f.shape;
-  const size_t n = a.elements();
-  if (n * size != f.data.size())
-    throw Error("data size " + std::to_string(f.data.size()) + " does not match shape and dtype " + norm);
-
+  if (!normalise_descr(descr, order, kind, size, norm)) throw Error("unsupported dtype '" + descr + "'");
+  if (n * size != data_size)
+    throw Error("data size " + std::to_string(data_size) + " does not match shape and dtype " + norm);
+  Plan pl;
+  pl.kind = kind;
+  pl.size = size;
   if (!requested) {
     for (int k = 0; k < isa::kNumDTypes; ++k) {
       const auto t = static_cast<isa::DType>(k);
       if (isa::is_numpy_native(t) && isa::dtype_numpy_descr(t) == norm) {
-        a.dtype = t;
-        a.data = steal ? std::move(*steal) : f.data;
-        return a;
+        pl.dtype = t;
+        pl.copy = true;
+        return pl;
       }
     }
     if (kind == 'V') {
@@ -377,13 +418,13 @@ HostArray convert(const NpyFile& f, std::optional<isa::DType> requested, std::ve
 
   const isa::DType t = *requested;
   const unsigned tsize = isa::dtype_size(t);
-  a.dtype = t;
+  pl.dtype = t;
   const bool native_same = isa::is_numpy_native(t) && isa::dtype_numpy_descr(t) == norm;
   const bool raw_same_width =
       size == tsize && (kind == 'V' || (!isa::is_numpy_native(t) && (kind == 'u' || kind == 'i')));
   if (native_same || raw_same_width) {
-    a.data = steal ? std::move(*steal) : f.data;
-    return a;
+    pl.copy = true;
+    return pl;
   }
   if (isa::dtype_kind(t) == isa::DTypeKind::Packed)
     throw Error("a packed MX dtype (" + std::string(isa::dtype_name(t)) + ") takes its raw " +
@@ -391,9 +432,14 @@ HostArray convert(const NpyFile& f, std::optional<isa::DType> requested, std::ve
   if (kind == 'V')
     throw Error("raw dtype " + norm + " has " + std::to_string(size) + "-byte elements but " +
                 std::string(isa::dtype_name(t)) + " needs " + std::to_string(tsize));
-  a.data.resize(n * tsize);
-  const uint8_t* src = f.data.data();
-  uint8_t* dst = a.data.data();
+  return pl;
+}
+
+// Converts n elements of file data (little-endian) at src to pl.dtype at dst.
+void convert_run(const Plan& pl, const uint8_t* src, size_t n, uint8_t* dst) {
+  const isa::DType t = pl.dtype;
+  const unsigned tsize = isa::dtype_size(t), size = pl.size;
+  const char kind = pl.kind;
   if (kind == 'f' && size == 4 && isa::is_float(t)) {  // float32 data: the run-level conversion (same bits)
     constexpr size_t kBlock = 4096;
     float buf[kBlock];
@@ -402,7 +448,7 @@ HostArray convert(const NpyFile& f, std::optional<isa::DType> requested, std::ve
       std::memcpy(buf, src + k * 4, m * 4);
       store_f32(t, dst + k * tsize, tsize, m, buf);
     }
-    return a;
+    return;
   }
   for (size_t k = 0; k < n; ++k, src += size, dst += tsize) {
     uint32_t bits;
@@ -417,8 +463,51 @@ HostArray convert(const NpyFile& f, std::optional<isa::DType> requested, std::ve
     }
     isa::store_bits(dst, tsize, bits);
   }
+}
+
+// to_host_array's body; `steal` (the file's own data, or null) is moved instead of copied when the data is
+// used as is.
+HostArray convert(const NpyFile& f, std::optional<isa::DType> requested, std::vector<uint8_t>* steal) {
+  HostArray a;
+  a.shape = f.shape;
+  const size_t n = a.elements();
+  const Plan pl = plan_input(f.descr, n, f.data.size(), requested);
+  a.dtype = pl.dtype;
+  if (pl.copy) {
+    a.data = steal ? std::move(*steal) : f.data;
+    return a;
+  }
+  a.data.resize(n * isa::dtype_size(pl.dtype));
+  convert_run(pl, f.data.data(), n, a.data.data());
   return a;
 }
+
+// An input read from an .npy file when it is bound: straight into dst, converted block by block when the
+// dtypes differ.
+class NpySource final : public ByteSource {
+ public:
+  NpySource(NpyHandle h, Plan pl, size_t n) : h_(std::move(h)), pl_(pl), n_(n) {}
+  size_t size() const override { return n_ * isa::dtype_size(pl_.dtype); }
+  void read_into(uint8_t* dst) const override {
+    if (pl_.copy) {
+      read_npy_data(h_, 0, dst, size_t(h_.data_bytes));
+      return;
+    }
+    constexpr size_t kBlock = 1 << 16;  // elements per read (<= 512 KiB of file data)
+    std::vector<uint8_t> buf(std::min(n_, kBlock) * pl_.size);
+    const size_t tsize = isa::dtype_size(pl_.dtype);
+    for (size_t k = 0; k < n_; k += kBlock) {
+      const size_t m = std::min(kBlock, n_ - k);
+      read_npy_data(h_, k * pl_.size, buf.data(), m * pl_.size);
+      convert_run(pl_, buf.data(), m, dst + k * tsize);
+    }
+  }
+
+ private:
+  NpyHandle h_;
+  Plan pl_;
+  size_t n_;
+};
 
 // --- writer ----------------------------------------------------------------------------------------
 }  // namespace
@@ -429,14 +518,30 @@ HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested) {
 HostArray to_host_array(NpyFile&& f, std::optional<isa::DType> requested) {
   return convert(f, requested, &f.data);
 }
+HostArray to_host_array(const NpyHandle& f, std::optional<isa::DType> requested) {
+  HostArray a;
+  a.shape = f.shape;
+  const size_t n = a.elements();
+  const Plan pl = plan_input(f.descr, n, size_t(f.data_bytes), requested);
+  a.dtype = pl.dtype;
+  a.source = std::make_shared<const NpySource>(f, pl, n);
+  return a;
+}
+
+NpyHandle::Fd::~Fd() {
+  if (fd >= 0) ::close(fd);
+}
 
 void write_npy(const std::string& path, const HostArray& a, bool raw_low_precision) {
   const isa::DType t = a.dtype;
   const unsigned size = isa::dtype_size(t);
   const size_t n = a.elements();
-  if (a.data.size() < n * size) throw Error(path + ": cannot write: array data is smaller than its shape");
+  if (a.byte_size() < n * size) throw Error(path + ": cannot write: array data is smaller than its shape");
   std::string descr;
-  const uint8_t* data = a.data.data();
+  std::vector<uint8_t> materialized;  // a lazily read input (`source`) is read first
+  if (a.source) materialized = a.materialize();
+  const uint8_t* const src = a.source ? materialized.data() : a.bytes();
+  const uint8_t* data = src;
   size_t nbytes = n * size;
   std::vector<uint8_t> widened;
   if (isa::is_numpy_native(t)) {
@@ -448,7 +553,7 @@ void write_npy(const std::string& path, const HostArray& a, bool raw_low_precisi
     descr = "<f4";
     widened.resize(n * 4);
     for (size_t k = 0; k < n; ++k)
-      isa::store_bits(&widened[k * 4], 4, isa::float_to_bits(isa::to_f32(t, isa::load_bits(&a.data[k * size], size))));
+      isa::store_bits(&widened[k * 4], 4, isa::float_to_bits(isa::to_f32(t, isa::load_bits(src + k * size, size))));
     data = widened.data();
     nbytes = n * 4;
   }
@@ -477,15 +582,29 @@ void write_npy(const std::string& path, const HostArray& a, bool raw_low_precisi
   const uint32_t total = uint32_t(header.size());
   for (size_t k = 0; k < len_bytes; ++k) prefix += char((total >> (8 * k)) & 0xFF);
 
-  FilePtr f(std::fopen(path.c_str(), "wb"));
-  if (!f) fail(path, std::string("cannot write: ") + std::strerror(errno));
-  errno = 0;
-  bool ok = std::fwrite(prefix.data(), 1, prefix.size(), f.get()) == prefix.size() &&
-            std::fwrite(header.data(), 1, header.size(), f.get()) == header.size() &&
-            (nbytes == 0 || std::fwrite(data, 1, nbytes, f.get()) == nbytes);
-  int err = errno;
-  std::FILE* raw = f.release();
-  if (std::fclose(raw) != 0 && ok) {
+  // One writev for prefix, header and data (the data straight from where it lives, e.g. simulated HBM).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) fail(path, std::string("cannot write: ") + std::strerror(errno));
+  iovec iov[3] = {{prefix.data(), prefix.size()}, {header.data(), header.size()},
+                  {const_cast<uint8_t*>(data), nbytes}};
+  int first = 0, err = 0;
+  bool ok = true;
+  while (first < 3) {
+    const ssize_t w = ::writev(fd, iov + first, 3 - first);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      ok = false;
+      err = w < 0 ? errno : 0;
+      break;
+    }
+    size_t left = size_t(w);  // skip what was written (a short write continues where it stopped)
+    while (first < 3 && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+    if (first < 3) {
+      iov[first].iov_base = static_cast<uint8_t*>(iov[first].iov_base) + left;
+      iov[first].iov_len -= left;
+    }
+  }
+  if (::close(fd) != 0 && ok) {
     ok = false;
     err = errno;
   }

@@ -1,5 +1,6 @@
 // npy.h - reading and writing NumPy .npy files, and turning their contents into kernel inputs.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -14,6 +15,28 @@ struct NpyFile {
   std::vector<int64_t> shape;
   std::vector<uint8_t> data;
 };
+
+// An opened .npy file whose header was read and checked (everything read_npy checks) but whose data was not.
+struct NpyHandle {
+  struct Fd {
+    explicit Fd(int f) : fd(f) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd();
+    int fd;
+  };
+  std::string path;
+  std::string descr;  // normalised, as NpyFile::descr
+  std::vector<int64_t> shape;
+  uint64_t data_offset = 0, data_bytes = 0;  // where the C-order data is in the file
+  bool byteswap = false;                     // big-endian data ('>'): swapped to little-endian on read
+  std::shared_ptr<const Fd> file;
+};
+
+// Opens `path` and reads and checks its header; the same errors as read_npy except for reading the data.
+NpyHandle open_npy(const std::string& path);
+// Reads n bytes of the data at byte `offset` of it into dst (little-endian); "path: cannot read: ..." on failure.
+void read_npy_data(const NpyHandle& h, uint64_t offset, uint8_t* dst, size_t n);
 
 // Reads an .npy file (format versions 1, 2, 3). Throws nkisim::Error whose message starts with the path
 // and says what is wrong: missing/unreadable file, bad magic, bad header, unsupported dtype, size
@@ -30,6 +53,9 @@ NpyFile read_npy(const std::string& path);
 HostArray to_host_array(const NpyFile& f, std::optional<isa::DType> requested);
 // The same, taking over f's data instead of copying it when it needs no conversion (f.data is left empty).
 HostArray to_host_array(NpyFile&& f, std::optional<isa::DType> requested);
+// The same checks, but the data is not read: the HostArray's `source` reads (and converts) it when the
+// simulator binds the input, straight into simulated HBM.
+HostArray to_host_array(const NpyHandle& f, std::optional<isa::DType> requested);
 
 // Writes `a`. Float dtypes numpy lacks (bfloat16, tfloat32, fp8) are widened to float32 (exact) unless
 // raw_low_precision, in which case their raw bits are written as unsigned integers of the same width.

@@ -263,7 +263,18 @@ void Scheduler::retire_in_order(int e) {
     const uint32_t id = gid(e, s.retire);
     const OpInfo& op = ops_[id];
     if (op.cls != OpClass::dma) {  // a DMA's effect and updates come with its transfer
-      if (execute_) execute(ctx_, ins_at(e, s.retire));
+      if (execute_) {
+        // The executor of the next instruction reads its (large) isa::Instruction, which the preparation
+        // pass touched long ago: fetch its opcode, first operand slots and parameters while this one runs.
+        if (s.retire + 1 < p_.streams[size_t(e)].size()) {
+          const char* next = reinterpret_cast<const char*>(&ins_at(e, s.retire + 1));
+          for (size_t b = 0; b < offsetof(Instruction, operands) + 4 * sizeof(isa::AccessPattern); b += 64)
+            __builtin_prefetch(next + b);
+          for (size_t b = offsetof(Instruction, params); b < offsetof(Instruction, waits); b += 64)
+            __builtin_prefetch(next + b);
+        }
+        execute(ctx_, ins_at(e, s.retire));
+      }
       apply_updates(op, TimingRef{TimingRef::Instr, id});
       if (collect_) r_.timeline[id].retire_ns = now_;
     }

@@ -36,10 +36,12 @@ bool Scheduler::issue_sequencer(int e, uint32_t i, const OpInfo& op) {
       blocked_ |= 1u << e;
       return false;
     }
-    barrier_sent_[size_t(e)] = false;
   }
+  double start = std::max(s.free_at, now_);
+  // sendrecv: its transfer runs on this core's DMA queue; it ends when that and the peer's have completed.
+  if (sendrecv && remote_arrival && !sendrecv_step(e, i, start)) return false;
+  if (ins.op == Opcode::core_barrier || sendrecv) barrier_sent_[size_t(e)] = false;
   blocked_ &= ~(1u << e);
-  const double start = std::max(s.free_at, now_);
   const uint32_t id = gid(e, i);
   uint32_t next = i + 1;
   if (ins.op == Opcode::branch) {
@@ -54,7 +56,7 @@ bool Scheduler::issue_sequencer(int e, uint32_t i, const OpInfo& op) {
   } else {
     execute(ctx_, ins);  // also in timing-only runs: loop trip counts come from the registers
   }
-  const double end = start + op.cost_ns;
+  const double end = sendrecv && remote_arrival ? now_ : start + op.cost_ns;
   if (end > s.cover) {
     s.busy += end - std::max(start, s.cover);
     s.cover = end;

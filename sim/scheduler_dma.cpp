@@ -224,12 +224,16 @@ void Scheduler::transfer_done(uint32_t x) {
   Transfer& tr = transfers_[x];
   const int e = tr.engine;
   const uint32_t i = tr.index;
-  if (execute_) {
-    if (ins_at(e, i).params.ind_kind == 3) ctx_.dma_register = tr.reg;
-    execute(ctx_, ins_at(e, i));
-    ctx_.dma_register.reset();
+  if (tr.sendrecv) {
+    sendrecv_out_done(x);  // the sendrecv retires in its sequencer (sim/scheduler_sendrecv.cpp)
+  } else {
+    if (execute_) {
+      if (ins_at(e, i).params.ind_kind == 3) ctx_.dma_register = tr.reg;
+      execute(ctx_, ins_at(e, i));
+      ctx_.dma_register.reset();
+    }
+    apply_updates(ops_[tr.gid], TimingRef{TimingRef::Transfer, x});
   }
-  apply_updates(ops_[tr.gid], TimingRef{TimingRef::Transfer, x});
   last_ = std::max(last_, now_);
   if (collect_) {
     TransferTiming& tt = r_.transfers[x];

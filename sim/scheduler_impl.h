@@ -158,6 +158,7 @@ struct Transfer {
   double enqueue = 0, eligible = 0, first_start = -1;
   double last_report = -1;
   TimingRef pred;
+  bool sendrecv = false;      // an LNC=2 sendrecv's outgoing transfer (sim/scheduler_sendrecv.cpp)
 };
 
 // A DMA instruction's transfer, compiled by prepare().
@@ -224,6 +225,10 @@ class Scheduler {
   // by (semaphore, sequence number).
   std::function<void(uint16_t sem, int32_t n, std::vector<uint8_t> bytes)> send_payload;
   std::function<std::vector<uint8_t>(uint16_t sem, int32_t n)> take_payload;
+  // sendrecv through the DMA queues (sim/scheduler_sendrecv.cpp): remote_arrival tells the peer at time t
+  // that this core's transfer into its dst has completed; the peer applies it with sendrecv_arrived.
+  std::function<void(uint16_t sem, int32_t n, double t)> remote_arrival;
+  void sendrecv_arrived(uint16_t sem, int32_t n, double t);
 
  private:
   void loop();
@@ -285,6 +290,12 @@ class Scheduler {
   void engine_reports(uint32_t d, uint32_t x, TimingRef why);
   void transfer_done(uint32_t x);
 
+  // ---- scheduler_sendrecv.cpp ----
+  // sendrecv_step: the sendrecv at (e, i) whose pair is ready: submits its outgoing transfer (false), waits
+  // for it and for the peer's (false), then returns true with its start time in `start`.
+  bool sendrecv_step(int e, uint32_t i, double& start);
+  void sendrecv_out_done(uint32_t x);
+
   ExecContext& ctx_;
   const isa::Program& p_;
   const isa::TargetDesc& t_;
@@ -310,6 +321,12 @@ class Scheduler {
   uint32_t blocked_ = 0;       // engines whose next instruction waits on a semaphore
   std::array<uint64_t, isa::kNumEngines> taken_{};  // taken branches per engine (Options::max_loop_iterations)
   std::array<bool, isa::kNumEngines> barrier_sent_{};  // the engine's pending core_barrier has signalled
+  // sendrecv per engine: 0 pair not ready, 1 outgoing transfer in flight, 2 outgoing transfer done.
+  std::array<uint8_t, isa::kNumEngines> sr_phase_{};
+  std::array<double, isa::kNumEngines> sr_start_{};
+  std::vector<std::pair<uint16_t, int32_t>> sr_arrived_;  // (sem, n) of the peer's completed transfers
+  std::deque<DmaPlan> sr_plans_;                          // the sendrecv transfers' plans (stable addresses)
+  std::deque<std::vector<uint32_t>> sr_rows_;
   bool sem_changed_ = false;   // a semaphore changed since blocked engines were last retried
 
   // Same-engine RAW latency: the last results of each compute engine.

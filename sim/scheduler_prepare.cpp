@@ -244,6 +244,10 @@ void Scheduler::prepare_chunk(int e, uint32_t c) {
           f.lo = int32_t(ck[size_t(s)].lo);
           f.hi = int32_t(ck[size_t(s)].hi);
         }
+        if (ap.dyn.present()) {  // a run-time offset may move it anywhere in its base tensor (sim/dynamic_offset.cpp)
+          f.lo = ap.dyn.lo;
+          f.hi = ap.dyn.hi;
+        }
         ch.fps.push_back(f);
         ++(written ? op.nwrite : op.nread);
         if (vs && ap.mem == Memory::PSUM && f.hi > f.lo && bank_bytes > 0) {

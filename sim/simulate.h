@@ -23,6 +23,9 @@ struct Options {
   bool timing_only = false;  // skip the executors: timing and stats only, no data effects, no outputs
   bool functional = false;   // numerics only: run the streams in a semaphore-respecting order, no timing
   bool parallel = true;      // programs of 64K+ instructions: validate and compile on a second thread
+  // Result::outputs / written_inputs alias the run's simulated HBM (HostArray::view, kept alive by
+  // HostArray::owner) instead of holding copies: no copy of large outputs (the CLI writes them from there).
+  bool outputs_in_place = false;
   // Dynamic loops: an engine that takes more branches than this stops the run with a located error at
   // the branch (an endless loop never hangs the simulator).
   uint64_t max_loop_iterations = 1000000;
@@ -139,7 +142,8 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
 // LNC=2 (machine.md §12, docs/lnc.md): programs[c] runs on physical core c; all cores run concurrently in one
 // timeline, each with its own SBUF, PSUM, engines, registers, semaphores and DMA queues, sharing HBM (the
 // programs must lay out the same HBM tensors). Inputs bind and outputs are read once, in the shared HBM.
-// core_barrier signals cross between the cores. No functional mode.
+// core_barrier / sendrecv signals cross between the cores; a sendrecv's transfer runs on the sending core's DMA
+// queues. Options::functional runs both cores for their numerics only (sim/functional_lnc.cpp).
 struct LncResult {
   std::vector<Result> cores;       // per core: timing, stats, trace (no outputs)
   std::vector<HostArray> outputs;  // the kernel's returned tensors (shared HBM)

@@ -3,7 +3,9 @@
 // (engines, semaphores, DMA queues and engines); HBM is shared: exactly one ExecContext holds the HBM space
 // at a time and the driver hands it to the core whose event runs next. Events are taken in time order over
 // the cores (ties: lower core first); a core_barrier's signal reaches the other core core_barrier_ns after
-// it was sent, as an event of its own.
+// it was sent, as an event of its own, and so does the news that a sendrecv's transfer (on the sending core's
+// DMA queues, sim/scheduler_sendrecv.cpp) has filled the other core's dst. Functional mode (no timing):
+// sim/functional_lnc.cpp.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -11,16 +13,32 @@
 #include <memory>
 #include <queue>
 
+#include "sim/functional_lnc.h"
 #include "sim/scheduler.h"
 #include "sim/scheduler_impl.h"
 
 namespace nkisim::sim {
+namespace {
+
+// The outputs and written inputs, read once from the shared HBM.
+template <class Own>
+LncResult read_lnc_results(std::vector<std::unique_ptr<ExecContext>>& ctx, Own& own, LncResult& out) {
+  own(0);
+  for (size_t c = 1; c < ctx.size(); ++c)  // an input written by any core
+    for (size_t i = 0; i < ctx[0]->tensor_written.size(); ++i) ctx[0]->tensor_written[i] |= ctx[c]->tensor_written[i];
+  Result shared;
+  read_results(*ctx[0], shared);
+  out.outputs = std::move(shared.outputs);
+  out.written_inputs = std::move(shared.written_inputs);
+  return std::move(out);
+}
+
+}  // namespace
 
 LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const HostArray> inputs,
                        const Options& opts_in) {
   const size_t n = programs.size();
   if (n == 0) throw Error("simulate_lnc: no program");
-  if (opts_in.functional) throw Error("LNC=" + std::to_string(n) + " runs need the timing model (no functional mode)");
   Options opts = opts_in;
   opts.parallel = false;  // the driver interleaves the cores' event loops: compile everything up front
   std::optional<isa::TargetDesc> target = opts.target;
@@ -93,16 +111,27 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     std::swap(ctx[owner]->mem.hbm, ctx[c]->mem.hbm);
     owner = c;
   };
+  if (opts.functional && opts.timing_only) throw Error("functional and timing-only runs exclude each other");
+  if (opts.functional)
+    for (size_t c = 0; c < n; ++c) validate_program(*ctx[c]);  // a timed run validates in the scheduler
   bind_inputs(*ctx[0], inputs, opts);
 
   LncResult out;
   out.cores.resize(n);
+  if (opts.functional) {  // numerics only (sim/functional_lnc.cpp)
+    std::vector<ExecContext*> raw;
+    for (auto& c : ctx) raw.push_back(c.get());
+    for (size_t c = 0; c < n; ++c) out.cores[c].target = target->name;
+    run_functional_lnc(raw, own, out.cores, opts.max_loop_iterations);
+    return read_lnc_results(ctx, own, out);
+  }
   struct Remote {
     double t;
     uint64_t seq;
     size_t core;
     uint16_t sem;
-    uint32_t add;
+    uint32_t add;     // a semaphore signal (core_barrier / sendrecv), or for an arrival the sendrecv's number
+    bool arrival;     // a sendrecv transfer into `core`'s dst completed
     bool operator>(const Remote& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
   std::priority_queue<Remote, std::vector<Remote>, std::greater<Remote>> remote;
@@ -115,7 +144,11 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     s.push_back(std::make_unique<detail::Scheduler>(*ctx[c], opts, out.cores[c]));
     s[c]->remote_update = [&, c](uint16_t sem, uint32_t add, double t) {
       for (size_t d = 0; d < n; ++d)
-        if (d != c) remote.push(Remote{t, seq++, d, sem, add});
+        if (d != c) remote.push(Remote{t, seq++, d, sem, add, false});
+    };
+    s[c]->remote_arrival = [&, c](uint16_t sem, int32_t k, double t) {
+      for (size_t d = 0; d < n; ++d)
+        if (d != c) remote.push(Remote{t, seq++, d, sem, uint32_t(k), true});
     };
     s[c]->send_payload = [&, c](uint16_t sem, int32_t k, std::vector<uint8_t> bytes) {
       for (size_t d = 0; d < n; ++d)
@@ -142,7 +175,8 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
       const Remote r = remote.top();
       remote.pop();
       own(r.core);
-      s[r.core]->external_update(r.sem, r.add, r.t);
+      if (r.arrival) s[r.core]->sendrecv_arrived(r.sem, int32_t(r.add), r.t);
+      else s[r.core]->external_update(r.sem, r.add, r.t);
       continue;
     }
     if (best == n) break;
@@ -155,14 +189,7 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     out.total_ns = std::max(out.total_ns, out.cores[c].total_ns);
   }
   if (opts.timing_only) return out;
-  own(0);
-  for (size_t c = 1; c < n; ++c)  // an input written by any core
-    for (size_t i = 0; i < ctx[0]->tensor_written.size(); ++i) ctx[0]->tensor_written[i] |= ctx[c]->tensor_written[i];
-  Result shared;
-  read_results(*ctx[0], shared);
-  out.outputs = std::move(shared.outputs);
-  out.written_inputs = std::move(shared.written_inputs);
-  return out;
+  return read_lnc_results(ctx, own, out);
 }
 
 }  // namespace nkisim::sim

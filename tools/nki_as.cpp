@@ -35,8 +35,10 @@ int run(int argc, char** argv) {
   if (!vm.count("output")) throw cli::UsageError("no output file given (-o OUT.nkibin)");
   const std::string in = vm["input"].as<std::string>(), out = vm["output"].as<std::string>();
 
-  const isa::Program p = isa::parse_asm([&] { auto b = cli::read_file(in); return std::string(b.begin(), b.end()); }(), in);
-  const std::vector<uint8_t> bytes = isa::encode_program(p);
+  // One program, or one per core after '.core C' directives (LNC=2).
+  const std::vector<isa::Program> cores =
+      isa::parse_asm_cores([&] { auto b = cli::read_file(in); return std::string(b.begin(), b.end()); }(), in);
+  const std::vector<uint8_t> bytes = isa::encode_programs(cores);
   std::ofstream f(out, std::ios::binary);
   if (!f || !f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size())) || !f.flush())
     throw Error("cannot write file", SourceLoc{out});

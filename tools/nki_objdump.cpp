@@ -34,7 +34,7 @@ int run(int argc, char** argv) {
   const std::string in = vm["input"].as<std::string>();
 
   const std::vector<uint8_t> bytes = cli::read_file(in);
-  const std::string text = isa::print_asm(isa::decode_program(bytes, in));
+  const std::string text = isa::print_asm_cores(isa::decode_programs(bytes, in));  // LNC=2: '.core' per core
   if (!vm.count("output")) {
     std::cout << text;
     if (!std::cout.flush()) throw Error("cannot write to standard output", SourceLoc{"nki-objdump"});

@@ -252,9 +252,10 @@ int run(int argc, char** argv) {
         if (!dtype) throw cli::UsageError("--inputs " + spec + ": unknown dtype '" + suffix + "'");
         path = spec.substr(0, colon);
       }
-      sim::NpyFile f = sim::read_npy(path);
+      // Only the header now: the data is read when the simulator binds the input, straight into simulated HBM.
+      const sim::NpyHandle f = sim::open_npy(path);
       try {
-        inputs.push_back(sim::to_host_array(std::move(f), dtype));
+        inputs.push_back(sim::to_host_array(f, dtype));
       } catch (const Error& e) {
         throw Error(path + ": " + e.what());
       }
@@ -262,26 +263,57 @@ int run(int argc, char** argv) {
     }
   phases.lap("inputs");
 
-  const int lnc = vm.count("lnc") ? vm["lnc"].as<int>() : 1;
+  int lnc = vm.count("lnc") ? vm["lnc"].as<int>() : 1;
   if (lnc != 1 && lnc != 2) throw cli::UsageError("--lnc must be 1 or 2, got " + std::to_string(lnc));
   if (lnc > int(target->max_lnc))
     throw cli::UsageError("--lnc " + std::to_string(lnc) + ": " + target->name + " supports only LNC=" +
                           std::to_string(int(target->max_lnc)));
-  if (lnc > 1) {
-    if (from_binary) throw cli::UsageError("--lnc 2 compiles a kernel file once per core; it cannot run --program");
-    if (functional) throw cli::UsageError("--lnc 2 needs the timing model (no --functional)");
-    if (!emit_kind.empty() || vm.count("profile") || vm.count("explain") || vm.count("grid"))
-      throw cli::UsageError("--lnc 2 does not support --emit, --profile, --explain or --grid yet");
-    std::vector<isa::Program> programs;
-    for (int c = 0; c < lnc; ++c) {
-      copts.lnc = lnc;
-      copts.lnc_core = c;
-      programs.push_back(ir::lower(frontend::compile_to_ir(kernel_path, copts), *target));
+  // A binary program file holds one core or, for LNC=2, one program per core (docs/binary-format.md).
+  std::vector<isa::Program> programs;
+  if (from_binary) {
+    programs = isa::decode_programs(cli::read_file(kernel_path), kernel_path);
+    phases.lap("decode");
+    const int file_lnc = int(programs.size());
+    if (vm.count("lnc") && lnc != file_lnc)
+      throw cli::UsageError("--lnc " + std::to_string(lnc) + ": " + kernel_path + " holds " +
+                            (file_lnc == 1 ? std::string("a single-core program") :
+                                             "an LNC=" + std::to_string(file_lnc) + " program (one per core)"));
+    lnc = file_lnc;
+    // A binary runs on the target it was compiled for unless --target says otherwise.
+    if (vm["target"].defaulted() && programs[0].target != target->name) {
+      std::optional<isa::TargetDesc> t = isa::find_target(programs[0].target);
+      if (!t) throw Error(kernel_path + ": unknown target '" + programs[0].target + "'");
+      for (auto& s : params) isa::set_target_param(*t, s.first, s.second);
+      target = t;
     }
-    phases.lap("compile");
+    if (lnc > int(target->max_lnc))
+      throw Error(kernel_path + ": an LNC=" + std::to_string(lnc) + " program, but " + target->name +
+                  " supports only LNC=" + std::to_string(int(target->max_lnc)));
+  }
+  if (lnc > 1) {
+    if (vm.count("grid")) throw cli::UsageError("--lnc 2 does not support --grid");
+    if (!from_binary) {
+      std::string ir_text;
+      for (int c = 0; c < lnc; ++c) {
+        copts.lnc = lnc;
+        copts.lnc_core = c;
+        ir::Kernel kernel = frontend::compile_to_ir(kernel_path, copts);
+        if (emit_kind == "ir") ir_text += "# core " + std::to_string(c) + "\n" + ir::print_kernel(kernel);
+        programs.push_back(ir::lower(kernel, *target));
+      }
+      phases.lap("compile");
+      if (emit_kind == "ir") write_text(emit_file, ir_text);
+    }
+    if (emit_kind == "asm") write_text(emit_file, isa::print_asm_cores(programs));
+    if (emit_kind == "bin") {
+      std::vector<uint8_t> bytes = isa::encode_programs(programs);
+      write_text(emit_file, std::string(bytes.begin(), bytes.end()));
+    }
     sim::Options sopts;
     sopts.target = *target;
     sopts.trace = vm.count("trace") > 0;
+    sopts.timeline = vm.count("profile") > 0 || vm.count("explain") > 0;
+    sopts.functional = functional;
     sopts.timing_only = timing_only;
     if (vm.count("max-loop-iterations")) sopts.max_loop_iterations = vm["max-loop-iterations"].as<uint64_t>();
     sim::LncResult r = sim::simulate_lnc(programs, inputs, sopts);
@@ -295,21 +327,30 @@ int run(int argc, char** argv) {
         std::cout << "core " << c << ": "
                   << sim::format_summary(programs[size_t(c)], r.cores[size_t(c)],
                                          c + 1 == lnc ? written : std::vector<std::string>{});
+    // --profile / --explain: one section per physical core, headed "core C: ".
+    if (vm.count("profile")) {
+      std::string text;
+      for (int c = 0; c < lnc; ++c)
+        text += std::string(c ? "\n" : "") + "core " + std::to_string(c) + ": " +
+                sim::format_profile(programs[size_t(c)], r.cores[size_t(c)]);
+      const std::string dest = vm["profile"].as<std::string>();
+      if (dest == "-") std::cout << "\n" << text;
+      else write_text(dest, text);
+    }
+    if (vm.count("explain"))
+      for (int c = 0; c < lnc; ++c)
+        std::cout << "\ncore " << c << ": "
+                  << sim::format_explain(programs[size_t(c)], r.cores[size_t(c)], *target, explain_line, explain_file);
     phases.lap("outputs");
+    uint64_t instructions = 0;
+    for (auto& core : r.cores) instructions += core.instructions;
+    phases.print(instructions);
     return 0;
   }
 
   isa::Program program;
   if (from_binary) {
-    program = isa::decode_program(cli::read_file(kernel_path), kernel_path);
-    phases.lap("decode");
-    // A binary runs on the target it was compiled for unless --target says otherwise.
-    if (vm["target"].defaulted() && program.target != target->name) {
-      std::optional<isa::TargetDesc> t = isa::find_target(program.target);
-      if (!t) throw Error(kernel_path + ": unknown target '" + program.target + "'");
-      for (auto& s : params) isa::set_target_param(*t, s.first, s.second);
-      target = t;
-    }
+    program = std::move(programs[0]);
   } else {
     ir::Kernel kernel = frontend::compile_to_ir(kernel_path, copts);
     phases.lap("compile");
@@ -330,6 +371,7 @@ int run(int argc, char** argv) {
   sopts.functional = functional;
   sopts.timing_only = timing_only;
   if (vm.count("max-loop-iterations")) sopts.max_loop_iterations = vm["max-loop-iterations"].as<uint64_t>();
+  sopts.outputs_in_place = true;  // outputs are written straight from simulated HBM
   if (!emit_kind.empty()) phases.lap("emit");
   sim::Result r = sim::simulate(program, inputs, sopts);
   phases.lap("simulate");

@@ -519,7 +519,9 @@ TEST_CASE("binary: header layout and located decode errors") {
   const Program p = small_program();
   const std::vector<uint8_t> b = encode_program(p);
   REQUIRE(b.size() > 40);
-  CHECK(std::memcmp(b.data(), "NKISIMB\0\x03\0\0\0HEAD", 16) == 0);
+  CHECK(std::memcmp(b.data(), "NKISIMB\0", 8) == 0);
+  CHECK(std::vector<uint8_t>(b.begin() + 8, b.begin() + 16) ==
+        std::vector<uint8_t>{uint8_t(kBinaryFormatVersion), 0, 0, 0, 'H', 'E', 'A', 'D'});
   CHECK(diff(decode_program(b, "p.nkibin"), p) == "");
 
   CHECK(decode_error({}) == "bad magic (not an nki-sim binary)");
@@ -530,7 +532,7 @@ TEST_CASE("binary: header layout and located decode errors") {
     std::copy(bytes.begin(), bytes.end(), c.begin() + long(at));
     return c;
   };
-  CHECK(decode_error(patched(8, {7})) == "unsupported format version 7 (this build reads version 3)");
+  CHECK(decode_error(patched(8, {7})) == "unsupported format version 7 (this build reads version " + std::to_string(kBinaryFormatVersion) + ")");
   CHECK(decode_error(patched(12, {'H', 'E', 'A', 'X'})) ==
         "expected section 'HEAD', found tag 0x58414548 (at byte 12)");
   CHECK(decode_error(patched(16, {0xff, 0xff})) == "truncated file at byte " + std::to_string(b.size()) +
@@ -614,7 +616,10 @@ TEST_CASE("binary: header layout and located decode errors") {
         "sbuf operand with partition stride 1 (must be 0 on chip) (at byte " + std::to_string(ins + dst + 10) + ")");
   CHECK(patched_sync(dst + 26, {5}) ==
         "free dim count 5 out of range (expected < 5) (at byte " + std::to_string(ins + dst + 26) + ")");
-  const size_t src = dst + 27 + 12;  // hbm
+  // dst has one free dim (12 bytes), then its dynamic offset kind (version 5).
+  CHECK(patched_sync(dst + 39, {3}) ==
+        "dynamic offset kind 3 out of range (expected < 3) (at byte " + std::to_string(ins + dst + 39) + ")");
+  const size_t src = dst + 27 + 12 + 1;  // hbm
   CHECK(patched_sync(src + 2, {1}) ==
         "HBM operand with start partition 1 (must be 0) (at byte " + std::to_string(ins + src + 2) + ")");
 }

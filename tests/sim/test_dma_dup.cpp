@@ -31,10 +31,11 @@ TEST_CASE("dma_compute dup_idx without an indirect access is a located error") {
   }
 }
 
-TEST_CASE("indirect dma_transpose in a hand-written program: only the 2D form (axes=10)") {
+TEST_CASE("indirect dma_transpose in a hand-written program: only the axes 10, 210 and 3120") {
   Builder b;
   size_t x = b.input("x", DType::bfloat16, {32, 16});
-  // A 3D permutation with a vector offset (uint32 [16, 1] in SBUF): rejected before any data is read.
+  // A permutation the indirect form does not have, with a vector offset (uint32 [16, 1] in SBUF): rejected
+  // before any data is read.
   auto src = b.whole(x);
   auto ins = make(Opcode::dma_transpose, {sbuf(DType::bfloat16, 0, 16, 0, 16), src,
                                           sbuf(DType::uint32, 0, 16, 64, 1), b.whole(x)});
@@ -44,7 +45,7 @@ TEST_CASE("indirect dma_transpose in a hand-written program: only the 2D form (a
   ins.params.ind_opnds = 2;
   ins.params.ind_stride = 16;
   ins.params.ind_size = 512;
-  ins.params.axes = 210;
+  ins.params.axes = 120;  // not one of the indirect permutations (10, 210, 3120)
   ins.params.tdim0 = 16;
   ins.params.tdim1 = 1;
   ins.params.tdim2 = 16;
@@ -60,7 +61,8 @@ TEST_CASE("indirect dma_transpose in a hand-written program: only the 2D form (a
     sim::simulate(b.p, std::vector<sim::HostArray>{in}, o);
     FAIL("expected an nkisim::Error");
   } catch (const Error& e) {
-    CHECK(std::string(e.what()) == "dma_transpose: an indirect src must be 2D (axes=10), got axes=210");
+    CHECK(std::string(e.what()) == "dma_transpose: an indirect src must be 2D (axes=10), 3D (axes=210) or 4D (axes=3120), got "
+                                "axes=120");
     REQUIRE(e.loc);
     CHECK(e.loc->line == 7);
   }

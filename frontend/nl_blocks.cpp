@@ -1,0 +1,63 @@
+// nl_blocks.cpp - legacy block tensors: nl.ndarray((B, nl.par_dim(P), F), buffer=nl.sbuf) is a tensor whose
+// partition axis is not dim 0 (nki-language.md §1.2). The SBUF allocation keeps the partition dim first and
+// puts the leading block dims into the free dims (block b of (B, par_dim(P), F) lives at free offset b * F);
+// the user's view lists the block dims first. Integers on the block dims give ordinary tiles.
+#include "frontend/nl_ops.h"
+
+namespace nkisim::frontend {
+
+Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
+  std::vector<Value> keys;
+  if (key.is(VK::Tuple))
+    keys = items_of(key);
+  else
+    keys.push_back(key);
+  ir::View v = t->view;
+  int lead = t->lead;
+  size_t used = 0;
+  while (lead > 0 && used < keys.size()) {
+    const Value& k = keys[used];
+    if (k.is(VK::Ellipsis)) break;
+    if (k.is(VK::Slice)) {
+      auto* s = k.as<SliceObj>();
+      if (s->start.is_none() && s->stop.is_none() && s->step.is_none()) break;  // ':' keeps the block dims
+    }
+    if (!k.is_int_like())
+      raise("NotImplementedError",
+            "the block dimensions before nl.par_dim of tensor '" + t->base().name +
+                "' must be indexed with integers (e.g. t[i] or t[i, i_p, i_f]), got '" + type_name(k) +
+                "'; nki-sim does not support index tiles or slices on them");
+    const int64_t n = v.dims[0].count;
+    int64_t i = k.i();
+    if (i < 0) i += n;
+    if (i < 0 || i >= n)
+      raise("IndexError", "index " + std::to_string(k.i()) + " is out of bounds for block dimension " +
+                              std::to_string(used) + " of size " + std::to_string(n) + " of tensor '" +
+                              t->base().name + "'");
+    v.offset += i * v.dims[0].stride;
+    v.dims.erase(v.dims.begin());
+    --lead;
+    ++used;
+  }
+  if (lead > 0) {
+    // Only full slices / '...' on block dims remain: t[:] or t[...] is the whole block tensor.
+    for (size_t k = used; k < keys.size(); ++k) {
+      const Value& x = keys[k];
+      const bool full = x.is(VK::Ellipsis) || (x.is(VK::Slice) && x.as<SliceObj>()->start.is_none() &&
+                                               x.as<SliceObj>()->stop.is_none() && x.as<SliceObj>()->step.is_none());
+      if (!full)
+        raise("NotImplementedError", "the block dimensions before nl.par_dim of tensor '" + t->base().name +
+                                         "' must be indexed with integers first (e.g. t[i] or t[i, i_p, i_f]); "
+                                         "nki-sim does not support slicing the tile dims of several blocks at once");
+    }
+    Value r = nl::view_value(t, v);
+    const_cast<TensorObj*>(r.as<TensorObj>())->lead = lead;
+    return r;
+  }
+  Value tile = nl::view_value(t, v);
+  if (used == keys.size()) return tile;
+  std::vector<Value> rest(keys.begin() + long(used), keys.end());
+  return nki_get_item(in, tile, rest.size() == 1 ? rest[0] : make_tuple(std::move(rest)));
+}
+
+}  // namespace nkisim::frontend

@@ -1,0 +1,119 @@
+// functional_lnc.cpp - LNC=2 functional mode (docs/lnc.md, nki-sim --lnc 2 --functional): the numerics of
+// both cores without the timing model. Like run_functional, every engine of every core executes its stream
+// in order as far as its semaphore waits allow and DMAs complete at their trigger; sweeps alternate between
+// the cores (the shared HBM goes to the core that runs). A core_barrier or sendrecv first signals the peer's
+// semaphore once (a sendrecv also hands over its src bytes), then proceeds when its own semaphore holds the
+// peer's signal (a sendrecv then writes the peer's bytes into dst). A race-free program gets the numerics of
+// the timed run.
+#include "sim/functional_lnc.h"
+
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "sim/cost.h"
+#include "sim/exec_control.h"
+#include "sim/sendrecv.h"
+
+namespace nkisim::sim {
+
+void run_functional_lnc(std::span<ExecContext* const> ctx, const std::function<void(size_t)>& own,
+                        std::span<Result> results, uint64_t max_loop_iterations) {
+  const size_t n = ctx.size();
+  struct Core {
+    std::vector<int64_t> sems;
+    std::array<size_t, isa::kNumEngines> pc{};
+    std::array<uint64_t, isa::kNumEngines> taken{};
+    std::array<bool, isa::kNumEngines> sent{};  // the engine's pending core_barrier/sendrecv has signalled
+  };
+  std::vector<Core> cores(n);
+  for (size_t c = 0; c < n; ++c) cores[c].sems.assign(ctx[c]->program.num_semaphores, 0);
+  std::map<std::tuple<size_t, uint16_t, int32_t>, std::vector<uint8_t>> mailbox;  // (to core, sem, n): bytes
+
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (size_t c = 0; c < n; ++c) {
+      own(c);
+      ExecContext& cx = *ctx[c];
+      Core& k = cores[c];
+      for (int e = 0; e < isa::kNumEngines; ++e) {
+        const auto& stream = cx.program.streams[size_t(e)];
+        while (k.pc[size_t(e)] < stream.size()) {
+          const isa::Instruction& ins = stream[k.pc[size_t(e)]];
+          bool ok = true;
+          for (const isa::SemWait& w : ins.waits) ok = ok && k.sems[w.sem] >= int64_t(w.value);
+          if (ins.op == isa::Opcode::sem_wait_reg) ok = ok && k.sems[ins.params.sem] >= sem_wait_reg_threshold(cx, ins);
+          if (!ok) break;
+          size_t next = k.pc[size_t(e)] + 1;
+          if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) {
+            const bool sendrecv = ins.op == isa::Opcode::sendrecv;
+            if (!k.sent[size_t(e)]) {
+              k.sent[size_t(e)] = true;
+              std::vector<uint8_t> bytes;
+              if (sendrecv) bytes = sendrecv_read_src(cx, ins);
+              for (size_t d = 0; d < n; ++d) {
+                if (d == c) continue;
+                if (ins.params.sem >= cores[d].sems.size())
+                  cx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": the other core has no semaphore " +
+                                   std::to_string(ins.params.sem));
+                cores[d].sems[ins.params.sem] += 1;
+                if (sendrecv) mailbox[{d, ins.params.sem, ins.params.rimm}] = bytes;
+              }
+              progress = true;
+            }
+            if (k.sems[ins.params.sem] < int64_t(ins.params.rimm)) break;
+            k.sent[size_t(e)] = false;
+            if (sendrecv) {
+              auto it = mailbox.find({c, ins.params.sem, ins.params.rimm});
+              sendrecv_write_dst(cx, ins, it == mailbox.end() ? std::vector<uint8_t>{} : std::move(it->second));
+              if (it != mailbox.end()) mailbox.erase(it);
+            }
+          } else if (ins.op == isa::Opcode::branch) {
+            if (branch_taken(cx, ins)) {
+              if (++k.taken[size_t(e)] > max_loop_iterations) loop_budget_error(cx, ins, max_loop_iterations);
+              next = size_t(ins.params.target);
+            }
+          } else {
+            execute(cx, ins);
+          }
+          for (const isa::SemUpdate& u : ins.updates) k.sems[u.sem] += u.add;
+          k.pc[size_t(e)] = next;
+          progress = true;
+        }
+      }
+    }
+  }
+  for (size_t c = 0; c < n; ++c) {
+    const ExecContext& cx = *ctx[c];
+    const Core& k = cores[c];
+    for (int e = 0; e < isa::kNumEngines; ++e) {
+      if (k.pc[size_t(e)] >= cx.program.streams[size_t(e)].size()) continue;
+      const isa::Instruction& ins = cx.program.streams[size_t(e)][k.pc[size_t(e)]];
+      auto stuck = [&](int64_t sem, int64_t want) {
+        std::ostringstream os;
+        os << "deadlock: core " << c << "'s " << isa::engine_name(isa::Engine(e)) << " waits for semaphore " << sem
+           << " >= " << want << " (value is " << k.sems[size_t(sem)] << ")";
+        cx.fail(ins, os.str());
+      };
+      for (const isa::SemWait& w : ins.waits)
+        if (k.sems[w.sem] < int64_t(w.value)) stuck(w.sem, w.value);
+      if (ins.op == isa::Opcode::sem_wait_reg) stuck(ins.params.sem, sem_wait_reg_threshold(cx, ins));
+      if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv)
+        stuck(ins.params.sem, ins.params.rimm);  // the peer never answered
+    }
+    Result& r = results[c];
+    const isa::Program& p = cx.program;
+    r.mode = "functional";
+    r.instructions = p.num_instructions();
+    for (int e = 0; e < isa::kNumEngines; ++e)
+      r.engines[std::string(isa::engine_name(isa::Engine(e)))] = EngineStats{0, p.streams[size_t(e)].size()};
+    uint64_t transfers = 0;
+    for (const auto& s : p.streams)
+      for (const isa::Instruction& ins : s) transfers += cost_class(ins.op) == isa::CostClass::dma;
+    r.engines["dma"] = EngineStats{0, transfers};
+    r.dma_transfers = transfers;
+  }
+}
+
+}  // namespace nkisim::sim

@@ -1,0 +1,121 @@
+// test_alu_rows.cpp - the 2-D element-wise ALU forms used by the tensor_scalar / tensor_tensor fast paths
+// (docs/performance.md, case (c)) give the bits of the plain per-row loops: the fused two-op tensor_scalar
+// (alu_ts2_f32_rows) against op0 then op1 row by row, for every float op pair, both operand orders, per-row
+// columns and immediates, forward and backward (negative strides) and in place; maximum / minimum rows with
+// and without NaNs against alu_tt_f32.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "isa/dtype.h"
+#include "sim/alu.h"
+
+using namespace nkisim;
+
+namespace {
+
+std::vector<float> values(size_t n, uint32_t seed, double special_rate) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> nd(0.0f, 3.0f);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                            isa::bits_to_float(0x7fc00123u), isa::bits_to_float(0xffa00000u),
+                            std::numeric_limits<float>::denorm_min(), -1e-39f};
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = u(rng) < special_rate ? specials[rng() % 8] : nd(rng);
+  return v;
+}
+
+// Where both results are NaN the payload may differ (which NaN survives when two meet in one add depends on
+// the operand order the compiler picked; test_fast_paths.cpp and docs/performance.md).
+bool same_bits_or_both_nan(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (isa::float_to_bits(a[i]) != isa::float_to_bits(b[i]) && !(std::isnan(a[i]) && std::isnan(b[i]))) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("alu_ts2_f32_rows equals op0 then op1 per row (all float op pairs, reversed operands, columns, both directions)") {
+  const uint32_t P = 6;
+  const size_t n = 37;
+  const ptrdiff_t stride = 41;
+  const auto a0 = values(P * size_t(stride), 21, 0.1);
+  const auto col0 = values(P, 22, 0.2), col1 = values(P, 23, 0.2);
+  for (int o0 = 0; o0 <= int(isa::AluOp::relu); ++o0)
+    for (int o1 = 0; o1 <= int(isa::AluOp::relu); ++o1) {
+      const auto op0 = isa::AluOp(o0), op1 = isa::AluOp(o1);
+      if (sim::alu_is_bitvec(op0) || sim::alu_is_bitvec(op1)) continue;
+      const std::string name = std::string(isa::alu_name(op0)) + "," + std::string(isa::alu_name(op1));
+      CAPTURE(name);
+      for (int variant = 0; variant < 8; ++variant) {
+        const bool rev0 = variant & 1, rev1 = variant & 2, column = variant & 4;
+        CAPTURE(variant);
+        // Reference: row by row, op0 into the row, then op1 in place (op1 == bypass: one op).
+        std::vector<float> ref(P * size_t(stride), 0.0f);
+        for (uint32_t i = 0; i < P; ++i) {
+          float* y = ref.data() + i * stride;
+          sim::alu_ts_f32(op0, a0.data() + i * stride, column ? col0[i] : 0.75f, rev0, y, n);
+          if (op1 != isa::AluOp::bypass) sim::alu_ts_f32(op1, y, column ? col1[i] : -1.5f, rev1, y, n);
+        }
+        const sim::TsOp t0{op0, column ? col0.data() : nullptr, 0.75f, rev0};
+        const sim::TsOp t1{op1, column ? col1.data() : nullptr, -1.5f, rev1};
+        // Forward, out of place.
+        std::vector<float> fwd(P * size_t(stride), 0.0f);
+        sim::alu_ts2_f32_rows(t0, t1, 1, a0.data(), stride, fwd.data(), stride, n, P);
+        CHECK(same_bits_or_both_nan(fwd, ref));
+        // Backward (last row first, negative strides), in place.
+        std::vector<float> ip = a0;
+        const ptrdiff_t last = ptrdiff_t(P) - 1;
+        sim::TsOp b0 = t0, b1 = t1;
+        if (column) {
+          b0.s = col0.data() + last;
+          b1.s = col1.data() + last;
+        }
+        sim::alu_ts2_f32_rows(b0, b1, -1, ip.data() + last * stride, -stride, ip.data() + last * stride, -stride, n, P);
+        for (uint32_t i = 0; i < P; ++i)  // the gaps between rows keep the input
+          for (ptrdiff_t j = ptrdiff_t(n); j < stride; ++j) ref[i * stride + j] = a0[i * stride + j];
+        CHECK(same_bits_or_both_nan(ip, ref));
+      }
+    }
+}
+
+TEST_CASE("alu_tt_f32_rows maximum / minimum: rows with and without NaNs give alu_tt_f32's bits, either direction") {
+  const uint32_t P = 8;
+  const size_t n = 64;
+  const ptrdiff_t stride = 80;
+  auto a0 = values(P * size_t(stride), 31, 0.0), b0 = values(P * size_t(stride), 32, 0.0);
+  // Signed zeros and ties (no NaN) in row 1; a NaN in row 3 of a and row 5 of b; infinities in row 6.
+  a0[1 * stride + 3] = 0.0f;
+  b0[1 * stride + 3] = -0.0f;
+  a0[1 * stride + 4] = -0.0f;
+  b0[1 * stride + 4] = 0.0f;
+  a0[1 * stride + 5] = b0[1 * stride + 5] = 2.5f;
+  a0[3 * stride + 63] = isa::bits_to_float(0x7fc00123u);
+  b0[5 * stride] = isa::bits_to_float(0xffa00000u);
+  a0[6 * stride + 7] = std::numeric_limits<float>::infinity();
+  b0[6 * stride + 8] = -std::numeric_limits<float>::infinity();
+  for (auto op : {isa::AluOp::maximum, isa::AluOp::minimum}) {
+    CAPTURE(std::string(isa::alu_name(op)));
+    std::vector<float> ref = a0;
+    for (uint32_t i = 0; i < P; ++i) sim::alu_tt_f32(op, ref.data() + i * stride, b0.data() + i * stride, ref.data() + i * stride, n);
+    std::vector<float> fwd = a0, bwd = a0;
+    sim::alu_tt_f32_rows(op, fwd.data(), stride, b0.data(), stride, fwd.data(), stride, n, P);
+    const ptrdiff_t last = ptrdiff_t(P - 1) * stride;
+    sim::alu_tt_f32_rows(op, bwd.data() + last, -stride, b0.data() + last, -stride, bwd.data() + last, -stride, n, P);
+    CHECK(same_bits_or_both_nan(fwd, ref));
+    CHECK(same_bits_or_both_nan(bwd, ref));
+    // The exact values: the NaN rows propagate NaN, the signed-zero ties pick b (eval_f32: a > b ? a : b).
+    CHECK(std::isnan(fwd[3 * stride + 63]));
+    CHECK(std::isnan(fwd[5 * stride]));
+    CHECK(isa::float_to_bits(fwd[1 * stride + 3]) == 0x80000000u);
+    CHECK(isa::float_to_bits(fwd[1 * stride + 4]) == 0x00000000u);
+    CHECK(fwd[6 * stride + 7] == (op == isa::AluOp::maximum ? std::numeric_limits<float>::infinity() : b0[6 * stride + 7]));
+  }
+}

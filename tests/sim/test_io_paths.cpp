@@ -1,0 +1,251 @@
+// test_io_paths.cpp - the large-array paths of issue #5: inputs read from .npy straight into simulated HBM
+// (HostArray::source), outputs that alias simulated HBM (Options::outputs_in_place), and dma_copy into a
+// dense HBM range skipping the sentinel fill of chunks it overwrites (the sentinel stays exact elsewhere).
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "isa/diagnostic.h"
+#include "sim/npy.h"
+#include "sim_test_util.h"
+
+using namespace simtest;
+using nkisim::sim::HostArray;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() / ("nkisim_io_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const nkisim::Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A hand-made version 1.0 .npy file.
+void write_npy_bytes(const std::string& path, const std::string& header, const std::string& data) {
+  std::string s("\x93NUMPY\x01\x00", 8);
+  s += char(header.size() & 0xFF);
+  s += char(header.size() >> 8);
+  std::ofstream(path, std::ios::binary) << s << header << data;
+}
+
+uint32_t bits_of(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("to_host_array(open_npy(...)) reads the same bytes as to_host_array(read_npy(...)), later") {
+  TempDir dir;
+  // 70,000 float32 values (more than one conversion block), with specials.
+  std::vector<float> v = ramp(70000, -3.0f, 0.000123f);
+  v[5] = std::nanf("");
+  v[6] = -0.0f;
+  v[7] = 1e-40f;
+  v[8] = 3.0e38f;
+  nkisim::sim::write_npy(dir / "f4.npy", f32_array({70, 1000}, v));
+  for (std::optional<DType> dt : {std::optional<DType>(), std::optional<DType>(DType::float32),
+                                  std::optional<DType>(DType::bfloat16), std::optional<DType>(DType::float16),
+                                  std::optional<DType>(DType::float8_e4m3), std::optional<DType>(DType::int32)}) {
+    CAPTURE(dt ? std::string(nkisim::isa::dtype_name(*dt)) : std::string("none"));
+    const HostArray eager = nkisim::sim::to_host_array(nkisim::sim::read_npy(dir / "f4.npy"), dt);
+    const HostArray lazy = nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "f4.npy"), dt);
+    CHECK(lazy.data.empty());
+    REQUIRE(lazy.source);
+    CHECK(lazy.dtype == eager.dtype);
+    CHECK(lazy.shape == eager.shape);
+    CHECK(lazy.byte_size() == eager.data.size());
+    CHECK(lazy.materialize() == eager.data);
+  }
+  // Big-endian int16 data, converted to float32 and taken as is (swapped to little-endian).
+  write_npy_bytes(dir / "be.npy", "{'descr': '>i2', 'fortran_order': False, 'shape': (3,), }      \n",
+                  std::string("\x01\x02\xff\xfe\x80\x00", 6));
+  const HostArray be = nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "be.npy"), std::nullopt);
+  CHECK(be.dtype == DType::int16);
+  CHECK(be.materialize() == std::vector<uint8_t>{0x02, 0x01, 0xfe, 0xff, 0x00, 0x80});
+  const HostArray bef = nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "be.npy"), DType::float32);
+  std::vector<uint8_t> want(12);
+  const float expect[3] = {258.0f, -2.0f, -32768.0f};
+  std::memcpy(want.data(), expect, 12);
+  CHECK(bef.materialize() == want);
+
+  // The header errors are open_npy's (with the path), the dtype errors to_host_array's (without).
+  write_npy_bytes(dir / "f8.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }       \n",
+                  std::string(8, '\0'));
+  CHECK(error_of([&] { nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "f8.npy"), std::nullopt); }) ==
+        "dtype float64 is not an NKI dtype; convert it with FILE:float32 (or FILE:DTYPE)");
+  write_npy_bytes(dir / "short.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }       \n",
+                  std::string(8, '\0'));
+  CHECK(error_of([&] { nkisim::sim::open_npy(dir / "short.npy"); }) ==
+        dir / "short.npy" + ": truncated data: expected 16 bytes, found 8");
+  const std::string missing = dir / "missing.npy";
+  CHECK(error_of([&] { nkisim::sim::open_npy(missing); }) == missing + ": cannot open: No such file or directory");
+  // The file shrinks after its header was checked: reading the data is a located error, not a crash.
+  const HostArray late = nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "f4.npy"), std::nullopt);
+  fs::resize_file(dir / "f4.npy", 1000);
+  CHECK(error_of([&] { late.materialize(); }) == dir / "f4.npy" + ": cannot read: unexpected end of file");
+}
+
+TEST_CASE("write_npy writes a view or a lazily read source byte for byte like owned data") {
+  TempDir dir;
+  const HostArray owned = f32_array({2, 3}, {1.5f, -2.0f, 0.0f, 1e-30f, 7.0f, -0.0f});
+  nkisim::sim::write_npy(dir / "owned.npy", owned);
+  HostArray view;
+  view.dtype = DType::float32;
+  view.shape = {2, 3};
+  view.view = owned.data.data();
+  view.view_size = owned.data.size();
+  nkisim::sim::write_npy(dir / "view.npy", view);
+  CHECK(file_bytes(dir / "view.npy") == file_bytes(dir / "owned.npy"));
+  const HostArray src = nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "owned.npy"), std::nullopt);
+  nkisim::sim::write_npy(dir / "source.npy", src);
+  CHECK(file_bytes(dir / "source.npy") == file_bytes(dir / "owned.npy"));
+  // bfloat16 from a view is widened to float32 as from owned data.
+  const HostArray bf = raw_array<uint16_t>(DType::bfloat16, {3}, {0x3fc0, 0xbf80, 0x7fc0});
+  HostArray bfv = bf;
+  bfv.data.clear();
+  bfv.view = bf.data.data();
+  bfv.view_size = bf.data.size();
+  nkisim::sim::write_npy(dir / "bf.npy", bf);
+  nkisim::sim::write_npy(dir / "bfv.npy", bfv);
+  CHECK(file_bytes(dir / "bfv.npy") == file_bytes(dir / "bf.npy"));
+}
+
+TEST_CASE("simulate: lazily read inputs and outputs_in_place give the same outputs as copies") {
+  TempDir dir;
+  const std::vector<float> v = ramp(128 * 96, -5.0f, 0.01f);
+  nkisim::sim::write_npy(dir / "x.npy", f32_array({128, 96}, v));
+  Pipeline pl;
+  const AccessPattern tile = pl.load("x", DType::float32, 128, 96, 0);
+  pl.store("y", tile);
+  for (auto& [t, id] : pl.stores) {
+    auto& ins = pl.b.add(Engine::Sync, make(Opcode::dma_copy, {pl.b.whole(id), t}));
+    ins.waits.push_back({0, 1});
+  }
+  pl.stores.clear();
+  const std::vector<HostArray> eager{f32_array({128, 96}, v)};
+  const std::vector<HostArray> lazy{nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "x.npy"), std::nullopt)};
+  const nkisim::sim::Result copied = nkisim::sim::simulate(pl.b.p, eager);
+  nkisim::sim::Options opts;
+  opts.outputs_in_place = true;
+  nkisim::sim::Result aliased = nkisim::sim::simulate(pl.b.p, lazy, opts);
+  REQUIRE(copied.outputs.size() == 1);
+  REQUIRE(aliased.outputs.size() == 1);
+  CHECK(values<float>(copied.outputs[0]) == v);
+  CHECK(aliased.outputs[0].data.empty());
+  CHECK(aliased.outputs[0].view != nullptr);
+  // The view outlives the run (its owner keeps the simulated HBM mapped), also when the Result is moved.
+  const HostArray out = std::move(aliased.outputs[0]);
+  aliased = nkisim::sim::Result{};
+  CHECK(out.materialize() == copied.outputs[0].data);
+  CHECK(copied.total_ns == doctest::Approx(nkisim::sim::simulate(pl.b.p, lazy).total_ns));
+}
+
+TEST_CASE("dma_copy into a dense HBM range: unwritten bytes still read as the 0xFF sentinel") {
+  // Output [4, 2048] fp32 = 32 KiB (8 host chunks of 4 KiB). The kernel writes row 1 from element 100 on
+  // and all of row 2 (one contiguous byte range: chunk-interior chunks skip the fill, the partly covered
+  // first and last chunks are filled), and copies HBM->HBM inside the output from bytes nobody wrote.
+  Builder b;
+  const size_t x = b.input("x", DType::float32, {4, 2048});
+  const size_t y = b.output("y", DType::float32, {4, 2048});
+  const int64_t ya = int64_t(b.p.hbm_tensors[y].address), xa = int64_t(b.p.hbm_tensors[x].address);
+  // x[1, 100:] ++ x[2, :] (3996 elements) -> SBUF partition 0 -> y[1, 100:] ++ y[2, :]
+  const uint32_t n = 2048 - 100 + 2048;
+  const AccessPattern tile = sbuf(DType::float32, 0, 1, 0, n);
+  auto& load = b.add(Engine::Sync, make(Opcode::dma_copy, {tile, hbm(DType::float32, xa + (2048 + 100) * 4, 0, 1, {{1, n}})}));
+  load.updates.push_back({0, 1});
+  auto& store = b.add(Engine::Sync, make(Opcode::dma_copy, {hbm(DType::float32, ya + (2048 + 100) * 4, 0, 1, {{1, n}}), tile}));
+  store.waits.push_back({0, 1});
+  store.updates.push_back({1, 1});
+  // y[3, 1024:2048] <- y[3, 0:1024] (never written: the sentinel is copied)
+  auto& h2h = b.add(Engine::Sync, make(Opcode::dma_copy, {hbm(DType::float32, ya + (3 * 2048 + 1024) * 4, 0, 1, {{1, 1024}}),
+                                                         hbm(DType::float32, ya + 3 * 2048 * 4, 0, 1, {{1, 1024}})}));
+  h2h.waits.push_back({1, 1});
+  // y[0, 0:1024] <- y[0, 512:1536] (overlapping src and dst, nothing written there yet)
+  auto& ovl = b.add(Engine::Sync, make(Opcode::dma_copy, {hbm(DType::float32, ya, 0, 1, {{1, 1024}}),
+                                                         hbm(DType::float32, ya + 512 * 4, 0, 1, {{1, 1024}})}));
+  ovl.waits.push_back({1, 1});
+
+  const std::vector<float> xv = ramp(4 * 2048, 1.0f, 0.5f);
+  for (bool in_place : {false, true}) {
+    CAPTURE(in_place);
+    nkisim::sim::Options opts;
+    opts.outputs_in_place = in_place;
+    const std::vector<HostArray> inputs{f32_array({4, 2048}, xv)};
+    const nkisim::sim::Result r = nkisim::sim::simulate(b.p, inputs, opts);
+    REQUIRE(r.outputs.size() == 1);
+    const std::vector<uint8_t> bytes = r.outputs[0].materialize();
+    REQUIRE(bytes.size() == 4 * 2048 * 4);
+    std::vector<float> out(4 * 2048);
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    size_t written = 0, sentinel = 0, wrong = 0;
+    for (size_t k = 0; k < out.size(); ++k) {
+      const bool w = k >= 2048 + 100 && k < 3 * 2048;
+      if (w) written += bits_of(out[k]) == bits_of(xv[k]);
+      else sentinel += bits_of(out[k]) == 0xFFFFFFFFu;
+      if (w ? bits_of(out[k]) != bits_of(xv[k]) : bits_of(out[k]) != 0xFFFFFFFFu) ++wrong;
+    }
+    CHECK(written == n);
+    CHECK(sentinel == out.size() - n);
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("dma_copy into a dense SBUF range: the rest of the partitions still reads as the sentinel") {
+  // x[:, 0:1000] -> SBUF partitions 1..4, bytes [400, 4400) (chunk 0 partly, chunk 1 partly: both filled
+  // first); then all 2048 elements of those partitions -> y.
+  Builder b;
+  const size_t x = b.input("x", DType::float32, {4, 2048});
+  const size_t y = b.output("y", DType::float32, {4, 2048});
+  const int64_t xa = int64_t(b.p.hbm_tensors[x].address);
+  auto& load = b.add(Engine::Sync, make(Opcode::dma_copy, {sbuf(DType::float32, 1, 4, 400, 1000),
+                                                          hbm(DType::float32, xa, 2048, 4, {{1, 1000}})}));
+  load.updates.push_back({0, 1});
+  // A second load into bytes [8192, 16384) of partitions 1..4: whole chunks, no fill at all.
+  auto& load2 = b.add(Engine::Sync, make(Opcode::dma_copy, {sbuf(DType::float32, 1, 4, 8192, 2048),
+                                                           hbm(DType::float32, xa, 2048, 4, {{1, 2048}})}));
+  load2.updates.push_back({0, 1});
+  auto& store = b.add(Engine::Sync, make(Opcode::dma_copy, {b.whole(y), sbuf(DType::float32, 1, 4, 0, 2048)}));
+  store.waits.push_back({0, 2});
+  const std::vector<float> xv = ramp(4 * 2048, -7.0f, 0.25f);
+  const std::vector<HostArray> inputs{f32_array({4, 2048}, xv)};
+  const nkisim::sim::Result r = nkisim::sim::simulate(b.p, inputs);
+  const std::vector<float> out = values<float>(r.outputs[0]);
+  REQUIRE(out.size() == 4 * 2048);
+  size_t ok = 0;
+  for (size_t p = 0; p < 4; ++p)
+    for (size_t k = 0; k < 2048; ++k) {
+      const bool w = k >= 100 && k < 1100;
+      ok += bits_of(out[p * 2048 + k]) == (w ? bits_of(xv[p * 2048 + k - 100]) : 0xFFFFFFFFu);
+    }
+  CHECK(ok == 4 * 2048);
+}
