@@ -31,8 +31,10 @@ const char* enum_member_name(int type, int value);
 inline constexpr int kEngineUnknown = 0, kEngineTensor = 1, kEngineScalar = 2, kEngineGpSimd = 3, kEngineDma = 4,
                      kEngineVector = 5, kEngineSync = 6;
 
-// An indirect access pattern made by `.ap(vector_offset=..., scalar_offset=...)` (nki-language.md §5); only
-// DMA instructions accept it (frontend/nki_isa_dma.cpp). view's partition stride is 0 for a vector_offset.
+// An indirect access pattern made by `.ap(vector_offset=..., scalar_offset=...)`, `.select(dim, tensor|register)`
+// or `.vector_select()` (nki-language.md §5). On an HBM tensor only DMA instructions accept it
+// (frontend/nki_isa_dma.cpp); on an SBUF/PSUM tensor (kinds 2 and 3) every compute instruction does, as an
+// ir::DynOperand (OpBuilder::operand, docs/dynamic-offsets.md). view's partition stride is 0 for a vector_offset.
 struct IndirectAp {
   uint16_t kind = 0;     // 1 vector_offset (a [P,1] tile of row indices), 2 scalar_offset (a 1-element tile)
   Value offsets;         // the SBUF tensor holding the offsets (kind 3: none)
@@ -46,7 +48,7 @@ struct TensorObj : Object {
   const ir::Kernel* kernel;
   std::shared_ptr<const IndirectAp> indirect;  // set only by .ap() with a dynamic offset
   // Legacy nl.ndarray((B, nl.par_dim(P), F)): the number of leading block dims before the partition dim
-  // (view.dims[lead] is the partition dim); indexing them with integers gives ordinary tiles (nl_index.cpp).
+  // (view.dims[lead] is the partition dim); indexing them with integers gives ordinary tiles (nl_blocks.cpp).
   int lead = 0;
   TensorObj(int i, ir::View v, const ir::Kernel* k) : Object(VK::Tensor), id(i), view(std::move(v)), kernel(k) {}
   const ir::Tensor& base() const { return kernel->tensors[id]; }

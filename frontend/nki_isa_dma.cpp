@@ -28,8 +28,20 @@ struct Indirection {
   uint16_t slots = 0;
 };
 
+// A vector_offset tile with several columns ((128, C), C > 1; .ap() accepts it): only dma_transpose reads it.
+bool multi_column_offsets(const IndirectAp& ap) {
+  if (ap.kind != 1) return false;
+  const TensorObj* o = ap.offsets.as<TensorObj>();
+  return !o->view.dims.empty() && o->view.num_elements() != o->view.dims[0].count;
+}
+
 void note_indirect(Indirection& ind, const TensorObj* t, int slot, const char* fname) {
   if (!t->indirect) return;
+  if (multi_column_offsets(*t->indirect) && std::string(fname) != "dma_transpose")
+    raise("ValueError", std::string(fname) + ": a vector_offset with several columns (shape " +
+                            shape_str(t->indirect->offsets.as<TensorObj>()->view.shape()) +
+                            ") is only supported by dma_transpose; use one row index per partition (shape (" +
+                            std::to_string(t->view.dims.empty() ? 1 : t->view.dims[0].count) + ", 1))");
   if (ind.ap) {
     bool same = ind.ap->kind == t->indirect->kind && ind.ap->row_stride == t->indirect->row_stride &&
                 ind.base_of->id == t->id;
@@ -167,9 +179,17 @@ Value dma_transpose_indirect(Interp& in, OpBuilder& b, const TensorObj* dst, con
   if (isa::dtype_size(src->view.dtype) != 2)
     raise("ValueError", "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got " +
                             std::string(isa::dtype_name(src->view.dtype)));
-  if (ss[0] % 16 != 0 || ss[0] < 16 || ss[0] > 128)
+  const bool columns = multi_column_offsets(*src->indirect);  // a (128, C) index tile: up to 128 x C rows
+  if (columns) {
+    const std::vector<int64_t> is = src->indirect->offsets.as<TensorObj>()->view.shape();
+    if (ss[0] % 16 != 0 || ss[0] < 16)
+      raise("ValueError", "dma_transpose: an indirect src needs src.shape[0] to be a multiple of 16 (at most the " +
+                              std::to_string(is[0] * is[1]) + " indices of the " + shape_str(is) +
+                              " vector_offset), got src of shape " + sh);
+  } else if (ss[0] % 16 != 0 || ss[0] < 16 || ss[0] > 128) {
     raise("ValueError", "dma_transpose: an indirect src needs src.shape[0] to be a multiple of 16 in [16, 128], got src "
                         "of shape " + sh);
+  }
   if (ss[n - 1] > 128) raise("ValueError", "dma_transpose: src.shape[-1] must be at most 128, got src of shape " + sh);
   if (n == 4 && ss[1] != 1 && ss[2] != 1)
     raise("ValueError", "dma_transpose: an indirect 4D src needs src.shape[1] or src.shape[2] to be 1, got src of "

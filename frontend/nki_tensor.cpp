@@ -251,7 +251,11 @@ Value ap_dynamic(MethodCtx& c, const Value& scalar, const Value& vector, int64_t
     if (pattern.size() < 2)
       raise("ValueError", "ap: with vector_offset the pattern needs a partition pair and at least one free pair");
     const int64_t P = ot->view.dims.empty() ? 1 : ot->view.dims[0].count;
-    if (ot->view.num_elements() != P || pattern[0].count != P)
+    // A (128, C) tile with C > 1 holds the row indices column after column (indices.T.flatten()); only
+    // dma_transpose takes it (frontend/nki_isa_dma.cpp, nki-isa.md §3.5).
+    const bool columns = ot->view.dims.size() == 2 && P == 128 && ot->view.dims[1].count > 1 &&
+                         pattern[0].count <= ot->view.num_elements();
+    if (!columns && (ot->view.num_elements() != P || pattern[0].count != P))
       raise("ValueError", "ap: vector_offset must have shape (" + std::to_string(pattern[0].count) +
                               ", 1) (one row index per partition of the pattern), got " + shape_str(ot->view.shape()));
     ind->kind = 1;

@@ -23,17 +23,16 @@ Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
       if (s->start.is_none() && s->stop.is_none() && s->step.is_none()) break;  // ':' keeps the block dims
     }
     if (!k.is_int_like())
-      raise("NotImplementedError",
-            "the block dimensions before nl.par_dim of tensor '" + t->base().name +
-                "' must be indexed with integers (e.g. t[i] or t[i, i_p, i_f]), got '" + type_name(k) +
-                "'; nki-sim does not support index tiles or slices on them");
+      raise("NotImplementedError", "the block dimensions before nl.par_dim of tensor '" + t->base().name +
+                                       "' must be indexed with integers (e.g. t[i] or t[i, i_p, i_f]), got '" +
+                                       type_name(k) + "'; nki-sim does not support index tiles or slices on them");
     const int64_t n = v.dims[0].count;
     int64_t i = k.i();
     if (i < 0) i += n;
     if (i < 0 || i >= n)
       raise("IndexError", "index " + std::to_string(k.i()) + " is out of bounds for block dimension " +
-                              std::to_string(used) + " of size " + std::to_string(n) + " of tensor '" +
-                              t->base().name + "'");
+                              std::to_string(used) + " of size " + std::to_string(n) + " of tensor '" + t->base().name +
+                              "'");
     v.offset += i * v.dims[0].stride;
     v.dims.erase(v.dims.begin());
     --lead;

@@ -97,8 +97,9 @@ std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionOb
     for (const Expr* e : dims) {
       int64_t k;
       if (!static_int(e, &k))
-        throw Error("cannot read the launch grid of " + kname + "[...]: nki-sim reads grids made of integer "
-                    "literals, nl.spmd_dim and nl.nc; pass it with --grid N[,M...] instead",
+        throw Error("cannot read the launch grid of " + kname +
+                        "[...]: nki-sim reads grids made of integer "
+                        "literals, nl.spmd_dim and nl.nc; pass it with --grid N[,M...] instead",
                     in.loc_in(m, e));
       if (k <= 0) throw Error("launch grid sizes must be positive, got " + std::to_string(k), in.loc_in(m, e));
       g.push_back(k);
@@ -106,11 +107,14 @@ std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionOb
     if (g.size() > 4) throw Error("a launch grid has at most 4 dimensions, got " + std::to_string(g.size()), loc);
     if (!fn->legacy_jit) {  // current nki.jit: kernel[N] is the logical core size (LNC)
       if (g.size() != 1 || g[0] > 2)
-        throw Error(kname + "[...]: an nki.jit kernel is launched as kernel[1] or kernel[2] (the logical "
-                    "NeuronCore size)", loc);
+        throw Error(kname +
+                        "[...]: an nki.jit kernel is launched as kernel[1] or kernel[2] (the logical "
+                        "NeuronCore size)",
+                    loc);
       if (g[0] != lnc)
-        throw Error(kname + "[" + std::to_string(g[0]) + "] launches the kernel on " + std::to_string(g[0]) +
-                        " core" + (g[0] == 1 ? "" : "s") + "; run it with --lnc " + std::to_string(g[0]), loc);
+        throw Error(kname + "[" + std::to_string(g[0]) + "] launches the kernel on " + std::to_string(g[0]) + " core" +
+                        (g[0] == 1 ? "" : "s") + "; run it with --lnc " + std::to_string(g[0]),
+                    loc);
       continue;
     }
     if (first && g != grid)

@@ -24,8 +24,10 @@ Value conj_pred(Interp& in, const std::vector<PredObj::Cons>& conj, const std::v
   const auto& iters = nl_state(in).iters;
   const size_t rank = shape.size();
   if (rank < 2 || rank > 5)
-    raise("NotImplementedError", std::string(fname) + ": a mask that does not select a box needs a tile of 2 to 5 "
-                                                      "dimensions, got shape " + shape_str(shape));
+    raise("NotImplementedError", std::string(fname) +
+                                     ": a mask that does not select a box needs a tile of 2 to 5 "
+                                     "dimensions, got shape " +
+                                     shape_str(shape));
   std::vector<int64_t> lo(rank, 0), n(shape);
   for (size_t k = 0; k < rank && k < b.size(); ++k)
     if (b[k]) {
@@ -45,21 +47,28 @@ Value conj_pred(Interp& in, const std::vector<PredObj::Cons>& conj, const std::v
     int64_t offset = c.constant;
     for (size_t k = 0; k < rank; ++k) offset += co[k] * lo[k];
     std::vector<Value> pattern;
-    for (size_t k = 1; k < rank; ++k)
-      pattern.push_back(make_tuple({Value::integer(co[k]), Value::integer(n[k])}));
+    for (size_t k = 1; k < rank; ++k) pattern.push_back(make_tuple({Value::integer(co[k]), Value::integer(n[k])}));
     Value io = nl::new_tile(in, shape, DType::int32, ir::Buffer::sbuf, "mask_iota");
-    nl::call_isa(in, "iota", {{"dst", restricted(io, b)}, {"pattern", make_tuple(std::move(pattern))},
-                              {"offset", Value::integer(offset)}, {"channel_multiplier", Value::integer(co[0])}});
+    nl::call_isa(in, "iota",
+                 {{"dst", restricted(io, b)},
+                  {"pattern", make_tuple(std::move(pattern))},
+                  {"offset", Value::integer(offset)},
+                  {"channel_multiplier", Value::integer(co[0])}});
     Value cmp = nl::new_tile(in, shape, DType::float32, ir::Buffer::sbuf, "mask_pred");
-    nl::call_isa(in, "tensor_scalar", {{"dst", restricted(cmp, b)}, {"data", restricted(io, b)},
-                                       {"op0", nl::alu_value(AluOp::greater_equal)},
-                                       {"operand0", Value::floating(0.0)}});
+    nl::call_isa(in, "tensor_scalar",
+                 {{"dst", restricted(cmp, b)},
+                  {"data", restricted(io, b)},
+                  {"op0", nl::alu_value(AluOp::greater_equal)},
+                  {"operand0", Value::floating(0.0)}});
     if (acc.is_none()) {
       acc = cmp;
       continue;
     }
-    nl::call_isa(in, "tensor_tensor", {{"dst", restricted(acc, b)}, {"data1", restricted(acc, b)},
-                                       {"data2", restricted(cmp, b)}, {"op", nl::alu_value(AluOp::multiply)}});
+    nl::call_isa(in, "tensor_tensor",
+                 {{"dst", restricted(acc, b)},
+                  {"data1", restricted(acc, b)},
+                  {"data2", restricted(cmp, b)},
+                  {"op", nl::alu_value(AluOp::multiply)}});
   }
   return acc;
 }
@@ -90,13 +99,19 @@ Value select_by_pred(Interp& in, const Value& x, const PredObj* p, double fill, 
       pr = c;
       continue;
     }
-    nl::call_isa(in, "tensor_tensor", {{"dst", restricted(pr, b)}, {"data1", restricted(pr, b)},
-                                       {"data2", restricted(c, b)}, {"op", nl::alu_value(AluOp::maximum)}});
+    nl::call_isa(in, "tensor_tensor",
+                 {{"dst", restricted(pr, b)},
+                  {"data1", restricted(pr, b)},
+                  {"data2", restricted(c, b)},
+                  {"op", nl::alu_value(AluOp::maximum)}});
   }
   if (pred) *pred = pr;
   Value pu8 = nl::new_tile(in, shape, DType::uint8, ir::Buffer::sbuf, "mask_pred_u8");
-  nl::call_isa(in, "tensor_scalar", {{"dst", restricted(pu8, b)}, {"data", restricted(pr, b)},
-                                     {"op0", nl::alu_value(AluOp::not_equal)}, {"operand0", Value::floating(0.0)}});
+  nl::call_isa(in, "tensor_scalar",
+               {{"dst", restricted(pu8, b)},
+                {"data", restricted(pr, b)},
+                {"op0", nl::alu_value(AluOp::not_equal)},
+                {"operand0", Value::floating(0.0)}});
   nl::call_isa(in, "tensor_copy_predicated",
                {{"dst", restricted(xp, b)}, {"src", restricted(x, b)}, {"predicate", restricted(pu8, b)}});
   return xp;

@@ -6,6 +6,7 @@
 #include <bit>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -35,10 +36,9 @@ inline bool same_state(const Cell& a, const Cell& b) {
   return true;
 }
 
-// HBM cells as runs of consecutive granules in the same state ([start, end) -> Cell; never-accessed
-// granules have no run). A big DMA touches a few runs instead of thousands of 512-byte cells; the
-// dependencies found are exactly those of one Cell per granule.
-class CellRuns {
+// HBM cells as an ordered map of runs of consecutive granules in the same state ([start, end) -> Cell;
+// never-accessed granules have no run): CellRuns' representation for very large HBM address ranges.
+class RunMap {
  public:
   // Calls f(Cell&) once per run covering granules [g0, g1) (creating fresh cells for untouched granules,
   // splitting runs at g0 and g1), then merges the neighbouring runs that ended up in the same state.
@@ -60,6 +60,7 @@ class CellRuns {
     Cell cell;
   };
   std::map<int64_t, Run> runs_;
+  friend class CellRuns;
 
   void split(int64_t x) {
     auto it = runs_.upper_bound(x);
@@ -98,6 +99,89 @@ class CellRuns {
         it = next;
       }
     }
+  }
+};
+
+// HBM cells: one Cell per 512-byte granule in effect, stored as a granule -> cell id array over shared,
+// reference-counted cells (id 0 = never accessed), so a big DMA costs one pass over 4-byte ids and one
+// Cell update per run of granules in the same state, instead of a hash-map Cell per granule. The
+// dependencies found are exactly those of one Cell per granule. Granules beyond kMaxFlat (HBM addresses
+// past 4 GiB) switch the whole map to RunMap.
+class CellRuns {
+ public:
+  static constexpr int64_t kMaxFlat = int64_t(1) << 23;
+
+  // Calls f(Cell&) once per run of granules in [g0, g1) that share a state; the granules of the run get
+  // the state f leaves.
+  template <class F>
+  void visit(int64_t g0, int64_t g1, F&& f) {
+    if (g0 >= g1) return;
+    if (runs_ || g1 > kMaxFlat || g0 < 0) {
+      to_runs().visit(g0, g1, f);
+      return;
+    }
+    if (size_t(g1) > ids_.size()) ids_.resize(size_t(g1), 0);
+    for (int64_t pos = g0; pos < g1;) {
+      const uint32_t id = ids_[size_t(pos)];
+      int64_t end = pos + 1;
+      while (end < g1 && ids_[size_t(end)] == id) ++end;
+      const uint32_t n = uint32_t(end - pos);
+      if (id != 0 && refs_[id] == n) {  // the run is all of this cell: update it in place
+        f(cells_[id]);
+      } else {
+        Cell c = cells_[id];
+        f(c);
+        if (!same_state(c, cells_[id])) {
+          const uint32_t nid = new_cell(c, n);
+          if (id != 0) refs_[id] -= n;
+          std::fill(ids_.begin() + pos, ids_.begin() + end, nid);
+        }
+      }
+      pos = end;
+    }
+  }
+  // One granule's cell, for the caller to read and update.
+  Cell& at(int64_t g) {
+    Cell* c = nullptr;
+    if (runs_ || g + 1 > kMaxFlat || g < 0) return to_runs().at(g);
+    if (size_t(g) >= ids_.size()) ids_.resize(size_t(g) + 1, 0);
+    uint32_t& id = ids_[size_t(g)];
+    if (id == 0 || refs_[id] > 1) {
+      const uint32_t nid = new_cell(cells_[id], 1);
+      if (id != 0) --refs_[id];
+      id = nid;
+    }
+    c = &cells_[id];
+    return *c;
+  }
+
+ private:
+  std::vector<uint32_t> ids_;                  // per granule
+  std::vector<Cell> cells_{Cell{}};            // [0]: the state of never-accessed granules
+  std::vector<uint32_t> refs_{0};              // granules per cell
+  std::unique_ptr<RunMap> runs_;
+
+  // A cell never loses its last granule (a run that is all of its cell is updated in place), so the pool
+  // holds at most one cell per granule touched.
+  uint32_t new_cell(const Cell& c, uint32_t n) {
+    cells_.push_back(c);
+    refs_.push_back(n);
+    return uint32_t(cells_.size() - 1);
+  }
+  RunMap& to_runs() {
+    if (!runs_) {
+      runs_ = std::make_unique<RunMap>();
+      for (size_t g = 0; g < ids_.size();) {
+        size_t e = g + 1;
+        while (e < ids_.size() && ids_[e] == ids_[g]) ++e;
+        if (ids_[g] != 0) runs_->runs_.emplace_hint(runs_->runs_.end(), int64_t(g), RunMap::Run{int64_t(e), cells_[ids_[g]]});
+        g = e;
+      }
+      ids_ = {};
+      cells_ = {};
+      refs_ = {};
+    }
+    return *runs_;
   }
 };
 

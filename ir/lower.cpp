@@ -1,6 +1,8 @@
 // lower.cpp - the back end driver: engines -> allocation -> access patterns -> semaphores -> Program.
 #include "ir/lower.h"
 
+#include <algorithm>
+#include <array>
 #include <unordered_map>
 
 #include "ir/passes.h"
@@ -53,6 +55,17 @@ isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
     }
     if (!op.dynamic.empty()) lower_dynamic_operands(k, pl, op, ins);
   }
+  // Stream capacity up front, so emit_with_semaphores does not move the (large) instructions again each
+  // time a stream grows: each engine's own ops plus room for DMAs it may trigger (a DMA runs from the engine
+  // that produced its input, else Sync). Unused capacity costs only address space.
+  std::array<size_t, isa::kNumEngines> per_engine{};
+  size_t dmas = 0;
+  for (size_t i = 0; i < k.ops.size(); ++i) {
+    if (isa::info(k.ops[i].opcode).cost == isa::CostClass::dma) ++dmas;
+    else if (size_t(engines[i]) < per_engine.size()) ++per_engine[size_t(engines[i])];
+  }
+  for (size_t e = 0; e < per_engine.size(); ++e)
+    p.streams[e].reserve(p.streams[e].size() + per_engine[e] + std::min(dmas, k.ops.size() / 4));
   emit_with_semaphores(k, engines, std::move(instrs), target, p);
   assign_core_barriers(k, p);
   return p;

@@ -54,8 +54,8 @@ struct AccessPattern {
   int64_t partition_stride = 0;
   int64_t offset = 0;
   uint8_t num_dims = 0;
+  DynOffset dyn{};  // on-chip compute operands only; kind None = a static pattern (placed in num_dims' padding)
   std::array<ApDim, kMaxFreeDims> dims{};
-  DynOffset dyn{};  // on-chip compute operands only; kind None = a static pattern
 
   bool present() const { return mem != Memory::None; }
   uint64_t free_elements() const {  // elements per partition

@@ -190,6 +190,38 @@ void require_total(ExecContext& ctx, const isa::Instruction& ins, int sa, const 
   ctx.fail(ins, os.str());
 }
 
+// dma_transpose's vector_offset with several columns (nki-isa.md §3.5): a [P, C] tile whose indices are read
+// column after column (indices.T.flatten()), the first S of them (S <= P x C).
+Offsets read_offset_columns(ExecContext& ctx, const isa::Instruction& ins, uint32_t S) {
+  const int slot = idx_slot(ins);
+  View iv = ctx.read(ins, slot);
+  if (!isa::is_integer(iv.dtype))
+    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": the offsets in '" + name_of(ins, slot) +
+                      "' must have an integer dtype, got " + std::string(isa::dtype_name(iv.dtype)));
+  if (iv.total_elems() < S) {
+    std::ostringstream os;
+    os << "dma_transpose: the vector_offset '" << name_of(ins, slot) << "' (" << iv.partitions << " partitions x "
+       << iv.free_elems << " elements) holds fewer indices than the " << S << " rows of 'src'";
+    ctx.fail(ins, os.str());
+  }
+  const bool is_signed = iv.dtype == isa::DType::int32 || iv.dtype == isa::DType::int16 || iv.dtype == isa::DType::int8;
+  std::vector<uint8_t> part(size_t(iv.free_elems) * iv.esize);
+  Offsets o;
+  o.kind = kIndVector;
+  o.row.resize(S);
+  for (uint32_t p = 0; p < iv.partitions; ++p) {
+    gather_raw(iv, p, part.data());
+    for (uint64_t c = 0; c < iv.free_elems; ++c) {
+      const uint64_t j = c * iv.partitions + p;  // column c, partition p
+      if (j >= S) continue;
+      uint32_t u = 0;
+      load_int(iv.dtype, part.data() + c * iv.esize, iv.esize, 1, &u);
+      o.row[j] = is_signed ? int64_t(int32_t(u)) : int64_t(u);
+    }
+  }
+  return o;
+}
+
 // The indirect form (nki-isa.md §3.5, swdge): an HBM src [S, F] (2D, axes=10), [S, A, F] (3D, axes=210) or
 // [S, A, B, F] (4D, axes=3120) whose row j (the A x B x F block at dim 0) is resolved like dma_copy's
 // indirect rows; dst [F, A, (B,) S] element (f, m, j) gets row j's element (m, f), m the middle index. A dropped
@@ -202,7 +234,9 @@ void exec_dma_transpose_indirect(ExecContext& ctx, const isa::Instruction& ins) 
                       std::to_string(axes));
   const uint16_t tdims[4] = {ins.params.tdim0, ins.params.tdim1, ins.params.tdim2, ins.params.tdim3};
   const uint32_t S = ins.operands[1].num_partitions;
-  const Offsets off = read_offsets(ctx, ins, S);
+  const isa::AccessPattern& ia = ins.operands[size_t(idx_slot(ins))];
+  const bool columns = ins.params.ind_kind == kIndVector && ia.present() && ia.free_elements() > 1;
+  const Offsets off = columns ? read_offset_columns(ctx, ins, S) : read_offsets(ctx, ins, S);
   Rows src = resolve_rows(ctx, ins, 1, false, off);
   View dst = ctx.write(ins, 0);
   const uint64_t F = tdims[n - 1];

@@ -25,6 +25,7 @@ struct Options {
   bool parallel = true;      // programs of 64K+ instructions: validate and compile on a second thread
   // Result::outputs / written_inputs alias the run's simulated HBM (HostArray::view, kept alive by
   // HostArray::owner) instead of holding copies: no copy of large outputs (the CLI writes them from there).
+  // simulate() only; simulate_lnc always copies.
   bool outputs_in_place = false;
   // Dynamic loops: an engine that takes more branches than this stops the run with a located error at
   // the branch (an endless loop never hangs the simulator).

@@ -1,7 +1,8 @@
 """End to end: the 3D and 4D indirect forms of nki.isa.dma_transpose (nki-isa.md §3.5 dma_transpose, swdge,
 trn2+): src [S, A, F] / [S, A, B, F] on HBM through .ap(vector_offset=idx) gathers the blocks src[idx[j]];
 dst = src[idx].transpose(2, 1, 0) / (3, 1, 2, 0), bit-exact against numpy; oob_mode.skip leaves the dropped
-blocks' dst elements untouched; the 4D shape rule and the shape checks as located errors."""
+blocks' dst elements untouched; (128, C) index tiles (rows = indices.T.flatten()[:S]); the 4D shape rule, the
+shape checks and index columns on dma_copy as located errors."""
 import os
 
 import numpy as np
@@ -95,6 +96,62 @@ if rc == 0:
 rc, so, se = run(kernel("oob.py", SHAPES3), "--inputs", pt + ":bfloat16", pi, "-o", os.path.join(d, "oob"), "-q")
 check(rc == 1 and "oob.py:17:5: error: dma_transpose: out-of-bounds vector_offset on operand 'src': partition 3 uses "
       "row 60 of a tensor with 60 rows (oob_mode=error; oob_mode=skip drops the row)" in se, f"3D oob error: {se!r}")
+
+# Several index columns: a (128, C) vector_offset holds the row indices column after column; the first S of
+# indices.T.flatten() are used (S up to 128 x C).
+MULTI = '''import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def tcols(table, idx, S=256):
+    R, A, F = table.shape
+    out = nl.ndarray((F, A, S), dtype=table.dtype, buffer=nl.shared_hbm)
+    it = nl.ndarray(idx.shape, dtype=idx.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=it, src=idx)
+    t = nl.ndarray((F, A, S), dtype=table.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(dst=t, src=table.ap([[A * F, S], [F, A], [1, F]], vector_offset=it, indirect_dim=0))
+    nisa.dma_copy(dst=out, src=t)
+    return out
+
+
+@nki.jit
+def copy_cols(table, idx):
+    R, A, F = table.shape
+    out = nl.ndarray((256, A * F), dtype=table.dtype, buffer=nl.shared_hbm)
+    it = nl.ndarray(idx.shape, dtype=idx.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=it, src=idx)
+    nisa.dma_copy(dst=out, src=table.ap([[A * F, 256], [1, A * F]], vector_offset=it, indirect_dim=0))
+    return out
+'''
+mk = os.path.join(d, "cols.py")
+with open(mk, "w") as f:
+    f.write(MULTI)
+for C, S, tshape in ((2, 256, (300, 1, 64)), (3, 320, (500, 2, 16)), (2, 64, (100, 2, 8))):
+    table = bf16_bits(rng.normal(size=tshape))
+    idx = rng.integers(0, tshape[0], size=(128, C)).astype(np.uint32)
+    pt, pi = save(d, f"c{C}_{S}_t.npy", table), save(d, f"c{C}_{S}_i.npy", idx)
+    out = os.path.join(d, f"c{C}_{S}")
+    rc, so, se = run(mk, "-k", "tcols", "--arg", f"S={S}", "--inputs", pt + ":bfloat16", pi, "-o", out, "-q")
+    check_equal(rc, 0, f"(128, {C}) indices, S={S}: exit code ({se})")
+    if rc == 0:
+        rows = idx.T.flatten()[:S]
+        want = table[rows].transpose(2, 1, 0)
+        y = bf16_bits(np.load(os.path.join(out, "output_0.npy")))
+        check(y.shape == want.shape and np.array_equal(y, want),
+              f"(128, {C}) indices, S={S}: dst == table[idx.T.flatten()[:S]].transpose(2, 1, 0)")
+table = bf16_bits(rng.normal(size=(50, 1, 16)))
+pt = save(d, "cm_t.npy", table)
+rc, so, se = run(mk, "-k", "tcols", "--arg", "S=272", "--inputs", pt + ":bfloat16",
+                 save(d, "cm_i.npy", np.zeros((128, 2), np.uint32)), "-o", d)
+check(rc == 1 and "cols.py:13:35: error: ap: vector_offset must have shape (272, 1) (one row index per partition of "
+      "the pattern), got (128, 2)" in se, f"more rows than indices: {rc} {se!r}")
+rc, so, se = run(mk, "-k", "copy_cols", "--inputs", pt + ":bfloat16",
+                 save(d, "cc_i.npy", np.zeros((128, 2), np.uint32)), "-o", d)
+check(rc == 1 and "cols.py:24:5: error: dma_copy: a vector_offset with several columns (shape (128, 2)) is only "
+      "supported by dma_transpose; use one row index per partition (shape (256, 1))" in se,
+      f"dma_copy with index columns: {rc} {se!r}")
 
 # Errors (located at the dma_transpose line).
 ERRORS = [

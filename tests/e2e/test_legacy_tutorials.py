@@ -112,6 +112,30 @@ if o is not None:
     g = np.stack([x4[i] * f32(i // 2 + 1) + x4[3 - i] for i in range(4)])
     check(o.shape == (4, 128, 64) and np.array_equal(o, g), "par_dim block tensors: t[i], t[a][b], t[a, b, i_p, i_f]")
 
+# PSUM blocks: acc[n] += nisa.nc_matmul(...) accumulates into block n (one 2 KiB bank each)
+k = kernel("psum_blocks", """@nki.jit
+def k(a, b):
+    i_k = nl.arange(128)[:, None]
+    i_m = nl.arange(128)[None, :]
+    i_n = nl.arange(512)[None, :]
+    acc = nl.zeros((2, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+    for n in nl.affine_range(2):
+        for kk in nl.affine_range(2):
+            at = nl.load(a[kk * 128 + i_k, i_m])
+            bt = nl.load(b[kk * 128 + i_k, n * 512 + i_n])
+            acc[n] += nisa.nc_matmul(at, bt)
+    o = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+    for n in nl.affine_range(2):
+        nl.store(o[i_k, n * 512 + i_n], value=nl.copy(acc[n]))
+    return o
+""")
+ma = rng.standard_normal((256, 128)).astype(f32)
+mb = rng.standard_normal((256, 1024)).astype(f32)
+(o,) = outputs(k, [ma, mb])
+if o is not None:
+    g = ma.T.astype(np.float64) @ mb
+    check(np.allclose(o, g, rtol=1e-5, atol=1e-4), f"PSUM par_dim blocks, acc[n] += nc_matmul: {np.abs(o - g).max()}")
+
 BLK = "    t = nl.ndarray((4, nl.par_dim(128), 64), dtype=nl.float32, buffer=nl.sbuf)\n"
 for body, want in [
     ("    u = nl.exp(t)\n", "err.py:9:9: error: exp: x 't' has block dimensions before nl.par_dim; index the blocks "

@@ -14,6 +14,7 @@
 
 #include "isa/dtype.h"
 #include "sim/alu.h"
+#include "sim_test_util.h"
 
 using namespace nkisim;
 
@@ -117,5 +118,57 @@ TEST_CASE("alu_tt_f32_rows maximum / minimum: rows with and without NaNs give al
     CHECK(isa::float_to_bits(fwd[1 * stride + 3]) == 0x80000000u);
     CHECK(isa::float_to_bits(fwd[1 * stride + 4]) == 0x00000000u);
     CHECK(fwd[6 * stride + 7] == (op == isa::AluOp::maximum ? std::numeric_limits<float>::infinity() : b0[6 * stride + 7]));
+  }
+}
+
+TEST_CASE("tensor_scalar / tensor_tensor fast paths: consecutive instructions (alternating row order) give the goldens") {
+  // Four fp32 instructions in a row on one engine: the fast paths walk rows forward and backward in turn
+  // (sim/exec_elementwise.cpp), so each of these runs in both orders across the two subcases' programs
+  // (the second program starts with the opposite order because of the extra first instruction).
+  const uint32_t P = 8, F = 5;
+  const auto x = simtest::ramp(P * F, -3.05f, 0.17f);  // no zeros, no NaNs
+  const std::vector<float> s0 = {1.5f, -2.0f, 0.25f, 3.0f, -0.75f, 8.0f, 0.5f, -1.25f};
+  const std::vector<float> s1 = {10.0f, -20.0f, 30.0f, 0.0f, -0.5f, 7.25f, 1.0f, 2.0f};
+  for (bool extra_first : {false, true}) {
+    CAPTURE(extra_first);
+    simtest::Pipeline k;
+    auto tx = k.load("x", isa::DType::float32, P, F, 0);
+    auto t0 = k.load("s0", isa::DType::float32, P, 1, 512);
+    auto t1 = k.load("s1", isa::DType::float32, P, 1, 520);
+    auto y1 = simtest::sbuf(isa::DType::float32, 0, P, 1024, F), y2 = simtest::sbuf(isa::DType::float32, 0, P, 2048, F);
+    auto scratch = simtest::sbuf(isa::DType::float32, 0, P, 3072, F);
+    if (extra_first) {  // shifts the row order of everything after it
+      auto ins = simtest::make(isa::Opcode::tensor_scalar, {scratch, tx});
+      ins.params.op0 = isa::AluOp::add;
+      k.compute(isa::Engine::Vector, ins);
+    }
+    auto fused = simtest::make(isa::Opcode::tensor_scalar, {y1, tx, t0, t1});  // (x * s0) + s1, one pass
+    fused.params.op0 = isa::AluOp::multiply;
+    fused.params.op1 = isa::AluOp::add;
+    k.compute(isa::Engine::Vector, fused);
+    auto rows = simtest::make(isa::Opcode::tensor_scalar, {y2, tx, t0, t1});  // s1 - (s0 / x), row by row
+    rows.params.op0 = isa::AluOp::divide;
+    rows.params.reverse0 = true;
+    rows.params.op1 = isa::AluOp::subtract;
+    rows.params.reverse1 = true;
+    k.compute(isa::Engine::Vector, rows);
+    auto mx = simtest::make(isa::Opcode::tensor_tensor, {y1, y1, y2});  // in place
+    mx.params.op0 = isa::AluOp::maximum;
+    k.compute(isa::Engine::Vector, mx);
+    auto mn = simtest::make(isa::Opcode::tensor_tensor, {y2, y2, tx});
+    mn.params.op0 = isa::AluOp::minimum;
+    k.compute(isa::Engine::Vector, mn);
+    k.store("y1", y1);
+    k.store("y2", y2);
+    auto r = k.run({simtest::f32_array({P, F}, x), simtest::f32_array({P, 1}, s0), simtest::f32_array({P, 1}, s1)});
+    REQUIRE(r.outputs.size() == 2);
+    const auto g1 = simtest::values<float>(r.outputs[0]), g2 = simtest::values<float>(r.outputs[1]);
+    for (uint32_t p = 0; p < P; ++p)
+      for (uint32_t j = 0; j < F; ++j) {
+        const float xv = x[p * F + j];
+        const float a = xv * s0[p] + s1[p], b = s1[p] - s0[p] / xv;
+        CHECK(isa::float_to_bits(g1[p * F + j]) == isa::float_to_bits(a > b ? a : b));
+        CHECK(isa::float_to_bits(g2[p * F + j]) == isa::float_to_bits(b < xv ? b : xv));
+      }
   }
 }
