@@ -48,7 +48,7 @@ FunctionObj* find_kernel(Interp& in, ModuleObj* m, const CompileOptions& opts, c
   return jits[0];
 }
 
-ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack_bytes) {
+ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack_bytes, int* launched_lnc) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(std::string("cannot read kernel file: ") + std::strerror(errno), SourceLoc{path, 0, 0});
   std::stringstream ss;
@@ -72,7 +72,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   std::optional<isa::TargetDesc> target = isa::find_target(opts.target);
   if (!target) throw Error("unknown target '" + opts.target + "' (expected trn1, trn2 or trn3)");
   set_target_constants(in, *target);
-  in.nki->lnc = opts.lnc;
+  in.nki->lnc = opts.lnc ? opts.lnc : 1;  // 0: the file decides (below)
   in.nki->lnc_core = opts.lnc_core;
   std::string stem = std::filesystem::path(path).stem().string();
   if (stem.empty() || stem == "__main__") stem = "kernel";
@@ -167,8 +167,18 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     ModuleScope ms(in, fn_module);
     in.nki->current_api = fn->jit && !fn->legacy_jit;
     in.in_kernel = true;
-    // A grid spelled in the file (`kernel[2, 2](a, b)` in its __main__ block) counts as --grid.
-    const std::vector<int64_t> grid = opts.grid.empty() ? file_launch_grid(in, m, fn, opts.lnc) : opts.grid;
+    // A launch spelled in the file (`kernel[2, 2](a, b)` in its __main__ block): for a legacy kernel a grid
+    // that counts as --grid; for an nki.jit kernel `kernel[N]` is the logical core size, used when the
+    // command line gives none (opts.lnc == 0). The command line wins.
+    std::vector<int64_t> grid = opts.grid;
+    int lnc = opts.lnc ? opts.lnc : 1;
+    if (grid.empty() && (fn->legacy_jit || opts.lnc == 0)) {
+      std::vector<int64_t> g = file_launch_grid(in, m, fn, int(target->max_lnc));
+      if (fn->legacy_jit) grid = std::move(g);
+      else if (!g.empty()) lnc = int(g[0]);
+    }
+    in.nki->lnc = lnc;
+    if (launched_lnc) *launched_lnc = lnc;
     if (grid.empty()) {
       result = in.call_function(fn, a);
     } else {
@@ -210,6 +220,7 @@ constexpr size_t kEvalStackReserve = size_t(16) << 20;  // kept free below the e
 struct EvalJob {
   const std::string* path;
   const CompileOptions* opts;
+  int* launched_lnc;
   std::optional<ir::Kernel> result;
   std::exception_ptr error;
 };
@@ -217,21 +228,21 @@ struct EvalJob {
 void* eval_thread(void* p) {
   auto* job = static_cast<EvalJob*>(p);
   try {
-    job->result = run(*job->path, *job->opts, kEvalStackBytes - kEvalStackReserve);
+    job->result = run(*job->path, *job->opts, kEvalStackBytes - kEvalStackReserve, job->launched_lnc);
   } catch (...) {
     job->error = std::current_exception();
   }
   return nullptr;
 }
 
-ir::Kernel run_on_big_stack(const std::string& path, const CompileOptions& opts) {
-  EvalJob job{&path, &opts, std::nullopt, nullptr};
+ir::Kernel run_on_big_stack(const std::string& path, const CompileOptions& opts, int* launched_lnc) {
+  EvalJob job{&path, &opts, launched_lnc, std::nullopt, nullptr};
   pthread_attr_t attr;
   pthread_t th;
   bool started = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, kEvalStackBytes) == 0 &&
                  pthread_create(&th, &attr, eval_thread, &job) == 0;
   pthread_attr_destroy(&attr);
-  if (!started) return run(path, opts, 0);  // no thread: evaluate here with the default stack limit
+  if (!started) return run(path, opts, 0, launched_lnc);  // no thread: evaluate here with the default stack limit
   pthread_join(th, nullptr);
   if (job.error) std::rethrow_exception(job.error);
   return std::move(*job.result);
@@ -239,9 +250,9 @@ ir::Kernel run_on_big_stack(const std::string& path, const CompileOptions& opts)
 
 }  // namespace
 
-ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts) {
+ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts, int* launched_lnc) {
   try {
-    return run_on_big_stack(path, opts);
+    return run_on_big_stack(path, opts, launched_lnc);
   } catch (Error&) {
     throw;
   } catch (std::bad_alloc&) {

@@ -30,13 +30,16 @@ struct CompileOptions {
   // serially on one core, sharing its shared_hbm tensors. Empty: one instance.
   std::vector<int64_t> grid;
   // --lnc N (kernel[N]): the kernel is compiled once per physical core of the logical core; this compile is
-  // for core `lnc_core` (nl.program_id(0)) of `lnc` (nl.num_programs()).
+  // for core `lnc_core` (nl.program_id(0)) of `lnc` (nl.num_programs()). lnc = 0: the kernel file decides -
+  // an nki.jit kernel launched as `kernel[2]` (or `kernel[nl.nc(2)]`) in the file is LNC=2, else LNC=1.
   int lnc = 1, lnc_core = 0;
 };
 
 // Parses and evaluates the kernel's meta-program. Tensor parameters are the kernel parameters that have
 // no default and no --arg value, in signature order. Throws nkisim::Error located in the source.
-ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts);
+// `launched_lnc` (if given) receives the logical core size the kernel was compiled for (opts.lnc, or the
+// file's choice when opts.lnc is 0).
+ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts, int* launched_lnc = nullptr);
 
 // compile_to_ir, then the back end (ir::lower) for the target.
 isa::Program compile(const std::string& path, const CompileOptions& opts, const isa::TargetDesc& target);

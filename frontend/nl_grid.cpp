@@ -1,7 +1,9 @@
-// nl_grid.cpp - launch grids spelled in the kernel file (nki-language.md §1.2, §2.4): `kernel[2](a, b)`,
+// nl_grid.cpp - launches spelled in the kernel file (nki-language.md §1.2, §2.4): `kernel[2](a, b)`,
 // `kernel[4, 2]`, `kernel[nl.spmd_dim(4, nl.nc(2))]` or `kernel[nl.nc(2) * 2]` in the file's __main__ block or
-// test methods (host code the evaluator does not run) make the CLI run that grid, as --grid would; and
-// nl.spmd_dim / nl.nc as functions. Grids run serially on one core, so a core-sharded axis is just its size.
+// test methods (host code the evaluator does not run). For a legacy kernel that is a grid the CLI runs as
+// --grid would (serially on one core, so a core-sharded axis is just its size); for an nki.jit kernel
+// `kernel[N]` (or `kernel[nl.nc(N)]`) is the logical core size, run as --lnc N would (docs/lnc.md). Also
+// nl.spmd_dim / nl.nc as functions.
 #include <algorithm>
 
 #include "frontend/nl_ops.h"
@@ -73,7 +75,7 @@ bool static_int(const Expr* e, int64_t* out) {
 
 }  // namespace
 
-std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionObj* fn, int lnc) {
+std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionObj* fn, int max_lnc) {
   std::vector<Sym> names;
   for (auto& [k, v] : m->globals)
     if (v.is(VK::Function) && v.as<FunctionObj>() == fn) names.push_back(k);
@@ -111,11 +113,16 @@ std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionOb
                         "[...]: an nki.jit kernel is launched as kernel[1] or kernel[2] (the logical "
                         "NeuronCore size)",
                     loc);
-      if (g[0] != lnc)
-        throw Error(kname + "[" + std::to_string(g[0]) + "] launches the kernel on " + std::to_string(g[0]) + " core" +
-                        (g[0] == 1 ? "" : "s") + "; run it with --lnc " + std::to_string(g[0]),
+      if (g[0] > max_lnc)
+        throw Error(kname + "[" + std::to_string(g[0]) + "] launches the kernel on " + std::to_string(g[0]) +
+                        " cores (LNC=" + std::to_string(g[0]) + "), but " + in.kernel.target +
+                        " supports only LNC=" + std::to_string(max_lnc),
                     loc);
-      continue;
+      if (first && g != grid)
+        throw Error("the file launches " + kname + " on " + std::to_string(grid[0]) + " core" +
+                        (grid[0] == 1 ? "" : "s") + " at line " + std::to_string(first->line) + " and on " +
+                        std::to_string(g[0]) + " core" + (g[0] == 1 ? "" : "s") + " here; choose one with --lnc",
+                    loc);
     }
     if (first && g != grid)
       throw Error("the file launches " + kname + " with two different grids (" + shape_str(grid) + " at line " +

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "sim/cost.h"
+#include "sim/explain.h"
 #include "sim/simulate.h"
 
 namespace nkisim::sim {
@@ -43,7 +44,7 @@ std::string ref_text(const isa::Program& p, const Result& r, TimingRef ref) {
 }
 
 void explain_one(const isa::Program& p, const Result& r, const isa::TargetDesc& t, isa::Engine e, uint32_t i,
-                 std::string& s) {
+                 const ExplainWaitFn& waited, std::string& s) {
   const isa::Instruction& ins = p.streams[size_t(e)][i];
   const isa::InstrInfo& inf = isa::info(ins.op);
   std::string loc = "?";
@@ -71,7 +72,10 @@ void explain_one(const isa::Program& p, const Result& r, const isa::TargetDesc& 
   s += fmt("  schedule: ready %.3f ns, start %.3f ns, end %.3f ns, retired %.3f ns\n", tm.ready_ns, tm.start_ns,
            tm.end_ns, tm.retire_ns);
   if (tm.throttle < 1) s += fmt("  throttling: level %.3f, duration %.3f ns\n", tm.throttle, tm.end_ns - tm.start_ns);
-  if (tm.start_ns > tm.ready_ns) {
+  std::string cross;
+  if (tm.start_ns > tm.ready_ns && waited && waited(e, i, tm, cross)) {
+    s += fmt("  waited:   %.3f ns for ", tm.start_ns - tm.ready_ns) + cross + "\n";
+  } else if (tm.start_ns > tm.ready_ns) {
     std::string why(stall_cause_name(tm.cause));
     if (tm.cause == StallCause::semaphore) why += " s" + std::to_string(tm.sem) + " >= " + std::to_string(tm.sem_value);
     s += fmt("  waited:   %.3f ns for %s (%s)\n", tm.start_ns - tm.ready_ns, why.c_str(), ref_text(p, r, tm.pred).c_str());
@@ -96,6 +100,11 @@ void explain_one(const isa::Program& p, const Result& r, const isa::TargetDesc& 
 
 std::string format_explain(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line,
                            const std::string& file) {
+  return format_explain_with(p, r, t, line, file, nullptr);
+}
+
+std::string format_explain_with(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line,
+                                const std::string& file, const ExplainWaitFn& waited) {
   std::vector<std::pair<isa::Engine, uint32_t>> list;
   for (int e = 0; e < isa::kNumEngines; ++e)
     for (uint32_t i = 0; i < p.streams[size_t(e)].size(); ++i) {
@@ -123,7 +132,7 @@ std::string format_explain(const isa::Program& p, const Result& r, const isa::Ta
   s += "\n";
   for (auto& [e, i] : list) {
     s += "\n";
-    explain_one(p, r, t, e, i, s);
+    explain_one(p, r, t, e, i, waited, s);
   }
   return s;
 }

@@ -44,6 +44,7 @@ constexpr int kMR = 3;  // AVX2 and below: a vf16 is 2+ registers
 constexpr int kNV = 2;
 #endif
 constexpr uint32_t kNB = 16 * kNV;  // columns per block
+constexpr uint32_t kRowGroups = 4;  // row-block groups per column block (work items for parallel_for)
 
 // c[i][j] over rows k: wp = packed weights [rows][MR] of this row block; v = column block start.
 template <int MR, int NV>
@@ -136,19 +137,23 @@ void pe_gemm(const float* w, const float* v, uint32_t rows, uint32_t M, uint32_t
 
   const uint32_t vec_cols = N / 16 * 16;  // columns handled by the vector kernel
   const uint32_t nblocks = (vec_cols + kNB - 1) / kNB;
-  auto column_block = [&](size_t nb) {
-    const uint32_t n0 = uint32_t(nb) * kNB, nv = std::min<uint32_t>(kNB, vec_cols - n0) / 16;
-    for (uint32_t b = 0; b < mblocks; ++b) {
+  // Work items are (column block, group of row blocks): small enough that a helper thread which wakes late
+  // still takes its share (kRowGroups groups of row blocks per column block).
+  const uint32_t groups = std::min<uint32_t>(kRowGroups, mblocks);
+  auto column_block = [&](size_t item) {
+    const uint32_t nb = uint32_t(item / groups), g = uint32_t(item % groups);
+    const uint32_t n0 = nb * kNB, nv = std::min<uint32_t>(kNB, vec_cols - n0) / 16;
+    for (uint32_t b = g * mblocks / groups; b < (g + 1) * mblocks / groups; ++b) {
       const uint32_t m0 = b * kMR, mr = std::min<uint32_t>(kMR, M - m0);
       micro_any(int(mr), int(nv), wp + size_t(b) * kMR * rows, v + n0, rows, N, acc + size_t(m0) * N + n0);
     }
   };
   // Split over threads only when a block is worth a wake-up (~64K multiply-adds or more per block).
   const uint64_t work = uint64_t(rows) * M * N;
-  if (nblocks > 1 && work >= (uint64_t(1) << 20)) {
-    parallel_for(nblocks, column_block);
+  if (nblocks * groups > 1 && work >= (uint64_t(1) << 20)) {
+    parallel_for(size_t(nblocks) * groups, column_block);
   } else {
-    for (uint32_t nb = 0; nb < nblocks; ++nb) column_block(nb);
+    for (size_t item = 0; item < size_t(nblocks) * groups; ++item) column_block(item);
   }
   if (vec_cols < N) tail_columns(w, v, rows, M, N, 0, M, vec_cols, N, acc);
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "sim/cost.h"
+#include "sim/explain.h"
 #include "sim/simulate.h"
 
 namespace nkisim::sim {
@@ -128,7 +129,9 @@ void critical_path(const View& v, std::string& s) {
 
 }  // namespace
 
-std::string format_profile(const isa::Program& p, const Result& r) {
+std::string format_profile(const isa::Program& p, const Result& r) { return format_profile_with(p, r, nullptr); }
+
+std::string format_profile_with(const isa::Program& p, const Result& r, const ProfileWaitFn& waited) {
   const View v{p, r};
   std::string s = fmt("Profile: %s on %s (%s): %.3f us, %llu cycles, %llu instructions, %llu DMA transfers\n",
                       p.kernel_name.c_str(), r.target.c_str(), r.mode.c_str(), r.total_ns / 1000.0,
@@ -181,6 +184,12 @@ std::string format_profile(const isa::Program& p, const Result& r) {
   if (stalled.empty()) s += "  none\n";
   for (uint32_t id : stalled) {
     const InstrTiming& t = r.timeline[id];
+    std::string cross;
+    if (waited && waited(isa::Engine(t.engine), t.index, cross)) {
+      s += fmt("  %9.3f us  %s at %.3f us: waited for %s\n", (t.start_ns - t.ready_ns) / 1000.0,
+               v.describe({TimingRef::Instr, id}).c_str(), t.start_ns / 1000.0, cross.c_str());
+      continue;
+    }
     std::string why(stall_cause_name(t.cause));
     if (t.cause == StallCause::semaphore) why += " s" + std::to_string(t.sem) + " >= " + std::to_string(t.sem_value);
     s += fmt("  %9.3f us  %s at %.3f us: waited for %s, released by %s\n", (t.start_ns - t.ready_ns) / 1000.0,

@@ -20,27 +20,35 @@ namespace nkisim::sim::detail {
 using isa::Instruction;
 
 void Scheduler::dma_submit(int e, uint32_t i) {
+  const Instruction& ins = ins_at(e, i);
+  const DmaPlan& plan = *ops_[gid(e, i)].plan;
+  int32_t reg = 0;
+  if (ins.params.ind_kind == 3 && ins.params.rs0 < ctx_.regs[size_t(e)].size())
+    reg = ctx_.regs[size_t(e)][ins.params.rs0];  // registers are read at the trigger
+  double ready = now_;
+  if (dge_mode(ins, t_) == DgeMode::hwdge && t_.dma_hwdge_ns > 0 && !dge_free_.empty()) {
+    auto it = std::min_element(dge_free_.begin(), dge_free_.end());
+    *it = std::max(*it, now_) + t_.dma_hwdge_ns;
+    ready = *it;
+  }
+  enqueue_transfer(e, i, plan, now_, ready + t_.dma_fixed_ns, uint8_t(dge_mode(ins, t_)), false, reg);
+}
+
+uint32_t Scheduler::enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, double enqueue, double eligible,
+                                     uint8_t dge, bool sendrecv, int32_t reg) {
   const uint32_t id = gid(e, i);
-  const DmaPlan& plan = *ops_[id].plan;
   const uint32_t x = uint32_t(transfers_.size());
-  transfers_.emplace_back();
-  Transfer& tr = transfers_.back();
+  Transfer& tr = transfers_.emplace_back();
   tr.gid = id;
   tr.engine = uint8_t(e);
   tr.index = i;
   tr.plan = &plan;
   tr.queue = plan.queue;
-  tr.enqueue = now_;
+  tr.enqueue = enqueue;
   tr.pred = TimingRef{TimingRef::Instr, id};
-  if (ins_at(e, i).params.ind_kind == 3 && ins_at(e, i).params.rs0 < ctx_.regs[size_t(e)].size())
-    tr.reg = ctx_.regs[size_t(e)][ins_at(e, i).params.rs0];  // registers are read at the trigger
-  double ready = now_;
-  if (dge_mode(ins_at(e, i), t_) == DgeMode::hwdge && t_.dma_hwdge_ns > 0 && !dge_free_.empty()) {
-    auto it = std::min_element(dge_free_.begin(), dge_free_.end());
-    *it = std::max(*it, now_) + t_.dma_hwdge_ns;
-    ready = *it;
-  }
-  tr.eligible = ready + t_.dma_fixed_ns;
+  tr.reg = reg;
+  tr.sendrecv = sendrecv;
+  tr.eligible = eligible;
   tr.nshares = plan.engines_used;
   tr.pending = uint16_t(dma_.size());
   r_.dma_bytes += plan.bytes;
@@ -50,16 +58,16 @@ void Scheduler::dma_submit(int e, uint32_t i) {
   for (uint32_t d = 0; d < dma_.size(); ++d) {
     DmaEngine& en = dma_[d];
     if (tr.queue < 64) en.nonempty |= uint64_t(1) << tr.queue;
-    en.empties += plan.rows[d] == 0;
+    en.empties += d >= plan.layout.engines || plan.rows[d] == 0;
   }
   if (collect_) {
     r_.timeline[id].transfer = int32_t(x);
     TransferTiming tt;
     tt.instr = id;
     tt.queue = tr.queue;
-    tt.dge = uint8_t(dge_mode(ins_at(e, i), t_));
-    tt.enqueue_ns = now_;
-    tt.eligible_ns = tr.eligible;
+    tt.dge = dge;
+    tt.enqueue_ns = enqueue;
+    tt.eligible_ns = eligible;
     tt.bytes = plan.bytes;
     tt.hbm_read = plan.hbm_read;
     tt.hbm_write = plan.hbm_write;
@@ -67,7 +75,8 @@ void Scheduler::dma_submit(int e, uint32_t i) {
     tt.engines = plan.engines_used;
     r_.transfers.push_back(tt);
   }
-  push(tr.eligible, kTransferUnit, Ev::DmaEligible, x);
+  push(eligible, kTransferUnit, Ev::DmaEligible, x);
+  return x;
 }
 
 // Only engines where the transfer is at the head of its queue can make progress because of it (elsewhere

@@ -19,7 +19,6 @@ bool Scheduler::sendrecv_step(int e, uint32_t i, double& start) {
   if (phase == 0) {  // the pair is ready: submit this core's transfer
     sr_start_[size_t(e)] = start;
     phase = 1;
-    const uint32_t id = gid(e, i);
     DmaPlan& plan = sr_plans_.emplace_back();
     plan.layout = sendrecv_layout(ins, t_);
     plan.queue = ins.params.dma_queue < dma_fifo_.size() ? ins.params.dma_queue : 0;
@@ -28,39 +27,7 @@ bool Scheduler::sendrecv_step(int e, uint32_t i, double& start) {
     plan.rows = rows.data();
     for (uint32_t d = 0; d < plan.layout.engines; ++d) plan.engines_used += rows[d] > 0;
     plan.bytes = plan.layout.row_bytes * plan.layout.rows;
-    const uint32_t x = uint32_t(transfers_.size());
-    Transfer& tr = transfers_.emplace_back();
-    tr.gid = id;
-    tr.engine = uint8_t(e);
-    tr.index = i;
-    tr.plan = &plan;
-    tr.queue = plan.queue;
-    tr.enqueue = start;
-    tr.pred = TimingRef{TimingRef::Instr, id};
-    tr.sendrecv = true;
-    tr.eligible = start + t_.dma_fixed_ns;
-    tr.nshares = plan.engines_used;
-    tr.pending = uint16_t(dma_.size());
-    r_.dma_bytes += plan.bytes;
-    dma_fifo_[tr.queue].push_back(x);
-    for (uint32_t d = 0; d < dma_.size(); ++d) {
-      DmaEngine& en = dma_[d];
-      if (tr.queue < 64) en.nonempty |= uint64_t(1) << tr.queue;
-      en.empties += d >= plan.layout.engines || rows[d] == 0;
-    }
-    if (collect_) {
-      r_.timeline[id].transfer = int32_t(x);
-      TransferTiming tt;
-      tt.instr = id;
-      tt.queue = tr.queue;
-      tt.enqueue_ns = start;
-      tt.eligible_ns = tr.eligible;
-      tt.bytes = plan.bytes;
-      tt.buffers = uint32_t(plan.layout.per_row * plan.layout.rows);
-      tt.engines = plan.engines_used;
-      r_.transfers.push_back(tt);
-    }
-    push(tr.eligible, kTransferUnit, Ev::DmaEligible, x);
+    enqueue_transfer(e, i, plan, start, start + t_.dma_fixed_ns, 0, true, 0);
     return false;
   }
   if (phase == 1) return false;  // this core's transfer is in flight

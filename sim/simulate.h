@@ -150,6 +150,16 @@ struct LncResult {
   std::vector<HostArray> outputs;  // the kernel's returned tensors (shared HBM)
   std::vector<std::pair<std::string, HostArray>> written_inputs;
   double total_ns = 0;             // the later core's end
+  // The cross-core signals of a timed run (core_barrier / sendrecv), in sending order: core `from` added 1 to
+  // the peer's semaphore `sem` for the n-th time; it sent it at sent_ns (its instruction's stream had drained
+  // and its waits held) and it arrived at arrive_ns (core_barrier_ns later). --explain reads them.
+  struct Signal {
+    uint32_t from = 0;
+    uint16_t sem = 0;
+    uint32_t n = 0;
+    double sent_ns = 0, arrive_ns = 0;
+  };
+  std::vector<Signal> signals;
 };
 LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const HostArray> inputs,
                        const Options& opts = {});
@@ -169,5 +179,13 @@ std::string format_profile(const isa::Program& p, const Result& r);
 // `line` > 0 keeps the instructions of that kernel source line; `file` (if non-empty) must match too.
 std::string format_explain(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line = 0,
                            const std::string& file = "");
+// --explain of an LNC run (sim/explain_lnc.cpp): one section per core, headed "core C: ", each in the
+// single-core format except that a core_barrier's / sendrecv's wait names the peer core's matching
+// instruction and when its signal was sent and arrived.
+std::string format_explain_lnc(std::span<const isa::Program> programs, const LncResult& r, const isa::TargetDesc& t,
+                               int line = 0, const std::string& file = "");
+// --profile of an LNC run: one section per core, headed "core C: ", each in the single-core format except that
+// a core_barrier's / sendrecv's stall names the peer core's matching instruction and its signal's times.
+std::string format_profile_lnc(std::span<const isa::Program> programs, const LncResult& r);
 
 }  // namespace nkisim::sim

@@ -143,6 +143,11 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     own(c);
     s.push_back(std::make_unique<detail::Scheduler>(*ctx[c], opts, out.cores[c]));
     s[c]->remote_update = [&, c](uint16_t sem, uint32_t add, double t) {
+      if (opts.timeline) {  // for --explain: the k-th signal of core c on sem is its barrier number k
+        uint32_t k = 1;
+        for (const LncResult::Signal& g : out.signals) k += g.from == c && g.sem == sem;
+        out.signals.push_back(LncResult::Signal{uint32_t(c), sem, k, t - target->core_barrier_ns, t});
+      }
       for (size_t d = 0; d < n; ++d)
         if (d != c) remote.push(Remote{t, seq++, d, sem, add, false});
     };

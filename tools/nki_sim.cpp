@@ -145,10 +145,11 @@ int run(int argc, char** argv) {
       ("max-steps", po::value<uint64_t>(), "compile-time evaluation budget in steps (default 100000000)")
       ("max-instructions", po::value<uint64_t>(), "budget of nki.isa instructions a kernel may emit (default 5000000)")
       ("max-loop-iterations", po::value<uint64_t>(), "run-time budget of taken branches per engine in dynamic loops (default 1000000)")
-      ("lnc", po::value<int>(), "1|2: logical NeuronCore size (kernel[N]); 2 compiles the kernel once per core (nl.program_id(0) = 0, 1) and simulates both cores sharing HBM (trn2/trn3)")
+      ("lnc", po::value<int>(), "1|2: logical NeuronCore size (kernel[N]); 2 compiles the kernel once per core (nl.program_id(0) = 0, 1) and simulates both cores sharing HBM (trn2/trn3); default: the kernel file's kernel[N] launch, else 1")
       ("max-recursion", po::value<int>(), "depth limit of compile-time Python calls (default 1000)")
       ("grid", po::value<std::string>(),
-       "N[,M...]: a legacy SPMD launch grid; the kernel runs once per program id (nl.program_id), serially on one core")
+       "N[,M...]: a legacy SPMD launch grid; the kernel runs once per program id (nl.program_id), serially on one "
+       "core (with --lnc 2: on each of the two cores)")
       ("raw-low-precision", "write bfloat16/fp8/tfloat32 outputs as raw bits (unsigned ints) instead of float32")
       ("profile", po::value<std::string>()->implicit_value("-"),
        "print a profile (time per source line and opcode, engine busy %, critical path, biggest stalls) to stdout, "
@@ -290,14 +291,21 @@ int run(int argc, char** argv) {
       throw Error(kernel_path + ": an LNC=" + std::to_string(lnc) + " program, but " + target->name +
                   " supports only LNC=" + std::to_string(int(target->max_lnc)));
   }
+  // Without --lnc and --grid the kernel file decides: an nki.jit kernel launched as kernel[2] in the file runs
+  // as --lnc 2 (docs/lnc.md). Core 0's compile tells; it is the whole compile when the file says LNC=1.
+  std::optional<ir::Kernel> first;
+  if (!from_binary && !vm.count("lnc") && !vm.count("grid")) {
+    copts.lnc = 0;
+    first = frontend::compile_to_ir(kernel_path, copts, &lnc);
+    copts.lnc = lnc;
+  }
   if (lnc > 1) {
-    if (vm.count("grid")) throw cli::UsageError("--lnc 2 does not support --grid");
     if (!from_binary) {
       std::string ir_text;
       for (int c = 0; c < lnc; ++c) {
         copts.lnc = lnc;
         copts.lnc_core = c;
-        ir::Kernel kernel = frontend::compile_to_ir(kernel_path, copts);
+        ir::Kernel kernel = c == 0 && first ? std::move(*first) : frontend::compile_to_ir(kernel_path, copts);
         if (emit_kind == "ir") ir_text += "# core " + std::to_string(c) + "\n" + ir::print_kernel(kernel);
         programs.push_back(ir::lower(kernel, *target));
       }
@@ -329,18 +337,12 @@ int run(int argc, char** argv) {
                                          c + 1 == lnc ? written : std::vector<std::string>{});
     // --profile / --explain: one section per physical core, headed "core C: ".
     if (vm.count("profile")) {
-      std::string text;
-      for (int c = 0; c < lnc; ++c)
-        text += std::string(c ? "\n" : "") + "core " + std::to_string(c) + ": " +
-                sim::format_profile(programs[size_t(c)], r.cores[size_t(c)]);
+      const std::string text = sim::format_profile_lnc(programs, r);
       const std::string dest = vm["profile"].as<std::string>();
       if (dest == "-") std::cout << "\n" << text;
       else write_text(dest, text);
     }
-    if (vm.count("explain"))
-      for (int c = 0; c < lnc; ++c)
-        std::cout << "\ncore " << c << ": "
-                  << sim::format_explain(programs[size_t(c)], r.cores[size_t(c)], *target, explain_line, explain_file);
+    if (vm.count("explain")) std::cout << sim::format_explain_lnc(programs, r, *target, explain_line, explain_file);
     phases.lap("outputs");
     uint64_t instructions = 0;
     for (auto& core : r.cores) instructions += core.instructions;
@@ -352,7 +354,7 @@ int run(int argc, char** argv) {
   if (from_binary) {
     program = std::move(programs[0]);
   } else {
-    ir::Kernel kernel = frontend::compile_to_ir(kernel_path, copts);
+    ir::Kernel kernel = first ? std::move(*first) : frontend::compile_to_ir(kernel_path, copts);
     phases.lap("compile");
     if (emit_kind == "ir") write_text(emit_file, ir::print_kernel(kernel));
     program = ir::lower(kernel, *target);

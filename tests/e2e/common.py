@@ -31,6 +31,29 @@ def save(d, name, arr):
     return path
 
 
+LEGACY_HEADER = "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n\n\n"
+
+
+def write_kernel(d, name, body, header=LEGACY_HEADER):
+    """Writes header + body to d/name.py and returns the path."""
+    path = os.path.join(d, name + ".py")
+    with open(path, "w") as f:
+        f.write(header + body)
+    return path
+
+
+def cli_outputs(d, path, inputs, *extra, n=1):
+    """Runs the kernel at path on the arrays (saved in d) and returns its n outputs (None each on failure,
+    which is also a recorded check failure)."""
+    out = os.path.join(d, "out_" + os.path.basename(path))
+    rc, so, se = run(path, "--inputs", *[save(d, f"{os.path.basename(path)}_{i}.npy", x) for i, x in enumerate(inputs)],
+                     "-o", out, "-q", *extra)
+    check_equal(rc, 0, f"{os.path.basename(path)} {extra} exit code (stderr: {se})")
+    if rc:
+        return [None] * n
+    return [np.load(os.path.join(out, f"output_{i}.npy")) for i in range(n)]
+
+
 def to_bf16(x):
     """float32 -> float32 holding the nearest bfloat16 (round to nearest even); NaN stays NaN."""
     b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)

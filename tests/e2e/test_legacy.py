@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from common import EXAMPLES, check, check_equal, finish, run, save, tmpdir
+from common import EXAMPLES, check, check_equal, cli_outputs, finish, run, save, tmpdir, write_kernel
 
 d = tmpdir()
 rng = np.random.default_rng(3)
@@ -13,21 +13,11 @@ f32 = np.float32
 
 
 def kernel(name, body):
-    path = os.path.join(d, name + ".py")
-    with open(path, "w") as f:
-        f.write("import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n"
-                "import neuronxcc.nki.isa as nisa\n\n\n" + body)
-    return path
+    return write_kernel(d, name, body)
 
 
 def outputs(path, inputs, *extra, n=1):
-    out = os.path.join(d, "out_" + os.path.basename(path))
-    rc, so, se = run(path, "--inputs", *[save(d, f"{os.path.basename(path)}_{i}.npy", x) for i, x in enumerate(inputs)],
-                     "-o", out, "-q", *extra)
-    check_equal(rc, 0, f"{os.path.basename(path)} {extra} exit code (stderr: {se})")
-    if rc:
-        return [None] * n
-    return [np.load(os.path.join(out, f"output_{i}.npy")) for i in range(n)]
+    return cli_outputs(d, path, inputs, *extra, n=n)
 
 
 # ---- the examples

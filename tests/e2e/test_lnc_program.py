@@ -121,8 +121,9 @@ check(rc == 2 and "--lnc 2: " + one + " holds a single-core program" in se, f"--
 rc, so, se = run("--program", one, "--inputs", pa, pb, "-o", os.path.join(d, "one"))
 check(rc == 0 and np.array_equal(output(os.path.join(d, "one")), a + b) and "core 0" not in so,
       f"a single-core file runs as before ({se})")
-rc, _, se = run(K, "-k", "lnc_add", "--inputs", pa, pb, "--lnc", "2", "--grid", "2", "-o", d)
-check(rc == 2 and "--lnc 2 does not support --grid" in se, f"--grid: {rc} {se!r}")
+# --lnc 2 --grid 2: each core runs the whole grid serially (tests/e2e/test_lnc_launch.py)
+rc, _, se = run(K, "-k", "lnc_add", "--inputs", pa, pb, "--lnc", "2", "--grid", "2", "-o", os.path.join(d, "grid"))
+check(rc == 0 and np.array_equal(output(os.path.join(d, "grid")), a + b), f"--lnc 2 --grid 2: {rc} {se!r}")
 rc, _, se = tool("nki-objdump", one)
 check(rc == 0 and ".core" not in se, "nki-objdump of a single-core file")
 # A 2-core binary through the single-core reader path of --target trn1 (LNC=1 only).

@@ -12,6 +12,7 @@
 
 #include "isa/diagnostic.h"
 #include "sim/npy.h"
+#include "file_test_util.h"
 #include "sim_test_util.h"
 
 using namespace simtest;
@@ -20,28 +21,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("nkisim_io_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
+using filetest::error_of;
+struct TempDir : filetest::TempDir {
+  TempDir() : filetest::TempDir("nkisim_io_") {}
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const nkisim::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -11,6 +11,7 @@
 
 #include "isa/diagnostic.h"
 #include "sim/npy.h"
+#include "file_test_util.h"
 
 #ifndef NKISIM_PYTHON
 #define NKISIM_PYTHON "/usr/bin/python3"
@@ -22,28 +23,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("nkisim_npy_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
+using filetest::error_of;
+struct TempDir : filetest::TempDir {
+  TempDir() : filetest::TempDir("nkisim_npy_") {}
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const nkisim::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
