@@ -690,6 +690,7 @@ std::string decode_escapes(std::string_view raw, bool bytes, const std::string& 
           break;
         }
         fail("\\N{...} escapes are not supported");
+        break;  // not reached: fail() throws
       default:
         out += '\\';
         out += d;

@@ -13,10 +13,6 @@ namespace {
 using namespace isa_binding;
 using vector_binding::require_available;
 
-[[noreturn]] void not_supported_yet(const std::string& what) {
-  raise("NotImplementedError", what + " is not supported yet by nki-sim");
-}
-
 constexpr int kDgeUnknown = 0, kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
 
 int enum_value_or(const Value& v, int def) { return present(v) && v.is(VK::Enum) ? int(v.enum_value()) : def; }

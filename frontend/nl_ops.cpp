@@ -188,7 +188,6 @@ Value binary(Interp& in, isa::AluOp op, const Value& x, const Value& y, std::opt
     out = new_tile(in, big->shape(), rd);
   }
   if (never) return out;
-  const TensorObj* o = out.as<TensorObj>();
   auto rv = [&](const Value& v) { return restrict_value(v, bounds); };
   auto column = [&](const Value& v) -> Value {  // a [P,1] operand restricted on the partition axis only
     if (bounds.empty()) return v;
