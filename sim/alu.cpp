@@ -126,24 +126,48 @@ void alu_ts_f32(AluOp op, const float* a, float s, bool reverse, float* out, siz
 }
 
 namespace {
+// One element of a tensor_tensor op, exactly eval_f32(Op, a, b); maximum / minimum written branch-free
+// (a NaN operand gives a + b, its NaN) so that their loops vectorise.
+template <AluOp Op>
+inline float tt_elem(float a, float b) {
+  if constexpr (Op == AluOp::maximum || Op == AluOp::minimum) {
+    const float m = Op == AluOp::maximum ? (a > b ? a : b) : (a < b ? a : b);
+    return ((a != a) | (b != b)) ? a + b : m;
+  } else {
+    return eval_f32(Op, a, b);
+  }
+}
+template <AluOp Op>
+void tt_row(const float* __restrict x, const float* __restrict y, float* __restrict z, size_t n) {
+  for (size_t j = 0; j < n; ++j) z[j] = tt_elem<Op>(x[j], y[j]);
+}
+template <AluOp Op>
+void tt_row_into_first(float* __restrict xz, const float* __restrict y, size_t n) {
+  for (size_t j = 0; j < n; ++j) xz[j] = tt_elem<Op>(xz[j], y[j]);
+}
+template <AluOp Op>
+void tt_row_into_second(const float* __restrict x, float* __restrict yz, size_t n) {
+  for (size_t j = 0; j < n; ++j) yz[j] = tt_elem<Op>(x[j], yz[j]);
+}
+
+// A row of dst is the row of an input or disjoint from both (callers guarantee it), so each case gets
+// non-aliasing pointers and vectorises; one loop over possibly-aliasing pointers would fail the compiler's
+// overlap check whenever dst is an input (the common in-place case) and run scalar.
 template <AluOp Op>
 void rows_tt(const float* a, ptrdiff_t as, const float* b, ptrdiff_t bs, float* out, ptrdiff_t os, size_t n,
              uint32_t P) {
   for (uint32_t i = 0; i < P; ++i) {
     const float *x = a + i * as, *y = b + i * bs;
     float* z = out + i * os;
-    if constexpr (Op == AluOp::maximum || Op == AluOp::minimum) {
-      // Without NaNs in the row, eval_f32's NaN test is always false: the plain comparison gives the same
-      // bits in fewer vector instructions (a read-only pre-pass over the row, which then is in L1).
-      uint32_t nan = 0;
-      for (size_t j = 0; j < n; ++j) nan |= uint32_t(x[j] != x[j]) | uint32_t(y[j] != y[j]);
-      if (!nan) {
-        for (size_t j = 0; j < n; ++j)
-          z[j] = Op == AluOp::maximum ? (x[j] > y[j] ? x[j] : y[j]) : (x[j] < y[j] ? x[j] : y[j]);
-        continue;
-      }
+    if (z == x && z == y) {
+      loop_tt<Op>(x, y, z, n);
+    } else if (z == x) {
+      tt_row_into_first<Op>(z, y, n);
+    } else if (z == y) {
+      tt_row_into_second<Op>(x, z, n);
+    } else {
+      tt_row<Op>(x, y, z, n);
     }
-    loop_tt<Op>(x, y, z, n);
   }
 }
 template <AluOp Op>

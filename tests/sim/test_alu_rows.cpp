@@ -2,7 +2,7 @@
 // (docs/performance.md, case (c)) give the bits of the plain per-row loops: the fused two-op tensor_scalar
 // (alu_ts2_f32_rows) against op0 then op1 row by row, for every float op pair, both operand orders, per-row
 // columns and immediates, forward and backward (negative strides) and in place; maximum / minimum rows with
-// and without NaNs against alu_tt_f32.
+// and without NaNs against alu_tt_f32; every op with dst disjoint from, equal to either or both inputs.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -170,5 +170,38 @@ TEST_CASE("tensor_scalar / tensor_tensor fast paths: consecutive instructions (a
         CHECK(isa::float_to_bits(g1[p * F + j]) == isa::float_to_bits(a > b ? a : b));
         CHECK(isa::float_to_bits(g2[p * F + j]) == isa::float_to_bits(b < xv ? b : xv));
       }
+  }
+}
+
+TEST_CASE("alu_tt_f32_rows, every op: dst disjoint, dst = data1, dst = data2 and all three the same give alu_f32's bits") {
+  const uint32_t P = 4;
+  const size_t n = 67;  // a vector tail
+  const ptrdiff_t stride = 72;
+  const auto a0 = values(P * size_t(stride), 41, 0.15), b0 = values(P * size_t(stride), 42, 0.15);
+  const isa::AluOp ops[] = {
+#define ALU(id, name, cls, red) isa::AluOp::id,
+#include "isa/alu_ops.def"
+#undef ALU
+  };
+  for (isa::AluOp op : ops) {
+    CAPTURE(std::string(isa::alu_name(op)));
+    auto golden = [&](const std::vector<float>& x, const std::vector<float>& y) {
+      std::vector<float> g = x;
+      for (uint32_t i = 0; i < P; ++i)
+        for (size_t j = 0; j < n; ++j) g[i * stride + j] = sim::alu_f32(op, x[i * stride + j], y[i * stride + j]);
+      return g;
+    };
+    std::vector<float> out(a0.size(), 0.0f), xa = a0, yb = b0, same = a0;
+    sim::alu_tt_f32_rows(op, a0.data(), stride, b0.data(), stride, out.data(), stride, n, P);
+    sim::alu_tt_f32_rows(op, xa.data(), stride, b0.data(), stride, xa.data(), stride, n, P);  // into data1
+    sim::alu_tt_f32_rows(op, a0.data(), stride, yb.data(), stride, yb.data(), stride, n, P);  // into data2
+    sim::alu_tt_f32_rows(op, same.data(), stride, same.data(), stride, same.data(), stride, n, P);
+    std::vector<float> g = golden(a0, b0), g_out(a0.size(), 0.0f), g_yb = b0;
+    for (uint32_t i = 0; i < P; ++i)
+      for (size_t j = 0; j < n; ++j) g_out[i * stride + j] = g_yb[i * stride + j] = g[i * stride + j];
+    CHECK(same_bits_or_both_nan(out, g_out));
+    CHECK(same_bits_or_both_nan(xa, g));
+    CHECK(same_bits_or_both_nan(yb, g_yb));
+    CHECK(same_bits_or_both_nan(same, golden(a0, a0)));
   }
 }
