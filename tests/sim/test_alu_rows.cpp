@@ -205,3 +205,36 @@ TEST_CASE("alu_tt_f32_rows, every op: dst disjoint, dst = data1, dst = data2 and
     CHECK(same_bits_or_both_nan(same, golden(a0, a0)));
   }
 }
+
+TEST_CASE("alu_ts_f32_rows, every op: dst disjoint and in place, immediate and per-row scalars, both operand orders") {
+  const uint32_t P = 4;
+  const size_t n = 67;
+  const ptrdiff_t stride = 72;
+  const auto a0 = values(P * size_t(stride), 51, 0.15), col = values(P, 52, 0.25);
+  const isa::AluOp ops[] = {
+#define ALU(id, name, cls, red) isa::AluOp::id,
+#include "isa/alu_ops.def"
+#undef ALU
+  };
+  for (isa::AluOp op : ops)
+    for (bool reverse : {false, true})
+      for (bool per_row : {false, true}) {
+        CAPTURE(std::string(isa::alu_name(op)));
+        CAPTURE(reverse);
+        CAPTURE(per_row);
+        const float imm = -1.75f;
+        const bool rev = reverse && !sim::alu_is_unary(op);
+        std::vector<float> g(a0.size(), 0.0f), g_in = a0;
+        for (uint32_t i = 0; i < P; ++i)
+          for (size_t j = 0; j < n; ++j) {
+            const float x = a0[i * stride + j], c = per_row ? col[i] : imm;
+            g[i * stride + j] = g_in[i * stride + j] = rev ? sim::alu_f32(op, c, x) : sim::alu_f32(op, x, c);
+          }
+        std::vector<float> out(a0.size(), 0.0f), in = a0;
+        const float* s = per_row ? col.data() : nullptr;
+        sim::alu_ts_f32_rows(op, a0.data(), stride, s, imm, reverse, out.data(), stride, n, P);
+        sim::alu_ts_f32_rows(op, in.data(), stride, s, imm, reverse, in.data(), stride, n, P);
+        CHECK(same_bits_or_both_nan(out, g));
+        CHECK(same_bits_or_both_nan(in, g_in));
+      }
+}
