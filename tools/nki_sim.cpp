@@ -94,6 +94,32 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 // Writes output_<i>.npy per returned tensor and input_<name>.npy per input the kernel wrote; returns the paths.
+// The simulator options the command line asks for (shared by the one- and two-core paths).
+sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& target, bool functional,
+                         bool timing_only) {
+  sim::Options o;
+  o.target = target;
+  o.trace = vm.count("trace") > 0;
+  o.timeline = vm.count("profile") > 0 || vm.count("explain") > 0;
+  o.functional = functional;
+  o.timing_only = timing_only;
+  if (vm.count("max-loop-iterations")) o.max_loop_iterations = vm["max-loop-iterations"].as<uint64_t>();
+  return o;
+}
+
+// --profile [FILE]: "-" (the default) appends the profile to stdout.
+void write_profile(const po::variables_map& vm, const std::string& text) {
+  const std::string dest = vm["profile"].as<std::string>();
+  if (dest == "-")
+    std::cout << "\n" << text;
+  else
+    write_text(dest, text);
+}
+
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  write_text(path, std::string(bytes.begin(), bytes.end()));
+}
+
 std::vector<std::string> write_outputs(const std::string& out_dir, const std::vector<sim::HostArray>& outputs,
                                        const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs,
                                        bool raw) {
@@ -313,17 +339,8 @@ int run(int argc, char** argv) {
       if (emit_kind == "ir") write_text(emit_file, ir_text);
     }
     if (emit_kind == "asm") write_text(emit_file, isa::print_asm_cores(programs));
-    if (emit_kind == "bin") {
-      std::vector<uint8_t> bytes = isa::encode_programs(programs);
-      write_text(emit_file, std::string(bytes.begin(), bytes.end()));
-    }
-    sim::Options sopts;
-    sopts.target = *target;
-    sopts.trace = vm.count("trace") > 0;
-    sopts.timeline = vm.count("profile") > 0 || vm.count("explain") > 0;
-    sopts.functional = functional;
-    sopts.timing_only = timing_only;
-    if (vm.count("max-loop-iterations")) sopts.max_loop_iterations = vm["max-loop-iterations"].as<uint64_t>();
+    if (emit_kind == "bin") write_bytes(emit_file, isa::encode_programs(programs));
+    const sim::Options sopts = sim_options(vm, *target, functional, timing_only);
     sim::LncResult r = sim::simulate_lnc(programs, inputs, sopts);
     phases.lap("simulate");
     const std::vector<std::string> written = write_outputs(vm["output-dir"].as<std::string>(), r.outputs,
@@ -336,12 +353,7 @@ int run(int argc, char** argv) {
                   << sim::format_summary(programs[size_t(c)], r.cores[size_t(c)],
                                          c + 1 == lnc ? written : std::vector<std::string>{});
     // --profile / --explain: one section per physical core, headed "core C: ".
-    if (vm.count("profile")) {
-      const std::string text = sim::format_profile_lnc(programs, r);
-      const std::string dest = vm["profile"].as<std::string>();
-      if (dest == "-") std::cout << "\n" << text;
-      else write_text(dest, text);
-    }
+    if (vm.count("profile")) write_profile(vm, sim::format_profile_lnc(programs, r));
     if (vm.count("explain")) std::cout << sim::format_explain_lnc(programs, r, *target, explain_line, explain_file);
     phases.lap("outputs");
     uint64_t instructions = 0;
@@ -361,18 +373,9 @@ int run(int argc, char** argv) {
     phases.lap("lower");
   }
   if (emit_kind == "asm") write_text(emit_file, isa::print_asm(program));
-  if (emit_kind == "bin") {
-    std::vector<uint8_t> bytes = isa::encode_program(program);
-    write_text(emit_file, std::string(bytes.begin(), bytes.end()));
-  }
+  if (emit_kind == "bin") write_bytes(emit_file, isa::encode_program(program));
 
-  sim::Options sopts;
-  sopts.target = *target;
-  sopts.trace = vm.count("trace") > 0;
-  sopts.timeline = vm.count("profile") > 0 || vm.count("explain") > 0;
-  sopts.functional = functional;
-  sopts.timing_only = timing_only;
-  if (vm.count("max-loop-iterations")) sopts.max_loop_iterations = vm["max-loop-iterations"].as<uint64_t>();
+  sim::Options sopts = sim_options(vm, *target, functional, timing_only);
   sopts.outputs_in_place = true;  // outputs are written straight from simulated HBM
   if (!emit_kind.empty()) phases.lap("emit");
   sim::Result r = sim::simulate(program, inputs, sopts);
@@ -383,12 +386,7 @@ int run(int argc, char** argv) {
   write_report(vm, "stats", [&](std::ostream& f) { sim::write_stats_json(r, f); });
   write_report(vm, "trace", [&](std::ostream& f) { sim::write_trace_json(r, f); });
   if (!quiet) std::cout << sim::format_summary(program, r, written);
-  if (vm.count("profile")) {
-    const std::string text = sim::format_profile(program, r);
-    const std::string dest = vm["profile"].as<std::string>();
-    if (dest == "-") std::cout << "\n" << text;
-    else write_text(dest, text);
-  }
+  if (vm.count("profile")) write_profile(vm, sim::format_profile(program, r));
   if (vm.count("explain")) std::cout << "\n" << sim::format_explain(program, r, *target, explain_line, explain_file);
   phases.lap("outputs");
   phases.print(r.instructions);

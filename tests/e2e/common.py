@@ -34,12 +34,17 @@ def save(d, name, arr):
 LEGACY_HEADER = "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n\n\n"
 
 
+def write_file(d, name, text):
+    """Writes text to d/name and returns the path."""
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 def write_kernel(d, name, body, header=LEGACY_HEADER):
     """Writes header + body to d/name.py and returns the path."""
-    path = os.path.join(d, name + ".py")
-    with open(path, "w") as f:
-        f.write(header + body)
-    return path
+    return write_file(d, name + ".py", header + body)
 
 
 def cli_outputs(d, path, inputs, *extra, n=1):

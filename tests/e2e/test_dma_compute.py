@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from common import SRC, check, check_equal, finish, run, save, tmpdir, to_bf16
+from common import SRC, check, check_equal, finish, run, save, tmpdir, to_bf16, write_file
 
 d = tmpdir()
 RMW_KERNEL = os.path.join(SRC, "tests", "e2e", "kernels", "dma_rmw.py")
@@ -30,10 +30,7 @@ TO_SBUF = """t = nl.ndarray((P, F), dtype={dt}, buffer=nl.sbuf)
 
 
 def kernel(name, src):
-    path = os.path.join(d, name)
-    with open(path, "w") as f:
-        f.write(src)
-    return path
+    return write_file(d, name, src)
 
 
 def fp32_sum(x):

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from common import check, check_equal, finish, run, save, tmpdir
+from common import check, check_equal, finish, run, save, tmpdir, write_file
 
 d = tmpdir()
 rng = np.random.default_rng(7)
@@ -30,10 +30,7 @@ def gather(a, idx):
 
 
 def kernel(name, src):
-    path = os.path.join(d, name)
-    with open(path, "w") as f:
-        f.write(src)
-    return path
+    return write_file(d, name, src)
 
 
 def run_ok(path, inputs, what, target=None):

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from common import check, check_equal, finish, load_json, run, save, tmpdir
+from common import check, check_equal, finish, load_json, run, save, tmpdir, write_file
 
 d = tmpdir()
 
@@ -58,10 +58,7 @@ def chain(x):
 
 
 def kernel(name, src):
-    path = os.path.join(d, name)
-    with open(path, "w") as f:
-        f.write(src)
-    return path
+    return write_file(d, name, src)
 
 
 def slices(trace_path):

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from common import check, check_equal, finish, run, save, tmpdir, to_bf16
+from common import check, check_equal, finish, run, save, tmpdir, to_bf16, write_file
 
 d = tmpdir()
 rng = np.random.default_rng(11)
@@ -44,10 +44,7 @@ def transpose_sbuf(x):
 
 
 def kernel(name, src):
-    path = os.path.join(d, name)
-    with open(path, "w") as f:
-        f.write(src)
-    return path
+    return write_file(d, name, src)
 
 
 CASES = [((16, 128), (1, 0)), ((16, 40), (1, 0)), ((4, 8, 64), (2, 1, 0)), ((1, 16, 128), (2, 1, 0)),
