@@ -132,8 +132,8 @@ class CellRuns {
         Cell c = cells_[id];
         f(c);
         if (!same_state(c, cells_[id])) {
+          if (id != 0) release(id, n);
           const uint32_t nid = new_cell(c, n);
-          if (id != 0) refs_[id] -= n;
           std::fill(ids_.begin() + pos, ids_.begin() + end, nid);
         }
       }
@@ -147,9 +147,9 @@ class CellRuns {
     if (size_t(g) >= ids_.size()) ids_.resize(size_t(g) + 1, 0);
     uint32_t& id = ids_[size_t(g)];
     if (id == 0 || refs_[id] > 1) {
-      const uint32_t nid = new_cell(cells_[id], 1);
-      if (id != 0) --refs_[id];
-      id = nid;
+      const Cell copy = cells_[id];
+      if (id != 0) release(id, 1);
+      id = new_cell(copy, 1);
     }
     c = &cells_[id];
     return *c;
@@ -159,14 +159,26 @@ class CellRuns {
   std::vector<uint32_t> ids_;                  // per granule
   std::vector<Cell> cells_{Cell{}};            // [0]: the state of never-accessed granules
   std::vector<uint32_t> refs_{0};              // granules per cell
+  std::vector<uint32_t> free_;                 // cells no granule refers to any more, for reuse
   std::unique_ptr<RunMap> runs_;
 
-  // A cell never loses its last granule (a run that is all of its cell is updated in place), so the pool
-  // holds at most one cell per granule touched.
+  // Cells whose last granule moved to another cell are reused, so the pool holds about one cell per state
+  // in use (a kernel streaming through HBM keeps a few), not one per granule ever touched.
   uint32_t new_cell(const Cell& c, uint32_t n) {
+    if (!free_.empty()) {
+      const uint32_t id = free_.back();
+      free_.pop_back();
+      cells_[id] = c;
+      refs_[id] = n;
+      return id;
+    }
     cells_.push_back(c);
     refs_.push_back(n);
     return uint32_t(cells_.size() - 1);
+  }
+  void release(uint32_t id, uint32_t n) {
+    refs_[id] -= n;
+    if (refs_[id] == 0) free_.push_back(id);
   }
   RunMap& to_runs() {
     if (!runs_) {
@@ -180,6 +192,7 @@ class CellRuns {
       ids_ = {};
       cells_ = {};
       refs_ = {};
+      free_ = {};
     }
     return *runs_;
   }

@@ -191,6 +191,29 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
     }
   }
 
+  const bool accumulate = ins.params.accumulate;
+  if (!dbl && !transpose && mv.contiguous_rows() && !may_overlap(dst, mv)) {
+    // Dense moving rows: pe_gemm converts them panel by panel on its threads and, for a dense fp32 dst,
+    // accumulates straight into it (the common PSUM case), skipping both staging copies.
+    GemmMoving moving;
+    moving.base = mv.row(0);
+    moving.row_step = mv.pstep;
+    moving.dtype = mv.dtype;
+    GemmOut out;
+    if (float* d = direct_f32(dst, 0); d && dst.pstep % 4 == 0) {
+      out.base = d;
+      out.row_step = dst.pstep / 4;
+      out.accumulate = accumulate;
+      pe_gemm(pe.value.data(), rows, M, N, moving, out);
+      return;
+    }
+    out.base = ctx.f32(1, size_t(M) * N);
+    out.row_step = N;
+    pe_gemm(pe.value.data(), rows, M, N, moving, out);
+    write_result(ctx, dst, out.base, accumulate);
+    return;
+  }
+
   // Moving rows in contraction order.
   float* v = ctx.f32(0, size_t(rows) * N);
   if (dbl) {
@@ -237,7 +260,7 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
 
   float* acc = ctx.f32(1, size_t(M) * N);
   pe_gemm(pe.value.data(), v, rows, M, N, acc);
-  write_result(ctx, dst, acc, ins.params.accumulate);
+  write_result(ctx, dst, acc, accumulate);
 }
 
 // dst[F, P] = data[P, F].T through the PE array: data becomes the stationary, the identity streams as moving.

@@ -2,14 +2,37 @@
 #pragma once
 #include <cstdint>
 
+#include "isa/dtype.h"
+
 namespace nkisim::sim {
 
-// acc[M x N] = w[rows x M].T @ v[rows x N], all row-major fp32. For every output element the products
-// w[k, m] * v[k, n] are each rounded to fp32 and added to a running fp32 sum in contraction order
+// The moving operand as it sits in memory: `rows` x N elements of `dtype`, element (k, n) at
+// base + k * row_step + n * dtype_size (each row dense). Converted to fp32 a column panel at a time.
+struct GemmMoving {
+  const uint8_t* base = nullptr;
+  int64_t row_step = 0;  // bytes
+  isa::DType dtype = isa::DType::float32;
+};
+
+// The fp32 result: M rows x N, row m at base + m * row_step floats. With `accumulate` every element
+// becomes round(old + result), the PSUM accumulation; otherwise it is overwritten with the result.
+struct GemmOut {
+  float* base = nullptr;
+  int64_t row_step = 0;  // floats
+  bool accumulate = false;
+};
+
+// out[M x N] (+)= w[rows x M].T @ moving[rows x N], w row-major fp32. For every output element the
+// products w[k, m] * v[k, n] are each rounded to fp32 and added to a running fp32 sum in contraction order
 // k = 0, 1, ..., rows-1 starting from +0.0 (the partial sum entering the top of the systolic array); the
-// product is never fused with the add. Register-blocked (output tiles held in vector registers while k
-// runs) and split by column blocks over parallel_for threads; the order of every sum is the one above, so
-// the result is bit-identical to the naive triple loop whatever the blocking or thread count.
+// product is never fused with the add; with accumulate the finished sum is then added to the old value.
+// Register-blocked (output tiles held in vector registers while k runs) and split by column panels over
+// parallel_for threads, each converting its own panel of the moving operand and writing its own columns
+// of the output; the order of every sum is the one above, so the result is bit-identical to the naive
+// triple loop whatever the blocking or thread count. `out` must not overlap the moving operand.
+void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out);
+
+// acc[M x N] = w.T @ v with v and acc row-major fp32 (the form above with a dense fp32 moving operand).
 void pe_gemm(const float* w, const float* v, uint32_t rows, uint32_t M, uint32_t N, float* acc);
 
 // The naive triple loop with the same semantics (reference for tests and benchmarks).

@@ -20,21 +20,11 @@ void MemorySpace::init(uint32_t partitions, uint64_t partition_bytes) {
   pitch_ = partitions > 1 ? (partition_bytes + 63) / 64 * 64 + kSkewBytes : partition_bytes;
   uint64_t total = uint64_t(partitions) * pitch_;
   // An anonymous mapping: pages come from the OS on first touch (a large SBUF/HBM costs nothing until a
-  // chunk is used). NKISIM_HUGEPAGES=1 asks for transparent huge pages for large spaces: ~500x fewer page
-  // faults when a kernel touches tens of MiB of HBM, but with the kernel's THP defrag=madvise setting a
-  // fault may stall in memory compaction, which on a busy machine cost more than it saved
-  // (docs/performance.md), so it is opt-in.
+  // chunk is used). Huge pages are asked for per range by advise_huge (ExecContext decides where).
   const size_t bytes = size_t(std::max<uint64_t>(total, 1));
   data_.reset();
   void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  static const bool huge = [] {
-    const char* e = std::getenv("NKISIM_HUGEPAGES");
-    return e && e[0] == '1';
-  }();
-  if (huge && bytes >= (size_t(2) << 20)) madvise(mem, bytes, MADV_HUGEPAGE);
-#endif
   data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(mem), MemoryUnmap{bytes});
   chunks_per_partition_ = (partition_bytes + kChunkBytes - 1) / kChunkBytes;
   chunk_ready_.assign(size_t(partitions) * chunks_per_partition_, 0);
@@ -48,6 +38,16 @@ void MemorySpace::populate(uint64_t lo, uint64_t hi) {
   const uintptr_t a = (reinterpret_cast<uintptr_t>(ptr(0, 0)) + lo + page - 1) & ~(page - 1);
   const uintptr_t b = (reinterpret_cast<uintptr_t>(ptr(0, 0)) + std::min(hi, partition_bytes_)) & ~(page - 1);
   if (a < b) madvise(reinterpret_cast<void*>(a), b - a, MADV_POPULATE_WRITE);  // best effort (EINVAL before 5.14)
+#endif
+}
+
+void MemorySpace::advise_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi) {
+#ifdef MADV_HUGEPAGE
+  if (!np || p0 + np > partitions_) return;
+  const uintptr_t huge = uintptr_t(2) << 20;
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(ptr(p0, 0)) + lo + huge - 1) & ~(huge - 1);
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(ptr(p0 + np - 1, 0)) + std::min(hi, partition_bytes_)) & ~(huge - 1);
+  if (a < b) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);  // best effort
 #endif
 }
 

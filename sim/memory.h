@@ -14,7 +14,7 @@ namespace nkisim::sim {
 // output instead of plausible zeros.
 inline constexpr uint8_t kSentinelByte = 0xFF;
 
-// Frees a MemorySpace allocation (an anonymous mapping, huge pages when large; see MemorySpace::init).
+// Frees a MemorySpace allocation (an anonymous mapping; see MemorySpace::init).
 struct MemoryUnmap {
   size_t bytes = 0;
   void operator()(uint8_t* p) const;
@@ -44,6 +44,11 @@ class MemorySpace {
   // per 4 KiB on first touch (for ranges that will certainly be written, e.g. inputs and outputs in HBM).
   // Changes no byte's value or validity; a no-op where the OS cannot do it.
   void populate(uint64_t lo, uint64_t hi);
+  // Asks the OS for transparent huge pages (2 MiB) under bytes [lo, hi) of partitions [p0, p0+np) (the host
+  // span from the first partition's lo to the last one's hi, trimmed to whole huge pages): one page fault
+  // per 2 MiB instead of one per 4 KiB where a range will be touched densely. Changes no byte's value or
+  // validity; a no-op where the OS cannot do it.
+  void advise_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
   // Shared ownership of the allocation (Result outputs that alias simulated HBM keep it alive).
   std::shared_ptr<const uint8_t> share() const { return data_; }
 

@@ -12,6 +12,7 @@
 
 #include "isa/dtype.h"
 #include "sim/alu.h"
+#include "sim/convert.h"
 #include "sim/gemm.h"
 #include "sim/parallel.h"
 
@@ -81,6 +82,59 @@ TEST_CASE("pe_gemm equals the sequential triple loop bit for bit (every size cla
         if (rate == 0.0) CHECK(same_bits(fast, ref));
         else CHECK(same_bits_or_both_nan(fast, ref));
       }
+}
+
+TEST_CASE("pe_gemm from memory: dtypes converted per panel, padded rows, accumulate into a strided dst") {
+  // The moving operand as bytes of bf16 / fp8 / fp16 / fp32 rows with padding between rows; the result
+  // written into (or added onto) every other row-slot of a wider dst. Reference: convert the whole operand,
+  // run the triple loop, then out = old + result where accumulating.
+  struct Case {
+    uint32_t K, M, N;
+    isa::DType dt;
+  };
+  const Case cases[] = {{128, 128, 512, isa::DType::bfloat16}, {128, 128, 100, isa::DType::bfloat16},
+                        {7, 13, 33, isa::DType::float8_e4m3}, {64, 128, 80, isa::DType::float16},
+                        {128, 5, 640, isa::DType::float32},   {256, 128, 17, isa::DType::float8_e5m2},
+                        {1, 1, 1, isa::DType::bfloat16}};
+  uint32_t seed = 100;
+  for (const Case& c : cases)
+    for (bool accumulate : {false, true}) {
+      CAPTURE(c.K);
+      CAPTURE(c.M);
+      CAPTURE(c.N);
+      CAPTURE(isa::dtype_name(c.dt));
+      CAPTURE(accumulate);
+      const unsigned es = isa::dtype_size(c.dt);
+      const int64_t row_step = int64_t(c.N + 9) * es;  // padded rows
+      auto w = random_values(size_t(c.K) * c.M, seed++, true, 0.0);
+      auto vals = random_values(size_t(c.K) * c.N, seed++, false, 0.0);
+      std::vector<uint8_t> mem(size_t(row_step) * c.K, 0xAB);
+      std::vector<float> v(size_t(c.K) * c.N);  // the operand as the engine sees it (after conversion)
+      for (uint32_t k = 0; k < c.K; ++k) {
+        sim::store_f32(c.dt, mem.data() + k * row_step, es, c.N, vals.data() + size_t(k) * c.N);
+        sim::load_f32(c.dt, mem.data() + k * row_step, es, c.N, v.data() + size_t(k) * c.N);
+      }
+      const int64_t ostride = 2 * int64_t(c.N) + 3;
+      auto old = random_values(size_t(c.M) * ostride, seed++, false, 0.0);
+      std::vector<float> out = old, prod(size_t(c.M) * c.N);
+      sim::pe_gemm_reference(w.data(), v.data(), c.K, c.M, c.N, prod.data());
+      std::vector<float> want = old;
+      for (uint32_t m = 0; m < c.M; ++m)
+        for (uint32_t n = 0; n < c.N; ++n) {
+          float& o = want[size_t(m) * ostride + n];
+          o = accumulate ? o + prod[size_t(m) * c.N + n] : prod[size_t(m) * c.N + n];
+        }
+      sim::GemmMoving moving;
+      moving.base = mem.data();
+      moving.row_step = row_step;
+      moving.dtype = c.dt;
+      sim::GemmOut o;
+      o.base = out.data();
+      o.row_step = ostride;
+      o.accumulate = accumulate;
+      sim::pe_gemm(w.data(), c.K, c.M, c.N, moving, o);
+      CHECK(same_bits(out, want));  // including the untouched slots between rows
+    }
 }
 
 TEST_CASE("pe_gemm: products are rounded before the add, sums run k = 0..K-1 from +0.0") {
