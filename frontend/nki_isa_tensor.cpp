@@ -1,6 +1,7 @@
 // nki_isa_tensor.cpp - nki.isa bindings: Tensor Engine instructions (nc_matmul, nc_transpose) and the
 // matmul_perf_mode enum. nc_matmul emits load_stationary + multiply_moving (machine.md §4); accumulate=None
 // is inferred per PSUM element (docs/tensor-engine.md). Limits and dtype rules: nki-isa.md §3.1.
+#include <map>
 #include <algorithm>
 #include <unordered_map>
 
@@ -49,10 +50,50 @@ void check_input_dtype(const char* arg, DType t, int ncv) {
 // ---- accumulate=None inference --------------------------------------------------------------------------
 // Per PSUM tensor and element: was its latest write an (accumulating-capable) matmul? Kept incrementally
 // over the kernel's ops (append-only while a kernel compiles), bound to the nc_matmul builtin as `self`.
+// Disjoint, non-adjacent closed element ranges [first, last] (first -> last), merged as they are added.
+class RangeSet {
+ public:
+  void add(int64_t a, int64_t b) {
+    auto it = r_.upper_bound(a);
+    if (it != r_.begin() && std::prev(it)->second >= a - 1) {  // touches or overlaps the range before
+      --it;
+      a = it->first;
+    }
+    while (it != r_.end() && it->first <= b + 1) {
+      b = std::max(b, it->second);
+      it = r_.erase(it);
+    }
+    r_.emplace_hint(it, a, b);
+  }
+  void remove(int64_t a, int64_t b) {
+    auto it = r_.upper_bound(a);
+    if (it != r_.begin() && std::prev(it)->second >= a) --it;
+    while (it != r_.end() && it->first <= b) {
+      const int64_t f = it->first, l = it->second;
+      it = r_.erase(it);
+      if (f < a) r_.emplace_hint(it, f, a - 1);
+      if (l > b) it = r_.emplace_hint(it, b + 1, l);
+    }
+  }
+  // Elements of [a, b] inside the set.
+  int64_t count(int64_t a, int64_t b) const {
+    int64_t n = 0;
+    auto it = r_.upper_bound(a);
+    if (it != r_.begin() && std::prev(it)->second >= a) --it;
+    for (; it != r_.end() && it->first <= b; ++it) n += std::min(b, it->second) - std::max(a, it->first) + 1;
+    return n;
+  }
+  bool empty() const { return r_.empty(); }
+
+ private:
+  std::map<int64_t, int64_t> r_;
+};
+
 struct PsumTracker : OpaqueObj {
   const ir::Kernel* kernel = nullptr;
   size_t scanned = 0;
-  std::unordered_map<int, std::vector<uint8_t>> state;  // tensor id -> 1 per element written by a matmul
+  // Tensor id -> the elements whose latest write was a matmul (only tensors a matmul has written).
+  std::unordered_map<int, RangeSet> state;
   PsumTracker() : OpaqueObj("nki-sim PSUM accumulation tracker") {}
 };
 
@@ -87,6 +128,22 @@ void for_each_element(const ir::View& v, const ir::Tensor& base, F&& f) {
   }
 }
 
+// for_each_element with consecutive ranges merged: a whole tile is usually one call.
+template <class F>
+void for_each_range(const ir::View& v, const ir::Tensor& base, F&& f) {
+  int64_t a = 0, b = -2;
+  for_each_element(v, base, [&](int64_t x, int64_t y) {
+    if (x == b + 1) {
+      b = y;
+      return;
+    }
+    if (b >= a) f(a, b);
+    a = x;
+    b = y;
+  });
+  if (b >= a) f(a, b);
+}
+
 void track_op(PsumTracker& tr, const ir::Kernel& k, const ir::Op& op) {
   const isa::InstrInfo& inf = isa::info(op.opcode);
   const bool mm = (op.opcode == isa::Opcode::multiply_moving && !op.params.transpose) ||
@@ -96,14 +153,18 @@ void track_op(PsumTracker& tr, const ir::Kernel& k, const ir::Op& op) {
     const ir::View& v = *op.operands[s];
     const ir::Tensor& base = k.tensors[size_t(v.tensor)];
     if (base.buffer != ir::Buffer::psum) continue;
-    auto& st = tr.state[v.tensor];
-    if (st.empty()) {
+    auto found = tr.state.find(v.tensor);
+    if (found == tr.state.end()) {
       if (!mm) continue;
-      st.assign(size_t(base.num_elements()), 0);
+      found = tr.state.emplace(v.tensor, RangeSet{}).first;
     }
-    for_each_element(v, base, [&](int64_t a, int64_t b) {
-      const int64_t lo = std::max<int64_t>(a, 0), hi = std::min<int64_t>(b, int64_t(st.size()) - 1);
-      if (lo <= hi) std::fill(st.begin() + lo, st.begin() + hi + 1, uint8_t(mm));
+    RangeSet& st = found->second;
+    const int64_t last = base.num_elements() - 1;
+    for_each_range(v, base, [&](int64_t a, int64_t b) {
+      const int64_t lo = std::max<int64_t>(a, 0), hi = std::min<int64_t>(b, last);
+      if (lo > hi) return;
+      if (mm) st.add(lo, hi);
+      else st.remove(lo, hi);
     });
   }
 }
@@ -121,14 +182,13 @@ bool infer_accumulate(Interp& in, PsumTracker& tr, const TensorObj* dst) {
   auto it = tr.state.find(dst->id);
   if (it == tr.state.end()) return false;
   size_t total = 0, written = 0;
-  const std::vector<uint8_t>& st = it->second;
-  for_each_element(dst->view, dst->base(), [&](int64_t a, int64_t b) {
-    const int64_t lo = std::max<int64_t>(a, 0), hi = std::min<int64_t>(b, int64_t(st.size()) - 1);
+  const RangeSet& st = it->second;
+  const int64_t last = dst->base().num_elements() - 1;
+  for_each_range(dst->view, dst->base(), [&](int64_t a, int64_t b) {
+    const int64_t lo = std::max<int64_t>(a, 0), hi = std::min<int64_t>(b, last);
     if (lo > hi) return;
     total += size_t(hi - lo + 1);
-    size_t w = 0;  // 0/1 flags: a plain (vectorised) sum
-    for (int64_t e = lo; e <= hi; ++e) w += st[size_t(e)];
-    written += w;
+    written += size_t(st.count(lo, hi));
   });
   if (written == 0) return false;
   if (written == total) return true;
