@@ -20,10 +20,62 @@ namespace nkisim::ir::cells {
 constexpr int kEngineStreams = isa::kNumEngines;
 constexpr int kMaxStreams = 32;  // engines + DMA queues; reader sets are 32-bit masks
 
-struct Cell {
+// Per memory cell: the last writer and, per stream, the latest reader since that write. The readers are
+// kept in stream order, inline for up to kInlineReaders streams (the usual case: 32 bytes a cell) and in a
+// heap array beyond that; copies are deep, so two cells never share reader storage.
+class Cell {
+ public:
   int32_t last_write = -1;
-  uint32_t readers = 0;                   // streams with a read since last_write
-  std::array<int32_t, kMaxStreams> read;  // per stream: its latest reading op (valid where readers has the bit)
+  uint32_t readers = 0;  // bit s: stream s has read since last_write (read_by() is valid)
+
+  Cell() = default;
+  Cell(const Cell& o) : last_write(o.last_write), readers(o.readers), inline_(o.inline_) {
+    if (o.all_) all_ = std::make_unique<std::array<int32_t, kMaxStreams>>(*o.all_);
+  }
+  Cell& operator=(const Cell& o) {
+    if (this != &o) {
+      last_write = o.last_write;
+      readers = o.readers;
+      inline_ = o.inline_;
+      all_ = o.all_ ? std::make_unique<std::array<int32_t, kMaxStreams>>(*o.all_) : nullptr;
+    }
+    return *this;
+  }
+  Cell(Cell&&) noexcept = default;
+  Cell& operator=(Cell&&) noexcept = default;
+
+  // The latest op of stream s that read the cell (s must be in `readers`).
+  int32_t read_by(int s) const { return all_ ? (*all_)[size_t(s)] : inline_[rank(s)]; }
+  // A write: no readers since.
+  void write(int32_t op) {
+    last_write = op;
+    readers = 0;
+    all_.reset();
+  }
+  // A read by op `op` of stream s.
+  void read(int s, int32_t op) {
+    const uint32_t bit = 1u << s;
+    if (all_) {
+      (*all_)[size_t(s)] = op;
+    } else if (readers & bit) {
+      inline_[rank(s)] = op;
+    } else if (std::popcount(readers) < kInlineReaders) {
+      const int r = rank(s), n = std::popcount(readers);
+      for (int i = n; i > r; --i) inline_[size_t(i)] = inline_[size_t(i - 1)];
+      inline_[size_t(r)] = op;
+    } else {  // one stream too many for the inline slots
+      all_ = std::make_unique<std::array<int32_t, kMaxStreams>>();
+      for (uint32_t m = readers; m; m &= m - 1) (*all_)[size_t(std::countr_zero(m))] = inline_[rank(std::countr_zero(m))];
+      (*all_)[size_t(s)] = op;
+    }
+    readers |= bit;
+  }
+
+ private:
+  static constexpr int kInlineReaders = 4;
+  size_t rank(int s) const { return size_t(std::popcount(readers & ((1u << s) - 1))); }
+  std::array<int32_t, kInlineReaders> inline_{};
+  std::unique_ptr<std::array<int32_t, kMaxStreams>> all_;
 };
 
 // Two cells are in the same state: the same last writer and the same reader per stream.
@@ -31,7 +83,7 @@ inline bool same_state(const Cell& a, const Cell& b) {
   if (a.last_write != b.last_write || a.readers != b.readers) return false;
   for (uint32_t r = a.readers; r; r &= r - 1) {
     const int s = std::countr_zero(r);
-    if (a.read[size_t(s)] != b.read[size_t(s)]) return false;
+    if (a.read_by(s) != b.read_by(s)) return false;
   }
   return true;
 }

@@ -301,7 +301,7 @@ class LoopEmitter {
               if (c.last_write >= 0 && c.last_write != self) prod.push_back(c.last_write);
               if (writes)
                 for (uint32_t rr = c.readers; rr; rr &= rr - 1) {
-                  int32_t reader = c.read[size_t(std::countr_zero(rr))];
+                  int32_t reader = c.read_by(std::countr_zero(rr));
                   if (reader != self) prod.push_back(reader);
                 }
             });
@@ -333,13 +333,8 @@ class LoopEmitter {
             CellMap& m = map_for(a.ap->mem);
             for_each_cell(*a.ap, m, per_quadrant(a.ap->mem), [&](int64_t key) {
               Cell& c = m.at(key);
-              if (writes) {
-                c.readers = 0;
-                c.last_write = self;
-              } else {
-                c.readers |= 1u << u.stream;
-                c.read[u.stream] = self;
-              }
+              if (writes) c.write(self);
+              else c.read(u.stream, self);
             });
           }
       }

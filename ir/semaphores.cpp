@@ -58,7 +58,7 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
           if (c.last_write >= 0 && size_t(c.last_write) != i) prod.push_back(c.last_write);
           if (writes)
             for (uint32_t r = c.readers; r; r &= r - 1) {
-              int32_t reader = c.read[size_t(std::countr_zero(r))];
+              int32_t reader = c.read_by(std::countr_zero(r));
               if (size_t(reader) != i) prod.push_back(reader);
             }
         });
@@ -90,13 +90,8 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
       for_each_access(ins, writes, [&](const isa::AccessPattern& ap) {
         CellMap& m = map_for(ap.mem);
         for_each_cell_state(ap, m, per_quadrant(ap.mem), [&](Cell& c) {
-          if (writes) {
-            c.readers = 0;
-            c.last_write = int32_t(i);
-          } else {
-            c.readers |= 1u << stream[i];
-            c.read[stream[i]] = int32_t(i);
-          }
+          if (writes) c.write(int32_t(i));
+          else c.read(stream[i], int32_t(i));
         });
       });
   }
