@@ -533,6 +533,11 @@ NpyHandle::Fd::~Fd() {
   if (fd >= 0) ::close(fd);
 }
 
+void prepare_rewrite(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) ::unlink(path.c_str());
+}
+
 void write_npy(const std::string& path, const HostArray& a, bool raw_low_precision) {
   const isa::DType t = a.dtype;
   const unsigned size = isa::dtype_size(t);
@@ -584,12 +589,7 @@ void write_npy(const std::string& path, const HostArray& a, bool raw_low_precisi
   for (size_t k = 0; k < len_bytes; ++k) prefix += char((total >> (8 * k)) & 0xFF);
 
   // One writev for prefix, header and data (the data straight from where it lives, e.g. simulated HBM).
-  // An existing output (the usual case when a kernel is re-run) is unlinked and written anew rather than
-  // truncated: ext4 (auto_da_alloc) flushes a file truncated and rewritten at close, which cost 50-70 ms for
-  // a 16 MiB output against 5 ms for a fresh file. Only a plain file with no other links is replaced this
-  // way, so symlinks and hard links are still written through.
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) ::unlink(path.c_str());
+  prepare_rewrite(path);  // an existing output (a kernel run again) is replaced, not truncated
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) fail(path, std::string("cannot write: ") + std::strerror(errno));
   iovec iov[3] = {{prefix.data(), prefix.size()}, {header.data(), header.size()},

@@ -57,6 +57,12 @@ HostArray to_host_array(NpyFile&& f, std::optional<isa::DType> requested);
 // simulator binds the input, straight into simulated HBM.
 HostArray to_host_array(const NpyHandle& f, std::optional<isa::DType> requested);
 
+// Call before (re)writing the file at `path`: removes it when it is a plain file with no other links, so
+// it is created anew rather than truncated. ext4 (auto_da_alloc) flushes a file that is truncated and
+// rewritten when it is closed: 50-70 ms for a 16 MiB output against 5 ms for a new file. Symlinks and
+// hard-linked files are kept and written through.
+void prepare_rewrite(const std::string& path);
+
 // Writes `a`. Float dtypes numpy lacks (bfloat16, tfloat32, fp8) are widened to float32 (exact) unless
 // raw_low_precision, in which case their raw bits are written as unsigned integers of the same width.
 // Throws nkisim::Error ("path: cannot write ...") on I/O failure.

@@ -89,11 +89,11 @@ std::pair<std::string, std::string> split_assignment(const std::string& s, const
 }
 
 void write_text(const std::string& path, const std::string& text) {
+  sim::prepare_rewrite(path);
   std::ofstream f(path, std::ios::binary);
   if (!f || !(f << text) || !f.flush()) throw Error(path + ": cannot write file");
 }
 
-// Writes output_<i>.npy per returned tensor and input_<name>.npy per input the kernel wrote; returns the paths.
 // The simulator options the command line asks for (shared by the one- and two-core paths).
 sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& target, bool functional,
                          bool timing_only) {
@@ -120,6 +120,7 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   write_text(path, std::string(bytes.begin(), bytes.end()));
 }
 
+// Writes output_<i>.npy per returned tensor and input_<name>.npy per input the kernel wrote; returns the paths.
 std::vector<std::string> write_outputs(const std::string& out_dir, const std::vector<sim::HostArray>& outputs,
                                        const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs,
                                        bool raw) {
@@ -143,6 +144,7 @@ template <class Writer>
 void write_report(const po::variables_map& vm, const char* option, Writer&& writer) {
   if (!vm.count(option)) return;
   const std::string path = vm[option].as<std::string>();
+  sim::prepare_rewrite(path);
   std::ofstream f(path);
   writer(f);
   if (!f.flush()) throw Error(path + ": cannot write file");

@@ -78,4 +78,33 @@ check(np.array_equal((craw.astype(np.uint32) << 16).view(np.float32), golden), "
 # Same run twice: identical stats (determinism).
 rc1, so1, _ = run(KERNEL, "--inputs", pa, pb, "-o", os.path.join(d, "o1"), "--stats", os.path.join(d, "s1.json"))
 check(open(os.path.join(d, "s.json")).read() == open(os.path.join(d, "s1.json")).read(), "stats are deterministic")
+
+# Running again into the same directory replaces what is there (an existing output is removed and written
+# anew rather than truncated): a longer old file leaves nothing behind, a symlinked output is written
+# through its link, a hard-linked output through both names; --stats over an old file likewise.
+out = os.path.join(d, "again")
+os.makedirs(out)
+with open(os.path.join(out, "output_0.npy"), "wb") as f:
+    f.write(b"x" * (3 << 20))  # longer than the real output
+with open(os.path.join(d, "s2.json"), "w") as f:
+    f.write("{" + " " * 100000 + "}")
+rc, so, se = run(KERNEL, "--inputs", pa, pb, "-o", out, "-q", "--stats", os.path.join(d, "s2.json"))
+check_equal(rc, 0, f"rerun exit code (stderr: {se})")
+check(np.array_equal(np.load(os.path.join(out, "output_0.npy")), a + b), "rerun replaces a longer old output")
+check_equal(os.path.getsize(os.path.join(out, "output_0.npy")), 128 + a.nbytes, "rerun output size")
+check(open(os.path.join(d, "s2.json")).read() == open(os.path.join(d, "s1.json")).read(), "rerun replaces old stats")
+target = os.path.join(d, "elsewhere.npy")
+open(target, "wb").close()
+os.remove(os.path.join(out, "output_0.npy"))
+os.symlink(target, os.path.join(out, "output_0.npy"))
+rc, so, se = run(KERNEL, "--inputs", pa, pb, "-o", out, "-q")
+check(os.path.islink(os.path.join(out, "output_0.npy")), "a symlinked output stays a symlink")
+check(np.array_equal(np.load(target), a + b), "a symlinked output is written through the link")
+os.remove(os.path.join(out, "output_0.npy"))
+with open(target, "wb") as f:
+    f.write(b"stale")
+os.link(target, os.path.join(out, "output_0.npy"))
+rc, so, se = run(KERNEL, "--inputs", pb, pa, "-o", out, "-q")
+check_equal(os.stat(target).st_nlink, 2, "a hard-linked output keeps its links")
+check(np.array_equal(np.load(target), b + a), "a hard-linked output is written through both names")
 finish()
