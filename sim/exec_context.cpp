@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
+#include <vector>
 
 #include "isa/mx.h"
 #include "sim/exec.h"
@@ -38,27 +39,60 @@ uint64_t partition_high_water(const isa::Program& p, Memory m) {
 }
 
 // Transparent huge pages where the program will touch memory densely. On the 2-vCPU VM we measure on, a
-// 4 KiB first-touch fault costs about 1.8 us and a 2 MiB one about 110 us (28 MiB: 13 ms against 1.5 ms),
+// 4 KiB first-touch fault costs about 1.8 us and a 2 MiB one about 0.1 ms (28 MiB: 13 ms against 1.5 ms),
 // so a huge page pays off once an eighth of it is used. HBM: every tensor of 2 MiB or more (inputs and
 // outputs are touched whole). SBUF/PSUM: the whole space when the program's operands reach past an eighth
-// of a partition (a 2 MiB page spans about ten SBUF partitions). NKISIM_HUGEPAGES=0 turns this off, =1
-// asks for huge pages everywhere (docs/performance.md "Huge pages").
+// of a partition (a 2 MiB page spans about ten SBUF partitions).
+//
+// But a huge page can also be "cold": a VM whose free memory is reported back to the host (virtio free
+// page reporting hands back free blocks of 2 MiB and more) makes the host fault in every 4 KiB of it again,
+// and one 2 MiB fault then takes 5-7 ms (up to 20 ms) instead of 0.1 ms, while 4 KiB pages stay at about
+// 1.8 us. Measured here with huge pages always on: the matmul of bench case (a) took 0.30 s instead of
+// 0.21 s when run 8 s after the previous run, the 4096^2 softmax 0.35 s instead of 0.17 s; back to back
+// (warm pages) 0.11-0.14 s and 0.07-0.09 s. Which pages are cold shows only page by page, so the advised
+// ranges are populated now, one huge page at a time, keeping account of what they cost beyond the 4 KiB
+// faults they replace; once that excess passes kHugePageLossBudget the advice is taken back for everything
+// not yet populated (two cold pages do it, a lone cold page among warm ones does not). So a run costs at
+// most about that budget more than with 4 KiB pages. docs/performance.md "Huge pages". NKISIM_HUGEPAGES=0
+// turns huge pages off, =1 asks for them everywhere and populates nothing up front.
+constexpr double kSmallFaultSeconds = 1.8e-6;  // one 4 KiB first-touch fault on the VM above
+constexpr double kSmallPagesPerHuge = 512;
+constexpr double kHugePageLossBudget = 0.005;
+
 void advise_huge_pages(Memories& mem, const isa::Program& p) {
   const char* env = std::getenv("NKISIM_HUGEPAGES");
   const int mode = env && env[0] == '0' ? 0 : env && env[0] == '1' ? 1 : 2;
   if (mode == 0) return;
+  struct Range {
+    MemorySpace* space;
+    uint32_t p0, np;
+    uint64_t lo, hi;
+  };
+  std::vector<Range> ranges;
   const uint64_t huge = uint64_t(2) << 20;
   if (mode == 1) {
-    mem.hbm.advise_huge(0, 1, 0, mem.hbm.partition_bytes());
+    ranges.push_back({&mem.hbm, 0, 1, 0, mem.hbm.partition_bytes()});
   } else {
     for (const isa::HbmTensor& t : p.hbm_tensors)
-      if (t.bytes >= huge) mem.hbm.advise_huge(0, 1, t.address, t.address + t.bytes);
+      if (t.bytes >= huge) ranges.push_back({&mem.hbm, 0, 1, t.address, t.address + t.bytes});
   }
   for (Memory m : {Memory::SBUF, Memory::PSUM}) {
     MemorySpace& space = mem.of(m);
     const uint64_t hi = mode == 1 ? space.partition_bytes() : partition_high_water(p, m);
-    if (hi * kHugePageMinUse >= space.partition_bytes()) space.advise_huge(0, space.partitions(), 0, hi);
+    if (hi * kHugePageMinUse >= space.partition_bytes()) ranges.push_back({&space, 0, space.partitions(), 0, hi});
   }
+  for (const Range& r : ranges) r.space->advise_huge(r.p0, r.np, r.lo, r.hi);
+  if (mode == 1) return;
+  double loss = 0;  // seconds the huge pages so far cost beyond the 4 KiB faults they replace
+  auto keep_going = [&](double seconds) {
+    loss += seconds - kSmallFaultSeconds * kSmallPagesPerHuge;
+    return loss <= kHugePageLossBudget;
+  };
+  for (const Range& r : ranges)
+    if (!r.space->populate_huge(r.p0, r.np, r.lo, r.hi, keep_going)) {
+      for (const Range& q : ranges) q.space->advise_huge(q.p0, q.np, q.lo, q.hi, false);
+      return;
+    }
 }
 
 }  // namespace

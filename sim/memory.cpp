@@ -2,6 +2,7 @@
 #include "sim/memory.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -41,14 +42,40 @@ void MemorySpace::populate(uint64_t lo, uint64_t hi) {
 #endif
 }
 
-void MemorySpace::advise_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi) {
-#ifdef MADV_HUGEPAGE
-  if (!np || p0 + np > partitions_) return;
-  const uintptr_t huge = uintptr_t(2) << 20;
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(ptr(p0, 0)) + lo + huge - 1) & ~(huge - 1);
-  const uintptr_t b = (reinterpret_cast<uintptr_t>(ptr(p0 + np - 1, 0)) + std::min(hi, partition_bytes_)) & ~(huge - 1);
-  if (a < b) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);  // best effort
+namespace {
+constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
+}
+
+// The whole huge pages of the host span from partition p0's byte lo to partition p0+np-1's byte hi.
+std::pair<uintptr_t, uintptr_t> MemorySpace::huge_span(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi) {
+  if (!np || p0 + np > partitions_) return {0, 0};
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(ptr(p0, 0)) + lo + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(ptr(p0 + np - 1, 0)) + std::min(hi, partition_bytes_)) & ~(kHugePage - 1);
+  return a < b ? std::pair{a, b} : std::pair<uintptr_t, uintptr_t>{0, 0};
+}
+
+void MemorySpace::advise_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi, bool huge) {
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+  const auto [a, b] = huge_span(p0, np, lo, hi);
+  if (a < b) madvise(reinterpret_cast<void*>(a), b - a, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);  // best effort
+#else
+  (void)p0, (void)np, (void)lo, (void)hi, (void)huge;
 #endif
+}
+
+bool MemorySpace::populate_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi,
+                                const std::function<bool(double)>& keep_going) {
+#ifdef MADV_POPULATE_WRITE
+  const auto [a, b] = huge_span(p0, np, lo, hi);
+  for (uintptr_t x = a; x < b; x += kHugePage) {
+    const auto t0 = std::chrono::steady_clock::now();
+    madvise(reinterpret_cast<void*>(x), kHugePage, MADV_POPULATE_WRITE);
+    if (!keep_going(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())) return false;
+  }
+#else
+  (void)p0, (void)np, (void)lo, (void)hi, (void)keep_going;
+#endif
+  return true;
 }
 
 void MemorySpace::mark(uint32_t p, uint64_t c, bool fill) {

@@ -2,7 +2,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "isa/access_pattern.h"
@@ -48,12 +50,17 @@ class MemorySpace {
   // span from the first partition's lo to the last one's hi, trimmed to whole huge pages): one page fault
   // per 2 MiB instead of one per 4 KiB where a range will be touched densely. Changes no byte's value or
   // validity; a no-op where the OS cannot do it.
-  void advise_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
+  // huge = false takes the advice back (MADV_NOHUGEPAGE) for pages not yet touched.
+  void advise_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi, bool huge = true);
+  // Populates the whole huge pages of that span one at a time (as populate()), calling keep_going(seconds
+  // the page took) after each; stops and returns false when it says no, true when all were populated.
+  bool populate_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi, const std::function<bool(double)>& keep_going);
   // Shared ownership of the allocation (Result outputs that alias simulated HBM keep it alive).
   std::shared_ptr<const uint8_t> share() const { return data_; }
 
  private:
   void prepare_slow(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
+  std::pair<uintptr_t, uintptr_t> huge_span(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
   void mark(uint32_t p, uint64_t c, bool fill);
   static constexpr uint64_t kChunkBytes = 4096;
   // Partition sizes are multiples of 64 KiB (SBUF 192 KiB, PSUM 16 KiB), so without padding the same
