@@ -1,6 +1,7 @@
 // test_io_paths.cpp - the large-array paths of issue #5: inputs read from .npy straight into simulated HBM
 // (HostArray::source), outputs that alias simulated HBM (Options::outputs_in_place), and dma_copy into a
-// dense HBM range skipping the sentinel fill of chunks it overwrites (the sentinel stays exact elsewhere).
+// dense HBM range skipping the sentinel fill of chunks it overwrites (the sentinel stays exact elsewhere),
+// and the huge-page policy (which may populate memory but never changes a byte's value or validity).
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <functional>
 
 #include "isa/diagnostic.h"
+#include "sim/memory.h"
 #include "sim/npy.h"
 #include "file_test_util.h"
 #include "sim_test_util.h"
@@ -232,4 +234,53 @@ TEST_CASE("dma_copy into a dense SBUF range: the rest of the partitions still re
       ok += bits_of(out[p * 2048 + k]) == (w ? bits_of(xv[p * 2048 + k - 100]) : 0xFFFFFFFFu);
     }
   CHECK(ok == 4 * 2048);
+}
+
+TEST_CASE("huge pages change no byte: NKISIM_HUGEPAGES unset, 0 and 1 give the same outputs and sentinels") {
+  // [128, 4096] fp32 in and out: 2 MiB tensors (advised), copied through SBUF at 16 KiB per partition.
+  const std::vector<float> v = ramp(128 * 4096, -7.0f, 0.001f);
+  Pipeline pl;
+  const AccessPattern tile = pl.load("x", DType::float32, 128, 4096, 0);
+  pl.store("y", tile);
+  for (auto& [t, id] : pl.stores) {
+    auto& ins = pl.b.add(Engine::Sync, make(Opcode::dma_copy, {pl.b.whole(id), t}));
+    ins.waits.push_back({0, 1});
+  }
+  pl.stores.clear();
+  const char* old = std::getenv("NKISIM_HUGEPAGES");
+  const std::string saved = old ? old : "";
+  for (const char* mode : {"", "0", "1", "2"}) {
+    CAPTURE(mode);
+    if (*mode) setenv("NKISIM_HUGEPAGES", mode, 1);
+    else unsetenv("NKISIM_HUGEPAGES");
+    const nkisim::sim::Result r = nkisim::sim::simulate(pl.b.p, std::vector<HostArray>{f32_array({128, 4096}, v)});
+    REQUIRE(r.outputs.size() == 1);
+    CHECK(values<float>(r.outputs[0]) == v);
+  }
+  if (old) setenv("NKISIM_HUGEPAGES", saved.c_str(), 1);
+  else unsetenv("NKISIM_HUGEPAGES");
+}
+
+TEST_CASE("MemorySpace::populate_huge visits each whole huge page once and stops when told; bytes keep their state") {
+  nkisim::sim::MemorySpace m;
+  m.init(1, uint64_t(9) << 20);  // 9 MiB: 3 or 4 whole huge pages, wherever the mapping starts
+  m.advise_huge(0, 1, 0, m.partition_bytes());
+  int calls = 0;
+  CHECK(m.populate_huge(0, 1, 0, m.partition_bytes(), [&](double s) {
+    CHECK(s >= 0.0);
+    ++calls;
+    return true;
+  }));
+  CHECK((calls == 3 || calls == 4));
+  calls = 0;
+  CHECK(!m.populate_huge(0, 1, 0, m.partition_bytes(), [&](double) { return ++calls < 2; }));
+  CHECK(calls == 2);
+  calls = 0;
+  CHECK(m.populate_huge(0, 1, 100, 200, [&](double) { return ++calls, true; }));  // no whole huge page
+  CHECK(calls == 0);
+  m.advise_huge(0, 1, 0, m.partition_bytes(), false);
+  // Populated memory is still "never written": prepare() fills it with the sentinel.
+  m.prepare(0, 1, 4096, 8192);
+  CHECK(m.ptr(0, 4096)[0] == nkisim::sim::kSentinelByte);
+  CHECK(m.ptr(0, 8191)[0] == nkisim::sim::kSentinelByte);
 }
