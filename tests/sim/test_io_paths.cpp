@@ -42,6 +42,17 @@ void write_npy_bytes(const std::string& path, const std::string& header, const s
   std::ofstream(path, std::ios::binary) << s << header << data;
 }
 
+// A program y = x for x: [128, F] fp32 in HBM, through one SBUF tile (load, then store after it).
+void copy_through_sbuf(Pipeline& pl, uint32_t F) {
+  const AccessPattern tile = pl.load("x", DType::float32, 128, F, 0);
+  pl.store("y", tile);
+  for (auto& [t, id] : pl.stores) {
+    auto& ins = pl.b.add(Engine::Sync, make(Opcode::dma_copy, {pl.b.whole(id), t}));
+    ins.waits.push_back({0, 1});
+  }
+  pl.stores.clear();
+}
+
 uint32_t bits_of(float f) {
   uint32_t b;
   std::memcpy(&b, &f, 4);
@@ -131,13 +142,7 @@ TEST_CASE("simulate: lazily read inputs and outputs_in_place give the same outpu
   const std::vector<float> v = ramp(128 * 96, -5.0f, 0.01f);
   nkisim::sim::write_npy(dir / "x.npy", f32_array({128, 96}, v));
   Pipeline pl;
-  const AccessPattern tile = pl.load("x", DType::float32, 128, 96, 0);
-  pl.store("y", tile);
-  for (auto& [t, id] : pl.stores) {
-    auto& ins = pl.b.add(Engine::Sync, make(Opcode::dma_copy, {pl.b.whole(id), t}));
-    ins.waits.push_back({0, 1});
-  }
-  pl.stores.clear();
+  copy_through_sbuf(pl, 96);
   const std::vector<HostArray> eager{f32_array({128, 96}, v)};
   const std::vector<HostArray> lazy{nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "x.npy"), std::nullopt)};
   const nkisim::sim::Result copied = nkisim::sim::simulate(pl.b.p, eager);
@@ -240,13 +245,7 @@ TEST_CASE("huge pages change no byte: NKISIM_HUGEPAGES unset, 0 and 1 give the s
   // [128, 4096] fp32 in and out: 2 MiB tensors (advised), copied through SBUF at 16 KiB per partition.
   const std::vector<float> v = ramp(128 * 4096, -7.0f, 0.001f);
   Pipeline pl;
-  const AccessPattern tile = pl.load("x", DType::float32, 128, 4096, 0);
-  pl.store("y", tile);
-  for (auto& [t, id] : pl.stores) {
-    auto& ins = pl.b.add(Engine::Sync, make(Opcode::dma_copy, {pl.b.whole(id), t}));
-    ins.waits.push_back({0, 1});
-  }
-  pl.stores.clear();
+  copy_through_sbuf(pl, 4096);
   const char* old = std::getenv("NKISIM_HUGEPAGES");
   const std::string saved = old ? old : "";
   for (const char* mode : {"", "0", "1", "2"}) {
