@@ -59,7 +59,7 @@ constexpr double kSmallFaultSeconds = 1.8e-6;  // one 4 KiB first-touch fault on
 constexpr double kSmallPagesPerHuge = 512;
 constexpr double kHugePageLossBudget = 0.005;
 
-void advise_huge_pages(Memories& mem, const isa::Program& p) {
+void advise_huge_pages(Memories& mem, const isa::Program& p, bool with_hbm) {
   const char* env = std::getenv("NKISIM_HUGEPAGES");
   const int mode = env && env[0] == '0' ? 0 : env && env[0] == '1' ? 1 : 2;
   if (mode == 0) return;
@@ -70,12 +70,10 @@ void advise_huge_pages(Memories& mem, const isa::Program& p) {
   };
   std::vector<Range> ranges;
   const uint64_t huge = uint64_t(2) << 20;
-  if (mode == 1) {
-    ranges.push_back({&mem.hbm, 0, 1, 0, mem.hbm.partition_bytes()});
-  } else {
+  if (with_hbm && mode == 1) ranges.push_back({&mem.hbm, 0, 1, 0, mem.hbm.partition_bytes()});
+  if (with_hbm && mode == 2)
     for (const isa::HbmTensor& t : p.hbm_tensors)
       if (t.bytes >= huge) ranges.push_back({&mem.hbm, 0, 1, t.address, t.address + t.bytes});
-  }
   for (Memory m : {Memory::SBUF, Memory::PSUM}) {
     MemorySpace& space = mem.of(m);
     const uint64_t hi = mode == 1 ? space.partition_bytes() : partition_high_water(p, m);
@@ -102,12 +100,13 @@ ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64
   mem.hbm.init(1, hbm_bytes);
   mem.sbuf.init(uint32_t(t.partitions), uint64_t(t.sbuf_partition_bytes));
   mem.psum.init(uint32_t(t.partitions), uint64_t(t.psum_partition_bytes));
-  advise_huge_pages(mem, p);
   tensor_written.assign(p.hbm_tensors.size(), 0);
   for (auto& r : regs) r.assign(size_t(std::max(0.0, t.sequencer_registers)), 0);
   for (size_t i = 0; i < p.hbm_tensors.size(); ++i)
     if (p.hbm_tensors[i].kind == isa::HbmTensor::Kind::Input) input_tensors_.push_back(i);
 }
+
+void ExecContext::use_huge_pages(bool with_hbm) { advise_huge_pages(mem, program, with_hbm); }
 
 std::optional<SourceLoc> ExecContext::location(const isa::Instruction& ins) const {
   if (ins.loc == 0 || ins.loc >= program.locations.size()) return std::nullopt;

@@ -87,6 +87,7 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   if (!target) throw Error("unknown target '" + p.target + "'");
 
   ExecContext ctx(p, *target, hbm_space_bytes(p));
+  if (!opts.timing_only) ctx.use_huge_pages(true);
   ctx.print_sink = opts.print_sink;
   if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)
   bind_inputs(ctx, inputs, opts);
