@@ -164,9 +164,10 @@ struct LncResult {
 LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const HostArray> inputs,
                        const Options& opts = {});
 // --stats / --trace of an LNC run (sim/report_lnc.cpp): {"lnc", "target", "total_ns", "total_cycles",
-// "cores": [the per-core stats]}; one trace process per core in one timeline.
+// "cores": [the per-core stats]}; one trace process per core in one timeline, with a flow arrow (category
+// "cross-core") from each core_barrier / sendrecv to the peer core's matching instruction its signal released.
 void write_lnc_stats_json(const LncResult& r, std::ostream& os);
-void write_lnc_trace_json(const LncResult& r, std::ostream& os);
+void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResult& r, std::ostream& os);
 
 // JSON writers for the CLI's --stats and --trace (formats in docs/cli.md).
 void write_stats_json(const Result& r, std::ostream& os);

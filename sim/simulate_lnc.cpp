@@ -139,15 +139,15 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
   std::priority_queue<Remote, std::vector<Remote>, std::greater<Remote>> remote;
   std::map<std::tuple<size_t, uint16_t, int32_t>, std::vector<uint8_t>> mailbox;  // (to core, sem, n): sendrecv data
   uint64_t seq = 0;
+  std::map<std::pair<size_t, uint16_t>, uint32_t> signals_sent;  // (core, semaphore) -> signals so far
   std::vector<std::unique_ptr<detail::Scheduler>> s;
   for (size_t c = 0; c < n; ++c) {
     out.cores[c].target = target->name;
     own(c);
     s.push_back(std::make_unique<detail::Scheduler>(*ctx[c], opts, out.cores[c]));
     s[c]->remote_update = [&, c](uint16_t sem, uint32_t add, double t) {
-      if (opts.timeline) {  // for --explain: the k-th signal of core c on sem is its barrier number k
-        uint32_t k = 1;
-        for (const LncResult::Signal& g : out.signals) k += g.from == c && g.sem == sem;
+      if (opts.timeline || opts.trace) {  // --explain, --profile, --trace: the k-th signal of core c on sem is
+        const uint32_t k = ++signals_sent[{c, sem}];  // its barrier number k
         out.signals.push_back(LncResult::Signal{uint32_t(c), sem, k, t - target->core_barrier_ns, t});
       }
       for (size_t d = 0; d < n; ++d)

@@ -348,7 +348,7 @@ int run(int argc, char** argv) {
     const std::vector<std::string> written = write_outputs(vm["output-dir"].as<std::string>(), r.outputs,
                                                            r.written_inputs, vm.count("raw-low-precision") > 0);
     write_report(vm, "stats", [&](std::ostream& f) { sim::write_lnc_stats_json(r, f); });
-    write_report(vm, "trace", [&](std::ostream& f) { sim::write_lnc_trace_json(r, f); });
+    write_report(vm, "trace", [&](std::ostream& f) { sim::write_lnc_trace_json(programs, r, f); });
     if (!quiet)
       for (int c = 0; c < lnc; ++c)
         std::cout << "core " << c << ": "

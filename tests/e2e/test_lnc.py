@@ -52,6 +52,27 @@ check_equal(rc, 0, f"lnc_barrier exit code ({se})")
 if res is not None:
     check(np.array_equal(res[:128], p), "lnc_barrier: core 0's half")
     check(np.array_equal(res[128:], p * np.float32(2) + np.float32(1)), "lnc_barrier: core 1 read core 0's result")
+# --trace draws the barrier's signal from core 0 (ready last: it signals once its store retired) to core 1,
+# whose barrier waited for it; core 1's own signal (sent at 0 ns) reached core 0 long before and is not drawn.
+tb = os.path.join(d, "tb.json")
+rc, _, se, _ = out_of("lnc_barrier", "--inputs", pp, "--lnc", "2", "--trace", tb)
+if rc == 0:
+    ev = load_json(tb)["traceEvents"]
+    flows = [e for e in ev if e.get("cat") == "cross-core"]
+    bars = {e["pid"]: e for e in ev if e.get("ph") == "X" and e["name"] == "core_barrier"}
+    check_equal([(e["ph"], e["pid"]) for e in flows], [("s", 1), ("f", 2)], "trace: one cross-core arrow, core 0 -> 1")
+    if len(flows) == 2 and set(bars) == {1, 2}:
+        s_ev, f_ev = flows
+        check_equal(s_ev["id"], f_ev["id"], "trace: the arrow's ends share an id")
+        check_equal(s_ev["name"], "core_barrier signal to core 1", "trace: arrow name")
+        check_equal((s_ev["tid"], s_ev["ts"]), (bars[1]["tid"], bars[1]["ts"]), "trace: arrow leaves core 0's barrier")
+        check_equal((f_ev["tid"], f_ev["ts"]), (bars[2]["tid"], bars[2]["ts"]), "trace: arrow enters core 1's barrier")
+        check_equal(f_ev.get("bp"), "e", "trace: the arrow binds to the enclosing slice")
+        a = s_ev["args"]
+        check(abs(a["arrive_ns"] - a["sent_ns"] - 1300.0) < 1e-6, f"trace: arrival core_barrier_ns after sending {a}")
+        check(abs(a["arrive_ns"] - bars[2]["ts"] * 1000.0) < 1e-6, "trace: core 1's barrier starts when the signal arrives")
+        ids = [e["id"] for e in ev if "id" in e]
+        check_equal(len(ids), len(set(ids)) * 2, "trace: flow ids are unique across both cores (one s, one f each)")
 rc, _, se, res = out_of("lnc_barrier", "--inputs", pp, "--lnc", "2", "--arg", "use_barrier=False")
 check_equal(rc, 0, f"lnc_barrier without barrier exit code ({se})")
 if res is not None:
@@ -88,8 +109,14 @@ check(rc == 1 and "one_barrier.py:9:9: error: core_barrier: core 0 reaches 1 cor
 P = 128
 sa = rng.standard_normal((2 * P, 64), dtype=np.float32)
 psa = save(d, "sa.npy", sa)
-rc, _, se, res = out_of("lnc_sendrecv", "--inputs", psa, "--lnc", "2")
+ts = os.path.join(d, "ts.json")
+rc, _, se, res = out_of("lnc_sendrecv", "--inputs", psa, "--lnc", "2", "--trace", ts)
 check_equal(rc, 0, f"lnc_sendrecv exit code ({se})")
+if rc == 0:  # both cores become ready for each exchange together: an arrow each way, twice
+    ev = load_json(ts)["traceEvents"]
+    arrows = [(e["pid"], e["name"]) for e in ev if e.get("cat") == "cross-core" and e["ph"] == "s"]
+    check_equal(arrows, [(1, "sendrecv signal to core 1"), (2, "sendrecv signal to core 0")] * 2,
+                "trace: sendrecv arrows both ways for both exchanges")
 if res is not None:
     a0, a1 = sa[:P], sa[P:]
     s0, s1 = a0 + a1 * np.float32(3), a1 + a0 * np.float32(2)
