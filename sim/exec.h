@@ -18,10 +18,10 @@ namespace nkisim::sim {
 class ExecContext {
  public:
   ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes);
-  // Transparent huge pages where the program touches memory densely, populated up front while they prove
-  // cheap (sim/exec_context.cpp explains the policy and NKISIM_HUGEPAGES): the on-chip memories, and the
-  // HBM tensors when `with_hbm` (the context that holds the HBM space). Changes no byte's value or validity;
-  // runs that compute nothing (timing only) skip it.
+  // With NKISIM_HUGEPAGES=auto (or =1): transparent huge pages where the program touches memory densely,
+  // populated up front while they prove cheap (sim/exec_context.cpp explains the policy): the on-chip
+  // memories, and the HBM tensors when `with_hbm` (the context that holds the HBM space). Changes no byte's
+  // value or validity; runs that compute nothing (timing only) skip it. Off by default.
   void use_huge_pages(bool with_hbm);
 
   const isa::Program& program;

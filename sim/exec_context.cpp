@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "isa/mx.h"
@@ -53,15 +54,21 @@ uint64_t partition_high_water(const isa::Program& p, Memory m) {
 // ranges are populated now, one huge page at a time, keeping account of what they cost beyond the 4 KiB
 // faults they replace; once that excess passes kHugePageLossBudget the advice is taken back for everything
 // not yet populated (two cold pages do it, a lone cold page among warm ones does not). So a run costs at
-// most about that budget more than with 4 KiB pages. docs/performance.md "Huge pages". NKISIM_HUGEPAGES=0
-// turns huge pages off, =1 asks for them everywhere and populates nothing up front.
+// most about that budget more than with 4 KiB pages.
+//
+// Even so they stay opt-in: on the VM above, runs with huge pages also made the page cache slow at times
+// (writing (b)'s 64 MiB output took 0.1-0.25 s instead of 0.014 s in 3 of 12 runs, never without them), and
+// the benchmark's results varied far more with them than without (docs/performance.md "Huge pages").
+// NKISIM_HUGEPAGES=auto is the policy above, =1 asks for huge pages everywhere and populates nothing up
+// front; unset or anything else, no huge pages.
 constexpr double kSmallFaultSeconds = 1.8e-6;  // one 4 KiB first-touch fault on the VM above
 constexpr double kSmallPagesPerHuge = 512;
 constexpr double kHugePageLossBudget = 0.005;
 
 void advise_huge_pages(Memories& mem, const isa::Program& p, bool with_hbm) {
   const char* env = std::getenv("NKISIM_HUGEPAGES");
-  const int mode = env && env[0] == '0' ? 0 : env && env[0] == '1' ? 1 : 2;
+  const std::string_view setting = env ? env : "";
+  const int mode = setting == "1" ? 1 : setting == "auto" ? 2 : 0;
   if (mode == 0) return;
   struct Range {
     MemorySpace* space;
