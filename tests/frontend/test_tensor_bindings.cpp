@@ -60,6 +60,29 @@ TEST_CASE("nc_matmul: load_stationary then multiply_moving at the call, accumula
   CHECK(k.tensors[mm->operands[1]->tensor].name == "b");
 }
 
+TEST_CASE("nc_matmul: accumulate inference over pieces of a PSUM tile (column halves, a strided overwrite)") {
+  // Two column halves written by matmuls make the whole tile "matmul-written": the next full-tile matmul
+  // accumulates. A memset of a [64, 100] corner then leaves a mix, which is an error naming the counts.
+  ir::Kernel k = bf16_body(std::string(kTiles) +
+                           "    nisa.nc_matmul(p[:, 0:256], a, b[:, 0:256])\n"
+                           "    nisa.nc_matmul(p[:, 256:512], a, b[:, 256:512])\n"
+                           "    nisa.nc_matmul(p, a, b)\n"
+                           "    nisa.nc_matmul(p[:, 128:384], a, b[:, 0:256])\n");
+  std::vector<bool> acc;
+  for (auto& op : k.ops)
+    if (op.opcode == Opcode::multiply_moving) acc.push_back(op.params.accumulate);
+  CHECK(acc == std::vector<bool>{false, false, true, true});
+  CHECK(err(std::string(kTiles) + "    nisa.nc_matmul(p, a, b)\n    nisa.memset(dst=p[0:64, 0:100], value=0.0)\n"
+                                  "    nisa.nc_matmul(p, a, b)\n") ==
+        "11:5: nc_matmul: cannot infer accumulate for dst 'p': 59136 of its 65536 elements hold an earlier matmul "
+        "result and the others do not; pass accumulate=True or accumulate=False");
+  // A memset of every other column leaves half: strided ranges are counted element by element.
+  CHECK(err(std::string(kTiles) + "    nisa.nc_matmul(p, a, b)\n    nisa.memset(dst=p[:, 0:512:2], value=0.0)\n"
+                                  "    nisa.nc_matmul(p, a, b)\n") ==
+        "11:5: nc_matmul: cannot infer accumulate for dst 'p': 32768 of its 65536 elements hold an earlier matmul "
+        "result and the others do not; pass accumulate=True or accumulate=False");
+}
+
 TEST_CASE("nc_matmul: shape, dtype and mode errors are located at the call") {
   const std::string t = kTiles;
   CHECK(err(t + "    nisa.nc_matmul(p, a, b[0:64])\n") ==
