@@ -39,12 +39,10 @@ isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
   p.strings = k.strings;
   std::vector<isa::Engine> engines = assign_engines(k);
   std::vector<Placement> pl = allocate(k, target, p);
-  std::vector<isa::Instruction> instrs(k.ops.size());
   LocationTable locs(p);
-  for (size_t i = 0; i < k.ops.size(); ++i) {
+  auto make = [&](size_t i, isa::Instruction& ins) {
     const Op& op = k.ops[i];
     const isa::InstrInfo& in = isa::info(op.opcode);
-    isa::Instruction& ins = instrs[i];
     ins.op = op.opcode;
     ins.params = op.params;
     ins.loc = locs.intern(op.loc);
@@ -54,7 +52,7 @@ isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
         throw error_at(op, std::string(in.mnemonic) + ": missing operand '" + in.operands[size_t(s)].name + "'");
     }
     if (!op.dynamic.empty()) lower_dynamic_operands(k, pl, op, ins);
-  }
+  };
   // Stream capacity up front, so emit_with_semaphores does not move the (large) instructions again each
   // time a stream grows: each engine's own ops plus room for DMAs it may trigger (a DMA runs from the engine
   // that produced its input, else Sync). Unused capacity costs only address space.
@@ -66,7 +64,7 @@ isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
   }
   for (size_t e = 0; e < per_engine.size(); ++e)
     p.streams[e].reserve(p.streams[e].size() + per_engine[e] + std::min(dmas, k.ops.size() / 4));
-  emit_with_semaphores(k, engines, std::move(instrs), target, p);
+  emit_with_semaphores(k, engines, make, target, p);
   assign_core_barriers(k, p);
   return p;
 }

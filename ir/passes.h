@@ -1,5 +1,6 @@
 // passes.h - the back end's passes over the Kernel IR (internal to ir/; lower.cpp runs them in order).
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "ir/kernel.h"
@@ -32,11 +33,15 @@ isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placemen
 // Fills isa::DynOffset of every operand of `op` with a run-time offset (ir/dynamic_offset.cpp).
 void lower_dynamic_operands(const Kernel& k, const std::vector<Placement>& pl, const Op& op, isa::Instruction& ins);
 
-// Moves the instructions (one per op, in program order, with operands, params and location already set)
-// into the program's streams, choosing DMA trigger engines and queues and adding the semaphore waits and
-// updates that program order requires (RAW, WAR, WAW over overlapping memory), and nothing more.
-void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines,
-                          std::vector<isa::Instruction>&& instrs, const isa::TargetDesc& t, isa::Program& p);
+// Fills the instruction of op i (operands, params, location; everything else default).
+using MakeInstruction = std::function<void(size_t i, isa::Instruction& ins)>;
+
+// Puts the instructions (one per op, in program order, made by `make`) into the program's streams,
+// choosing DMA trigger engines and queues and adding the semaphore waits and updates that program order
+// requires (RAW, WAR, WAW over overlapping memory), and nothing more. Each instruction is made once, into
+// a scratch instruction, and copied once, into its stream.
+void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines, const MakeInstruction& make,
+                          const isa::TargetDesc& t, isa::Program& p);
 
 // Kernels with dynamic loops or registers (ir/loops.cpp, docs/dynamic-loops.md): emit_with_semaphores
 // hands them to emit_with_loops, which replicates registers per engine, emits each loop once per register

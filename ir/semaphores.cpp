@@ -20,13 +20,19 @@
 namespace nkisim::ir {
 using namespace cells;
 
-void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines,
-                          std::vector<isa::Instruction>&& instrs, const isa::TargetDesc& t, isa::Program& p) {
-  if (has_dynamic_control(k)) return emit_with_loops(k, engines, std::move(instrs), t, p);
+void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines, const MakeInstruction& make,
+                          const isa::TargetDesc& t, isa::Program& p) {
+  const size_t n = k.ops.size();
+  if (has_dynamic_control(k)) {
+    std::vector<isa::Instruction> instrs(n);
+    for (size_t i = 0; i < n; ++i) make(i, instrs[i]);
+    return emit_with_loops(k, engines, std::move(instrs), t, p);
+  }
   const int num_queues = std::min(int(t.dma_queues), kMaxStreams - kEngineStreams);
   const int num_streams = kEngineStreams + num_queues;
-  const size_t n = instrs.size();
   std::vector<uint8_t> stream(n), trigger(n);
+  std::vector<uint32_t> position(n);  // op i is p.streams[trigger[i]][position[i]]
+  isa::Instruction scratch;
   std::vector<int32_t> dep_start(n + 1, 0), deps;  // deps of op i: deps[dep_start[i] .. dep_start[i+1])
 
   constexpr int64_t kChipGranule = 64, kHbmGranule = 512;
@@ -46,7 +52,9 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
 
   std::vector<int32_t> prod;
   for (size_t i = 0; i < n; ++i) {
-    const isa::Instruction& ins = instrs[i];
+    scratch = isa::Instruction{};
+    make(i, scratch);
+    isa::Instruction& ins = scratch;
     const isa::InstrInfo& in = isa::info(ins.op);
     const Op& op = k.ops[i];
     prod.clear();
@@ -94,6 +102,11 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
           else c.read(stream[i], int32_t(i));
         });
       });
+    // Into its stream now (waits and updates are added below, once every op's dependencies are known).
+    ins.engine = isa::Engine(trigger[i]);
+    if (stream[i] >= kEngineStreams) ins.params.dma_queue = uint16_t(stream[i] - kEngineStreams);
+    position[i] = uint32_t(p.streams[trigger[i]].size());
+    p.streams[trigger[i]].push_back(std::move(ins));
   }
 
   // Which producers must signal: those another stream waits on (same-stream order is free; a DMA's
@@ -111,13 +124,10 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
   for (size_t i = 0; i < n; ++i)
     if (signals[i]) count_at[i] = ++stream_count[stream[i]];
 
-  for (auto& s : p.streams) s.reserve(s.size() + n / 4);
   std::array<std::array<uint32_t, kMaxStreams>, kEngineStreams> waited{};
   std::array<uint32_t, kMaxStreams> need{};
   for (size_t i = 0; i < n; ++i) {
-    isa::Instruction& ins = instrs[i];
-    ins.engine = isa::Engine(trigger[i]);
-    if (stream[i] >= kEngineStreams) ins.params.dma_queue = uint16_t(stream[i] - kEngineStreams);
+    isa::Instruction& ins = p.streams[trigger[i]][position[i]];
     need.fill(0);
     for (int32_t j = dep_start[i]; j < dep_start[i + 1]; ++j) {
       int32_t d = deps[size_t(j)];
@@ -129,7 +139,6 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
         waited[trigger[i]][size_t(s)] = need[size_t(s)];
       }
     if (signals[i]) ins.updates.push_back(isa::SemUpdate{uint16_t(stream[i]), 1});
-    p.streams[trigger[i]].push_back(std::move(ins));
   }
   p.num_semaphores = uint32_t(num_streams);
 }
