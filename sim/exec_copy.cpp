@@ -3,13 +3,8 @@
 #include <sstream>
 
 #include "sim/exec.h"
-#include "sim/parallel.h"
 
 namespace nkisim::sim {
-
-// Copies of at least this many bytes are split over two threads (host tuning: below it the hand-off costs
-// more than the second core saves).
-constexpr size_t kParallelCopyBytes = size_t(64) << 10;
 
 void copy_elements(ExecContext& ctx, const View& dst, const View& src) {
   if (dst.empty()) return;
@@ -17,14 +12,9 @@ void copy_elements(ExecContext& ctx, const View& dst, const View& src) {
   const size_t n = dst.free_elems;
   if (dst.partitions == src.partitions && n == src.free_elems && !may_overlap(dst, src)) {
     if (same && dst.contiguous_rows() && src.contiguous_rows()) {
-      const size_t row_bytes = n * dst.esize;
-      auto rows = [&](size_t part) {  // rows [part*P/2, (part+1)*P/2)
-        for (uint32_t i = uint32_t(part * dst.partitions / 2); i < uint32_t((part + 1) * dst.partitions / 2); ++i)
-          std::memcpy(dst.row(i), src.row(i), row_bytes);
-      };
-      // A big copy is memory-bound on one core: both halves side by side when a helper thread is there.
-      if (dst.partitions > 1 && row_bytes * dst.partitions >= kParallelCopyBytes) parallel_for(2, rows);
-      else rows(0), rows(1);
+      // One thread: splitting large copies over two threads was measured (cases a and b of bench/run.py,
+      // 3 x 5 runs each) and gained nothing; the copies are bound by memory, not by the core.
+      for (uint32_t i = 0; i < dst.partitions; ++i) std::memcpy(dst.row(i), src.row(i), n * dst.esize);
     } else if (same) {
       uint8_t* buf = ctx.bytes(0, n * dst.esize);
       for (uint32_t i = 0; i < dst.partitions; ++i) {
