@@ -1,6 +1,6 @@
 """Benchmarks nki-sim against numpy doing the same math, in one run on the same machine.
 
-    /usr/bin/python3 bench/run.py [--nki-sim build/nki-sim] [--cases abc] [--repeat N]
+    /usr/bin/python3 bench/run.py [--nki-sim build/nki-sim] [--cases abc] [--repeat N] [--rounds R]
 
 For each case it prints the end-to-end wall time of the nki-sim process (process start, compile, lower,
 simulate, writing outputs), the same for numpy (best of 3), their ratio, and nki-sim's phase breakdown
@@ -8,7 +8,9 @@ simulate, writing outputs), the same for numpy (best of 3), their ratio, and nki
 seconds because on a shared, loaded machine wall time includes waiting for a core; `uptime` is printed at
 the start and end. Issue #5's targets: (a) <= 2x numpy, (b) <= 3x numpy, (c) < 1 us of simulate time per
 instruction. numpy should use OpenBLAS (Debian libopenblas0-pthread); the script prints which BLAS numpy
-links. With --repeat N, nki-sim runs N times and the fastest end-to-end run is reported.
+links. With --repeat N, nki-sim runs N times and the fastest end-to-end run is reported. With --rounds R the
+whole comparison runs R times and a summary per case follows (every round's figure, median, min, max, and in
+how many rounds the target was met): on a noisy machine one round says little.
 """
 import argparse
 import os
@@ -82,12 +84,38 @@ def phases_text(phases, instructions=None):
     return text
 
 
+RESULTS = []  # (case letter, end-to-end ratio, simulate us per instruction or None), one per report
+
+
 def report(label, sim, np_best, instructions=None):
     sim_s, sim_cpu, phases = sim
     np_s, np_cpu = np_best
     print(f"{label}: nki-sim {sim_s:.3f} s wall ({sim_cpu:.3f} s cpu), numpy {np_s:.3f} s wall "
           f"({np_cpu:.3f} s cpu), ratio {sim_s / np_s:.2f}x wall")
     print(phases_text(phases, instructions))
+    per_instr = phases["simulate"][0] / instructions * 1e6 if instructions and "simulate" in phases else None
+    RESULTS.append((label[1], sim_s / np_s, per_instr))
+
+
+# Issue #5's targets: (a) and (b) as end-to-end ratios to numpy, (c) as simulate us per instruction.
+TARGETS = {"a": ("ratio", 2.0), "b": ("ratio", 3.0), "c": ("us/instr", 1.0)}
+
+
+def summary(rounds):
+    """After --rounds R: per case, every round's figure, its median and how many rounds met the target."""
+    print(f"summary of {rounds} rounds:")
+    for case in "abc":
+        kind, limit = TARGETS[case]
+        vals = [r[2] if kind == "us/instr" else r[1] for r in RESULTS if r[0] == case]
+        vals = [v for v in vals if v is not None]
+        if not vals:
+            continue
+        s = sorted(vals)
+        median = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+        met = sum(v < limit if kind == "us/instr" else v <= limit for v in vals)
+        print(f"  ({case}) {kind}: " + ", ".join(f"{v:.3f}" for v in vals) +
+              f"; median {median:.3f}, min {s[0]:.3f}, max {s[-1]:.3f}; target {'<' if kind == 'us/instr' else '<='} "
+              f"{limit:g} met in {met} of {len(vals)}")
 
 
 def uptime():
@@ -112,19 +140,30 @@ def blas_name():
 
 
 def main():
-    d = tempfile.mkdtemp(prefix="nkisim-bench-in-")
-    try:
-        return bench(d)
-    finally:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-def bench(d):
     ap = argparse.ArgumentParser()
     ap.add_argument("--nki-sim", default=os.path.join(ROOT, "build", "nki-sim"))
     ap.add_argument("--cases", default="cab", help="which cases to run, e.g. 'c' or 'ab' (default: all)")
     ap.add_argument("--repeat", type=int, default=1, help="nki-sim runs per case (the fastest is reported)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run everything this many times and end with a summary per case (median, range, "
+                         "rounds that met the target)")
     args = ap.parse_args()
+    for r in range(max(1, args.rounds)):
+        if args.rounds > 1:
+            print(f"--- round {r + 1} of {args.rounds}")
+        d = tempfile.mkdtemp(prefix="nkisim-bench-in-")
+        try:
+            rc = bench(d, args)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        if rc:
+            return rc
+    if args.rounds > 1:
+        summary(args.rounds)
+    return 0
+
+
+def bench(d, args):
     exe = args.nki_sim
     rng = np.random.default_rng(0)
     print(f"numpy {np.__version__}, BLAS: {blas_name()}, cpus: {os.cpu_count()}")

@@ -13,6 +13,10 @@
 
 namespace nkisim::sim {
 
+// Bytes [0, hi) of every partition that the program's operands in on-chip memory `m` touch, estimated from a
+// sample of the instructions (sim/exec_context.cpp): for choices of page handling only.
+uint64_t partition_high_water(const isa::Program& p, isa::Memory m);
+
 // Everything an executor touches: the memories, the program (for locations and HBM tensors), the target,
 // and scratch buffers reused across instructions (no per-element or per-instruction allocation once warm).
 class ExecContext {

@@ -17,27 +17,6 @@ namespace {
 // see advise_huge_pages).
 constexpr uint64_t kHugePageMinUse = 8;
 
-// Bytes [0, hi) of every partition that the program's operands in `m` touch (dynamic operands: their base
-// tensor's bounds), estimated from at most kHighWaterSamples instructions per stream spread evenly over it:
-// it only chooses page sizes, and reading every instruction of a long program (960 bytes each) cost 0.1 us
-// per instruction. Tile allocation cycles through the memory a kernel uses, so the sample sees its extent.
-constexpr size_t kHighWaterSamples = 512;
-uint64_t partition_high_water(const isa::Program& p, Memory m) {
-  int64_t hi = 0;
-  for (const auto& stream : p.streams)
-    for (size_t i = 0, step = std::max<size_t>(1, stream.size() / kHighWaterSamples); i < stream.size(); i += step)
-      for (const isa::AccessPattern& ap : stream[i].operands) {
-        if (ap.mem != m) continue;
-        if (ap.dyn.present()) {
-          hi = std::max<int64_t>(hi, ap.dyn.hi);
-          continue;
-        }
-        int64_t span = 0;
-        for (int d = 0; d < ap.num_dims; ++d) span += std::max<int64_t>(0, ap.dims[d].stride * (int64_t(ap.dims[d].count) - 1));
-        hi = std::max<int64_t>(hi, ap.offset + (span + 1) * int64_t(isa::dtype_size(ap.dtype)));
-      }
-  return uint64_t(hi);
-}
 
 // Transparent huge pages where the program will touch memory densely. On the 2-vCPU VM we measure on, a
 // 4 KiB first-touch fault costs about 1.8 us and a 2 MiB one about 0.1 ms (28 MiB: 13 ms against 1.5 ms),
@@ -101,6 +80,28 @@ void advise_huge_pages(Memories& mem, const isa::Program& p, bool with_hbm) {
 }
 
 }  // namespace
+
+// Bytes [0, hi) of every partition that the program's operands in `m` touch (dynamic operands: their base
+// tensor's bounds), estimated from at most kHighWaterSamples instructions per stream spread evenly over it:
+// it only chooses page sizes, and reading every instruction of a long program (960 bytes each) cost 0.1 us
+// per instruction. Tile allocation cycles through the memory a kernel uses, so the sample sees its extent.
+constexpr size_t kHighWaterSamples = 512;
+uint64_t partition_high_water(const isa::Program& p, Memory m) {
+  int64_t hi = 0;
+  for (const auto& stream : p.streams)
+    for (size_t i = 0, step = std::max<size_t>(1, stream.size() / kHighWaterSamples); i < stream.size(); i += step)
+      for (const isa::AccessPattern& ap : stream[i].operands) {
+        if (ap.mem != m) continue;
+        if (ap.dyn.present()) {
+          hi = std::max<int64_t>(hi, ap.dyn.hi);
+          continue;
+        }
+        int64_t span = 0;
+        for (int d = 0; d < ap.num_dims; ++d) span += std::max<int64_t>(0, ap.dims[d].stride * (int64_t(ap.dims[d].count) - 1));
+        hi = std::max<int64_t>(hi, ap.offset + (span + 1) * int64_t(isa::dtype_size(ap.dtype)));
+      }
+  return uint64_t(hi);
+}
 
 ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes)
     : program(p), target(t) {

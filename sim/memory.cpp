@@ -33,12 +33,15 @@ void MemorySpace::init(uint32_t partitions, uint64_t partition_bytes) {
   ready_count_ = 0;
 }
 
-void MemorySpace::populate(uint64_t lo, uint64_t hi) {
+void MemorySpace::populate(uint32_t partition, uint64_t lo, uint64_t hi) {
 #ifdef MADV_POPULATE_WRITE
+  if (partition >= partitions_) return;
   const uintptr_t page = 4096;
-  const uintptr_t a = (reinterpret_cast<uintptr_t>(ptr(0, 0)) + lo + page - 1) & ~(page - 1);
-  const uintptr_t b = (reinterpret_cast<uintptr_t>(ptr(0, 0)) + std::min(hi, partition_bytes_)) & ~(page - 1);
+  const uintptr_t a = (reinterpret_cast<uintptr_t>(ptr(partition, 0)) + lo + page - 1) & ~(page - 1);
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(ptr(partition, 0)) + std::min(hi, partition_bytes_)) & ~(page - 1);
   if (a < b) madvise(reinterpret_cast<void*>(a), b - a, MADV_POPULATE_WRITE);  // best effort (EINVAL before 5.14)
+#else
+  (void)partition, (void)lo, (void)hi;
 #endif
 }
 

@@ -64,19 +64,35 @@ void collect_results(ExecContext& ctx, Result& r, bool in_place) {
     if (ctx.tensor_written[i])
       r.written_inputs.emplace_back(p.hbm_tensors[i].name, read_tensor(ctx, p.hbm_tensors[i], in_place));
 }
-// Inputs are written whole now and outputs are read back whole at the end, so their pages are certainly
-// touched: get them up front in pieces spread over the parallel_for threads (a first-touch fault costs the
-// OS the same either way, but the pieces run side by side) rather than one fault per 4 KiB on the way.
-void populate_io(MemorySpace& hbm, const isa::Program& p) {
+// Memory that will certainly be touched is faulted in up front, in pieces spread over the parallel_for
+// threads (a first-touch fault costs the OS the same either way, about 1.8 us per 4 KiB page on the VM we
+// measure on, but the pieces run side by side instead of one fault at a time on the main thread): the HBM
+// inputs (written whole now) and outputs (read back whole at the end), and SBUF/PSUM up to the program's
+// high-water mark when that is at least 1/kDenseOnChip of a partition (the allocator cycles tiles through
+// the memory a kernel uses, so it all gets touched; case (a) of bench/run.py touches 28 MiB of SBUF).
+void populate_dense(ExecContext& ctx) {
   constexpr uint64_t kPiece = uint64_t(1) << 20;  // host tuning: enough per call to amortise the syscall
-  std::vector<std::pair<uint64_t, uint64_t>> pieces;
-  for (const HbmTensor& t : p.hbm_tensors) {
+  constexpr uint64_t kDenseOnChip = 8;            // host tuning: below it a small kernel would pay for pages it never uses
+  struct Piece {
+    MemorySpace* space;
+    uint32_t partition;
+    uint64_t lo, hi;
+  };
+  std::vector<Piece> pieces;
+  for (const HbmTensor& t : ctx.program.hbm_tensors) {
     if (t.kind != HbmTensor::Kind::Input && t.output_index < 0) continue;
     for (uint64_t a = t.address; a < t.address + t.bytes; a += kPiece)
-      pieces.emplace_back(a, std::min(a + kPiece, t.address + t.bytes));
+      pieces.push_back({&ctx.mem.hbm, 0, a, std::min(a + kPiece, t.address + t.bytes)});
   }
-  if (pieces.size() > 1) parallel_for(pieces.size(), [&](size_t i) { hbm.populate(pieces[i].first, pieces[i].second); });
-  else if (!pieces.empty()) hbm.populate(pieces[0].first, pieces[0].second);
+  for (isa::Memory m : {isa::Memory::SBUF, isa::Memory::PSUM}) {
+    MemorySpace& space = ctx.mem.of(m);
+    const uint64_t hi = std::min(partition_high_water(ctx.program, m), space.partition_bytes());
+    if (hi * kDenseOnChip < space.partition_bytes()) continue;
+    for (uint32_t q = 0; q < space.partitions(); ++q) pieces.push_back({&space, q, 0, hi});
+  }
+  auto run = [&](size_t i) { pieces[i].space->populate(pieces[i].partition, pieces[i].lo, pieces[i].hi); };
+  if (pieces.size() > 1) parallel_for(pieces.size(), run);
+  else if (!pieces.empty()) run(0);
 }
 
 }  // namespace
@@ -120,7 +136,7 @@ void bind_inputs(ExecContext& ctx, std::span<const HostArray> inputs, const Opti
        << " but " << inputs.size() << (inputs.size() == 1 ? " was" : " were") << " given";
     throw Error(os.str());
   }
-  if (!opts.timing_only) populate_io(ctx.mem.hbm, p);
+  if (!opts.timing_only) populate_dense(ctx);
   for (size_t k = 0; bind && k < in.size(); ++k) {
     const HbmTensor& t = p.hbm_tensors[in[k]];
     const HostArray& a = inputs[k];

@@ -260,7 +260,7 @@ TEST_CASE("huge pages change no byte: NKISIM_HUGEPAGES unset, 0, 1 and auto give
   else unsetenv("NKISIM_HUGEPAGES");
 }
 
-TEST_CASE("MemorySpace::populate_huge visits each whole huge page once and stops when told; bytes keep their state") {
+TEST_CASE("MemorySpace::populate / populate_huge: each whole huge page once, stops when told; bytes keep their state") {
   nkisim::sim::MemorySpace m;
   m.init(1, uint64_t(9) << 20);  // 9 MiB: 3 or 4 whole huge pages, wherever the mapping starts
   m.advise_huge(0, 1, 0, m.partition_bytes());
@@ -282,4 +282,12 @@ TEST_CASE("MemorySpace::populate_huge visits each whole huge page once and stops
   m.prepare(0, 1, 4096, 8192);
   CHECK(m.ptr(0, 4096)[0] == nkisim::sim::kSentinelByte);
   CHECK(m.ptr(0, 8191)[0] == nkisim::sim::kSentinelByte);
+  // The same for one partition of an on-chip space (and a partition out of range is ignored).
+  nkisim::sim::MemorySpace sb;
+  sb.init(4, 64 << 10);
+  sb.populate(2, 0, 32 << 10);
+  sb.populate(7, 0, 32 << 10);
+  sb.prepare(2, 1, 0, 4096);
+  CHECK(sb.ptr(2, 0)[0] == nkisim::sim::kSentinelByte);
+  CHECK(sb.ptr(2, 4095)[0] == nkisim::sim::kSentinelByte);
 }
