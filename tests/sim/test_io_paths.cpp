@@ -241,18 +241,19 @@ TEST_CASE("dma_copy into a dense SBUF range: the rest of the partitions still re
   CHECK(ok == 4 * 2048);
 }
 
-TEST_CASE("huge pages change no byte: NKISIM_HUGEPAGES unset, 0, 1 and auto give the same outputs") {
-  // [128, 4096] fp32 in and out: 2 MiB tensors (advised), copied through SBUF at 16 KiB per partition.
-  const std::vector<float> v = ramp(128 * 4096, -7.0f, 0.001f);
+TEST_CASE("huge pages and up-front faulting change no byte: NKISIM_HUGEPAGES unset, 0, 1, auto") {
+  // [128, 8192] fp32 in and out: 4 MiB tensors (advised, populated), copied through SBUF at 32 KiB per
+  // partition (past 1/8 of a partition: SBUF is advised and populated up front too).
+  const std::vector<float> v = ramp(128 * 8192, -7.0f, 0.001f);
   Pipeline pl;
-  copy_through_sbuf(pl, 4096);
+  copy_through_sbuf(pl, 8192);
   const char* old = std::getenv("NKISIM_HUGEPAGES");
   const std::string saved = old ? old : "";
   for (const char* mode : {"", "0", "1", "auto"}) {
     CAPTURE(mode);
     if (*mode) setenv("NKISIM_HUGEPAGES", mode, 1);
     else unsetenv("NKISIM_HUGEPAGES");
-    const nkisim::sim::Result r = nkisim::sim::simulate(pl.b.p, std::vector<HostArray>{f32_array({128, 4096}, v)});
+    const nkisim::sim::Result r = nkisim::sim::simulate(pl.b.p, std::vector<HostArray>{f32_array({128, 8192}, v)});
     REQUIRE(r.outputs.size() == 1);
     CHECK(values<float>(r.outputs[0]) == v);
   }
