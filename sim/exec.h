@@ -13,20 +13,17 @@
 
 namespace nkisim::sim {
 
-// Bytes [0, hi) of every partition that the program's operands in on-chip memory `m` touch, estimated from a
-// sample of the instructions (sim/exec_context.cpp): for choices of page handling only.
-uint64_t partition_high_water(const isa::Program& p, isa::Memory m);
-
 // Everything an executor touches: the memories, the program (for locations and HBM tensors), the target,
 // and scratch buffers reused across instructions (no per-element or per-instruction allocation once warm).
 class ExecContext {
  public:
   ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes);
-  // With NKISIM_HUGEPAGES=auto (or =1): transparent huge pages where the program touches memory densely,
-  // populated up front while they prove cheap (sim/exec_context.cpp explains the policy): the on-chip
-  // memories, and the HBM tensors when `with_hbm` (the context that holds the HBM space). Changes no byte's
-  // value or validity; runs that compute nothing (timing only) skip it. Off by default.
-  void use_huge_pages(bool with_hbm);
+  // Before a run that computes (not timing only): faults in, over the parallel_for threads, the memory the
+  // program certainly touches (the HBM inputs and outputs when `with_hbm`, i.e. for the context holding the
+  // HBM space; SBUF/PSUM up to a dense high-water mark), after asking for transparent huge pages where
+  // NKISIM_HUGEPAGES says so. sim/exec_context.cpp has the measurements behind it. Changes no byte's value
+  // or validity.
+  void prepare_pages(bool with_hbm);
 
   const isa::Program& program;
   const isa::TargetDesc& target;

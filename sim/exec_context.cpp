@@ -7,100 +7,119 @@
 
 #include "isa/mx.h"
 #include "sim/exec.h"
+#include "sim/parallel.h"
 
 namespace nkisim::sim {
 using isa::Memory;
 
 namespace {
 
-// A huge page is asked for where at least 1/kHugePageMinUse of it will be touched (host tuning, measured:
-// see advise_huge_pages).
-constexpr uint64_t kHugePageMinUse = 8;
-
-
-// Transparent huge pages where the program will touch memory densely. On the 2-vCPU VM we measure on, a
-// 4 KiB first-touch fault costs about 1.8 us and a 2 MiB one about 0.1 ms (28 MiB: 13 ms against 1.5 ms),
-// so a huge page pays off once an eighth of it is used. HBM: every tensor of 2 MiB or more (inputs and
-// outputs are touched whole). SBUF/PSUM: the whole space when the program's operands reach past an eighth
-// of a partition (a 2 MiB page spans about ten SBUF partitions).
+// Page handling before a run (ExecContext::prepare_pages). All of it is host tuning measured on the 2-vCPU
+// VM of docs/performance.md, none of it changes a simulated byte.
 //
-// But a huge page can also be "cold": a VM whose free memory is reported back to the host (virtio free
-// page reporting hands back free blocks of 2 MiB and more) makes the host fault in every 4 KiB of it again,
-// and one 2 MiB fault then takes 5-7 ms (up to 20 ms) instead of 0.1 ms, while 4 KiB pages stay at about
-// 1.8 us. Measured here with huge pages always on: the matmul of bench case (a) took 0.30 s instead of
-// 0.21 s when run 8 s after the previous run, the 4096^2 softmax 0.35 s instead of 0.17 s; back to back
-// (warm pages) 0.11-0.14 s and 0.07-0.09 s. Which pages are cold shows only page by page, so the advised
-// ranges are populated now, one huge page at a time, keeping account of what they cost beyond the 4 KiB
-// faults they replace; once that excess passes kHugePageLossBudget the advice is taken back for everything
-// not yet populated (two cold pages do it, a lone cold page among warm ones does not). So a run costs at
-// most about that budget more than with 4 KiB pages.
+// Memory that will certainly be touched is faulted in up front, in pieces spread over the parallel_for
+// threads: a first-touch fault costs about 1.8 us per 4 KiB page either way, but the pieces run side by
+// side instead of one fault at a time inside the run. "Certainly touched": the HBM inputs (written whole
+// when bound) and outputs (read back whole), and SBUF/PSUM up to the program's high-water mark when that
+// reaches 1/kDenseFraction of a partition (the allocator cycles tiles through the memory a kernel uses;
+// case (a) of bench/run.py touches 28 MiB of SBUF). Below that a small kernel would pay for pages it never
+// uses. Pieces are kPieceBytes of one partition.
+constexpr uint64_t kDenseFraction = 8;
+constexpr uint64_t kPieceBytes = uint64_t(1) << 20;
+// The high-water mark is estimated from at most kHighWaterSamples instructions per stream, spread evenly:
+// reading every instruction of a long program (960 bytes each) cost 0.1 us per instruction, and tile
+// allocation cycles through the memory a kernel uses, so the sample sees its extent.
+constexpr size_t kHighWaterSamples = 512;
 //
-// Even so they stay opt-in: on the VM above, runs with huge pages also made the page cache slow at times
-// (writing (b)'s 64 MiB output took 0.1-0.25 s instead of 0.014 s in 3 of 12 runs, never without them), and
-// the benchmark's results varied far more with them than without (docs/performance.md "Huge pages").
-// NKISIM_HUGEPAGES=auto is the policy above, =1 asks for huge pages everywhere and populates nothing up
-// front; unset or anything else, no huge pages.
+// Transparent huge pages (NKISIM_HUGEPAGES; off by default) make a first touch ~10x cheaper (2 MiB: about
+// 0.1 ms against 512 x 1.8 us), but a fresh 2 MiB page can be "cold": a VM whose free memory is reported
+// back to the host makes the host fault in every 4 KiB of it again, 5-7 ms (up to 20 ms) for one huge
+// page. `auto` asks for them on the dense ranges above and populates those one huge page at a time,
+// keeping account of what the pages cost beyond the small faults they replace; once that excess passes
+// kHugePageLossBudget (two cold pages do it, a lone cold page among warm ones does not) the advice is taken
+// back for everything not yet touched. `1` asks for them on every simulated memory, unconditionally. They
+// stay opt-in because with them this VM's page cache also got cold memory at times (writing a 64 MiB output
+// took 0.1-0.25 s instead of 0.014 s in 3 of 12 runs) and the benchmark varied far more
+// (docs/performance.md "Huge pages").
 constexpr double kSmallFaultSeconds = 1.8e-6;  // one 4 KiB first-touch fault on the VM above
 constexpr double kSmallPagesPerHuge = 512;
 constexpr double kHugePageLossBudget = 0.005;
 
-void advise_huge_pages(Memories& mem, const isa::Program& p, bool with_hbm) {
+enum class HugePages { off, always, automatic };
+HugePages huge_page_setting() {
   const char* env = std::getenv("NKISIM_HUGEPAGES");
-  const std::string_view setting = env ? env : "";
-  const int mode = setting == "1" ? 1 : setting == "auto" ? 2 : 0;
-  if (mode == 0) return;
-  struct Range {
-    MemorySpace* space;
-    uint32_t p0, np;
-    uint64_t lo, hi;
-  };
-  std::vector<Range> ranges;
-  const uint64_t huge = uint64_t(2) << 20;
-  if (with_hbm && mode == 1) ranges.push_back({&mem.hbm, 0, 1, 0, mem.hbm.partition_bytes()});
-  if (with_hbm && mode == 2)
-    for (const isa::HbmTensor& t : p.hbm_tensors)
-      if (t.bytes >= huge) ranges.push_back({&mem.hbm, 0, 1, t.address, t.address + t.bytes});
-  for (Memory m : {Memory::SBUF, Memory::PSUM}) {
-    MemorySpace& space = mem.of(m);
-    const uint64_t hi = mode == 1 ? space.partition_bytes() : partition_high_water(p, m);
-    if (hi * kHugePageMinUse >= space.partition_bytes()) ranges.push_back({&space, 0, space.partitions(), 0, hi});
-  }
-  for (const Range& r : ranges) r.space->advise_huge(r.p0, r.np, r.lo, r.hi);
-  if (mode == 1) return;
+  const std::string_view v = env ? env : "";
+  return v == "1" ? HugePages::always : v == "auto" ? HugePages::automatic : HugePages::off;
+}
+
+// Bytes [lo, hi) of partitions [p0, p0 + np) of one memory space.
+struct Range {
+  MemorySpace* space;
+  uint32_t p0, np;
+  uint64_t lo, hi;
+};
+
+// The on-chip bytes [0, hi) of every partition the program's operands in `m` touch (sampled, see above; a
+// dynamic operand: its base tensor's bounds), or 0 when that is less than 1/kDenseFraction of a partition.
+uint64_t dense_high_water(const isa::Program& p, Memory m, uint64_t partition_bytes) {
+  int64_t hi = 0;
+  for (const auto& stream : p.streams)
+    for (size_t i = 0, step = std::max<size_t>(1, stream.size() / kHighWaterSamples); i < stream.size(); i += step)
+      for (const isa::AccessPattern& ap : stream[i].operands)
+        if (ap.mem == m) hi = std::max<int64_t>(hi, ap.dyn.present() ? int64_t(ap.dyn.hi) : describe(ap).hi);
+  const uint64_t h = std::min(uint64_t(std::max<int64_t>(hi, 0)), partition_bytes);
+  return h * kDenseFraction >= partition_bytes ? h : 0;
+}
+
+// `auto` huge pages on `dense`: advise, populate page by page while they prove cheap, else take it back.
+void huge_pages_while_cheap(const std::vector<Range>& dense) {
+  for (const Range& r : dense) r.space->advise_huge(r.p0, r.np, r.lo, r.hi);
   double loss = 0;  // seconds the huge pages so far cost beyond the 4 KiB faults they replace
   auto keep_going = [&](double seconds) {
     loss += seconds - kSmallFaultSeconds * kSmallPagesPerHuge;
     return loss <= kHugePageLossBudget;
   };
-  for (const Range& r : ranges)
+  for (const Range& r : dense)
     if (!r.space->populate_huge(r.p0, r.np, r.lo, r.hi, keep_going)) {
-      for (const Range& q : ranges) q.space->advise_huge(q.p0, q.np, q.lo, q.hi, false);
+      for (const Range& q : dense) q.space->advise_huge(q.p0, q.np, q.lo, q.hi, false);
       return;
     }
 }
 
 }  // namespace
 
-// Bytes [0, hi) of every partition that the program's operands in `m` touch (dynamic operands: their base
-// tensor's bounds), estimated from at most kHighWaterSamples instructions per stream spread evenly over it:
-// it only chooses page sizes, and reading every instruction of a long program (960 bytes each) cost 0.1 us
-// per instruction. Tile allocation cycles through the memory a kernel uses, so the sample sees its extent.
-constexpr size_t kHighWaterSamples = 512;
-uint64_t partition_high_water(const isa::Program& p, Memory m) {
-  int64_t hi = 0;
-  for (const auto& stream : p.streams)
-    for (size_t i = 0, step = std::max<size_t>(1, stream.size() / kHighWaterSamples); i < stream.size(); i += step)
-      for (const isa::AccessPattern& ap : stream[i].operands) {
-        if (ap.mem != m) continue;
-        if (ap.dyn.present()) {
-          hi = std::max<int64_t>(hi, ap.dyn.hi);
-          continue;
-        }
-        int64_t span = 0;
-        for (int d = 0; d < ap.num_dims; ++d) span += std::max<int64_t>(0, ap.dims[d].stride * (int64_t(ap.dims[d].count) - 1));
-        hi = std::max<int64_t>(hi, ap.offset + (span + 1) * int64_t(isa::dtype_size(ap.dtype)));
-      }
-  return uint64_t(hi);
+void ExecContext::prepare_pages(bool with_hbm) {
+  std::vector<Range> dense;
+  if (with_hbm)
+    for (const isa::HbmTensor& t : program.hbm_tensors)
+      if ((t.kind == isa::HbmTensor::Kind::Input || t.output_index >= 0) && t.bytes)
+        dense.push_back({&mem.hbm, 0, 1, t.address, t.address + t.bytes});
+  for (Memory m : {Memory::SBUF, Memory::PSUM}) {
+    MemorySpace& space = mem.of(m);
+    if (const uint64_t hi = dense_high_water(program, m, space.partition_bytes()))
+      dense.push_back({&space, 0, space.partitions(), 0, hi});
+  }
+  switch (huge_page_setting()) {
+    case HugePages::off:
+      break;
+    case HugePages::always:
+      if (with_hbm) mem.hbm.advise_huge(0, 1, 0, mem.hbm.partition_bytes());
+      for (MemorySpace* s : {&mem.sbuf, &mem.psum}) s->advise_huge(0, s->partitions(), 0, s->partition_bytes());
+      break;
+    case HugePages::automatic:
+      huge_pages_while_cheap(dense);
+      break;
+  }
+  struct Piece {
+    MemorySpace* space;
+    uint32_t partition;
+    uint64_t lo, hi;
+  };
+  std::vector<Piece> pieces;
+  for (const Range& r : dense)
+    for (uint32_t q = r.p0; q < r.p0 + r.np; ++q)
+      for (uint64_t a = r.lo; a < r.hi; a += kPieceBytes) pieces.push_back({r.space, q, a, std::min(a + kPieceBytes, r.hi)});
+  parallel_for(pieces.size(), [&](size_t i) { pieces[i].space->populate(pieces[i].partition, pieces[i].lo, pieces[i].hi); });
 }
 
 ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes)
@@ -113,8 +132,6 @@ ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64
   for (size_t i = 0; i < p.hbm_tensors.size(); ++i)
     if (p.hbm_tensors[i].kind == isa::HbmTensor::Kind::Input) input_tensors_.push_back(i);
 }
-
-void ExecContext::use_huge_pages(bool with_hbm) { advise_huge_pages(mem, program, with_hbm); }
 
 std::optional<SourceLoc> ExecContext::location(const isa::Instruction& ins) const {
   if (ins.loc == 0 || ins.loc >= program.locations.size()) return std::nullopt;

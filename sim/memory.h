@@ -42,11 +42,10 @@ class MemorySpace {
   // Like prepare(), but chunks entirely inside [lo, hi) are marked valid without filling (the caller
   // writes every byte of the range next).
   void prepare_overwrite(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
-  // Asks the OS for the pages of bytes [lo, hi) of partition 0 now, in one call, instead of one page fault
-  // per 4 KiB on first touch (for ranges that will certainly be written, e.g. inputs and outputs in HBM).
-  // Changes no byte's value or validity; a no-op where the OS cannot do it.
-  void populate(uint64_t lo, uint64_t hi) { populate(0, lo, hi); }
-  void populate(uint32_t partition, uint64_t lo, uint64_t hi);  // the same for one partition
+  // Asks the OS for the pages of bytes [lo, hi) of one partition now, in one call, instead of one page fault
+  // per 4 KiB on first touch (for ranges that will certainly be touched, e.g. inputs and outputs in HBM).
+  // Changes no byte's value or validity; a no-op where the OS cannot do it (or the partition is out of range).
+  void populate(uint32_t partition, uint64_t lo, uint64_t hi);
   // Asks the OS for transparent huge pages (2 MiB) under bytes [lo, hi) of partitions [p0, p0+np) (the host
   // span from the first partition's lo to the last one's hi, trimmed to whole huge pages): one page fault
   // per 2 MiB instead of one per 4 KiB where a range will be touched densely. Changes no byte's value or

@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "sim/exec.h"
-#include "sim/parallel.h"
 #include "sim/scheduler.h"
 
 namespace nkisim::sim {
@@ -64,36 +63,6 @@ void collect_results(ExecContext& ctx, Result& r, bool in_place) {
     if (ctx.tensor_written[i])
       r.written_inputs.emplace_back(p.hbm_tensors[i].name, read_tensor(ctx, p.hbm_tensors[i], in_place));
 }
-// Memory that will certainly be touched is faulted in up front, in pieces spread over the parallel_for
-// threads (a first-touch fault costs the OS the same either way, about 1.8 us per 4 KiB page on the VM we
-// measure on, but the pieces run side by side instead of one fault at a time on the main thread): the HBM
-// inputs (written whole now) and outputs (read back whole at the end), and SBUF/PSUM up to the program's
-// high-water mark when that is at least 1/kDenseOnChip of a partition (the allocator cycles tiles through
-// the memory a kernel uses, so it all gets touched; case (a) of bench/run.py touches 28 MiB of SBUF).
-void populate_dense(ExecContext& ctx) {
-  constexpr uint64_t kPiece = uint64_t(1) << 20;  // host tuning: enough per call to amortise the syscall
-  constexpr uint64_t kDenseOnChip = 8;            // host tuning: below it a small kernel would pay for pages it never uses
-  struct Piece {
-    MemorySpace* space;
-    uint32_t partition;
-    uint64_t lo, hi;
-  };
-  std::vector<Piece> pieces;
-  for (const HbmTensor& t : ctx.program.hbm_tensors) {
-    if (t.kind != HbmTensor::Kind::Input && t.output_index < 0) continue;
-    for (uint64_t a = t.address; a < t.address + t.bytes; a += kPiece)
-      pieces.push_back({&ctx.mem.hbm, 0, a, std::min(a + kPiece, t.address + t.bytes)});
-  }
-  for (isa::Memory m : {isa::Memory::SBUF, isa::Memory::PSUM}) {
-    MemorySpace& space = ctx.mem.of(m);
-    const uint64_t hi = std::min(partition_high_water(ctx.program, m), space.partition_bytes());
-    if (hi * kDenseOnChip < space.partition_bytes()) continue;
-    for (uint32_t q = 0; q < space.partitions(); ++q) pieces.push_back({&space, q, 0, hi});
-  }
-  auto run = [&](size_t i) { pieces[i].space->populate(pieces[i].partition, pieces[i].lo, pieces[i].hi); };
-  if (pieces.size() > 1) parallel_for(pieces.size(), run);
-  else if (!pieces.empty()) run(0);
-}
 
 }  // namespace
 
@@ -103,7 +72,7 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   if (!target) throw Error("unknown target '" + p.target + "'");
 
   ExecContext ctx(p, *target, hbm_space_bytes(p));
-  if (!opts.timing_only) ctx.use_huge_pages(true);
+  if (!opts.timing_only) ctx.prepare_pages(true);
   ctx.print_sink = opts.print_sink;
   if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)
   bind_inputs(ctx, inputs, opts);
@@ -136,7 +105,6 @@ void bind_inputs(ExecContext& ctx, std::span<const HostArray> inputs, const Opti
        << " but " << inputs.size() << (inputs.size() == 1 ? " was" : " were") << " given";
     throw Error(os.str());
   }
-  if (!opts.timing_only) populate_dense(ctx);
   for (size_t k = 0; bind && k < in.size(); ++k) {
     const HbmTensor& t = p.hbm_tensors[in[k]];
     const HostArray& a = inputs[k];

@@ -56,7 +56,7 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
   std::vector<std::unique_ptr<ExecContext>> ctx;
   for (const isa::Program& p : programs) ctx.push_back(std::make_unique<ExecContext>(p, *target, hbm_bytes));
   if (!opts.timing_only)
-    for (size_t c = 0; c < n; ++c) ctx[c]->use_huge_pages(c == 0);  // core 0's HBM space is the one used first
+    for (size_t c = 0; c < n; ++c) ctx[c]->prepare_pages(c == 0);  // core 0 holds the HBM space first
   // Every core must reach the same core_barriers (per engine), or the odd one out would wait forever.
   for (int e = 0; e < isa::kNumEngines; ++e) {
     std::vector<std::vector<const isa::Instruction*>> bars(n);
