@@ -9,6 +9,7 @@
 #include <memory>
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "isa/access_pattern.h"
@@ -265,16 +266,21 @@ class CellMap {
   CellRuns runs_;
 };
 
+// The element offsets of the first and last element of one partition's free pattern, relative to ap.offset.
+inline std::pair<int64_t, int64_t> free_extent(const isa::AccessPattern& ap) {
+  int64_t lo = 0, hi = 0;
+  for (int d = 0; d < ap.num_dims; ++d) {
+    const int64_t span = ap.dims[d].stride * int64_t(ap.dims[d].count - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi};
+}
+
 // Calls f(key) for every cell an access pattern touches.
 template <class F>
 void for_each_cell(const isa::AccessPattern& ap, const CellMap& m, int64_t granules_per_quadrant, F&& f) {
   const int64_t es = isa::dtype_size(ap.dtype), granule = m.granule();
-  int64_t lo = 0, hi = 0;  // element extent of the free pattern relative to offset
-  for (int d = 0; d < ap.num_dims; ++d) {
-    int64_t span = ap.dims[d].stride * int64_t(ap.dims[d].count - 1);
-    if (span < 0) lo += span;
-    else hi += span;
-  }
+  const auto [lo, hi] = free_extent(ap);
   if (ap.mem == isa::Memory::HBM) {
     for (uint32_t r = 0; r < ap.num_partitions; ++r) {
       int64_t base = ap.offset + int64_t(r) * ap.partition_stride * es;
@@ -300,12 +306,7 @@ void for_each_cell_state(const isa::AccessPattern& ap, CellMap& m, int64_t granu
     return;
   }
   const int64_t es = isa::dtype_size(ap.dtype), granule = m.granule();
-  int64_t lo = 0, hi = 0;  // element extent of the free pattern relative to offset
-  for (int d = 0; d < ap.num_dims; ++d) {
-    int64_t span = ap.dims[d].stride * int64_t(ap.dims[d].count - 1);
-    if (span < 0) lo += span;
-    else hi += span;
-  }
+  const auto [lo, hi] = free_extent(ap);
   int64_t c0 = 0, c1 = 0;  // the current merged granule range
   for (uint32_t r = 0; r < ap.num_partitions; ++r) {
     const int64_t base = ap.offset + int64_t(r) * ap.partition_stride * es;
