@@ -14,41 +14,19 @@
 
 #include "isa/dtype.h"
 #include "sim/alu.h"
+#include "float_test_util.h"
 #include "sim_test_util.h"
 
 using namespace nkisim;
-
-namespace {
-
-std::vector<float> values(size_t n, uint32_t seed, double special_rate) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> nd(0.0f, 3.0f);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                            isa::bits_to_float(0x7fc00123u), isa::bits_to_float(0xffa00000u),
-                            std::numeric_limits<float>::denorm_min(), -1e-39f};
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = u(rng) < special_rate ? specials[rng() % 8] : nd(rng);
-  return v;
-}
-
-// Where both results are NaN the payload may differ (which NaN survives when two meet in one add depends on
-// the operand order the compiler picked; test_fast_paths.cpp and docs/performance.md).
-bool same_bits_or_both_nan(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (isa::float_to_bits(a[i]) != isa::float_to_bits(b[i]) && !(std::isnan(a[i]) && std::isnan(b[i]))) return false;
-  return true;
-}
-
-}  // namespace
+using floattest::random_values;
+using floattest::same_bits_or_both_nan;
 
 TEST_CASE("alu_ts2_f32_rows equals op0 then op1 per row (all float op pairs, reversed operands, columns, both directions)") {
   const uint32_t P = 6;
   const size_t n = 37;
   const ptrdiff_t stride = 41;
-  const auto a0 = values(P * size_t(stride), 21, 0.1);
-  const auto col0 = values(P, 22, 0.2), col1 = values(P, 23, 0.2);
+  const auto a0 = random_values(P * size_t(stride), 21, 0.1);
+  const auto col0 = random_values(P, 22, 0.2), col1 = random_values(P, 23, 0.2);
   for (int o0 = 0; o0 <= int(isa::AluOp::relu); ++o0)
     for (int o1 = 0; o1 <= int(isa::AluOp::relu); ++o1) {
       const auto op0 = isa::AluOp(o0), op1 = isa::AluOp(o1);
@@ -91,7 +69,7 @@ TEST_CASE("alu_tt_f32_rows maximum / minimum: rows with and without NaNs give al
   const uint32_t P = 8;
   const size_t n = 64;
   const ptrdiff_t stride = 80;
-  auto a0 = values(P * size_t(stride), 31, 0.0), b0 = values(P * size_t(stride), 32, 0.0);
+  auto a0 = random_values(P * size_t(stride), 31, 0.0), b0 = random_values(P * size_t(stride), 32, 0.0);
   // Signed zeros and ties (no NaN) in row 1; a NaN in row 3 of a and row 5 of b; infinities in row 6.
   a0[1 * stride + 3] = 0.0f;
   b0[1 * stride + 3] = -0.0f;
@@ -177,7 +155,7 @@ TEST_CASE("alu_tt_f32_rows, every op: dst disjoint, dst = data1, dst = data2 and
   const uint32_t P = 4;
   const size_t n = 67;  // a vector tail
   const ptrdiff_t stride = 72;
-  const auto a0 = values(P * size_t(stride), 41, 0.15), b0 = values(P * size_t(stride), 42, 0.15);
+  const auto a0 = random_values(P * size_t(stride), 41, 0.15), b0 = random_values(P * size_t(stride), 42, 0.15);
   const isa::AluOp ops[] = {
 #define ALU(id, name, cls, red) isa::AluOp::id,
 #include "isa/alu_ops.def"
@@ -210,7 +188,7 @@ TEST_CASE("alu_ts_f32_rows, every op: dst disjoint and in place, immediate and p
   const uint32_t P = 4;
   const size_t n = 67;
   const ptrdiff_t stride = 72;
-  const auto a0 = values(P * size_t(stride), 51, 0.15), col = values(P, 52, 0.25);
+  const auto a0 = random_values(P * size_t(stride), 51, 0.15), col = random_values(P, 52, 0.25);
   const isa::AluOp ops[] = {
 #define ALU(id, name, cls, red) isa::AluOp::id,
 #include "isa/alu_ops.def"

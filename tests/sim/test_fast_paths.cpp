@@ -15,49 +15,12 @@
 #include "sim/convert.h"
 #include "sim/gemm.h"
 #include "sim/parallel.h"
+#include "float_test_util.h"
 
 using namespace nkisim;
-
-namespace {
-
-// Random fp32 values of a dtype's precision (bf16: the high 16 bits), with specials sprinkled in.
-std::vector<float> random_values(size_t n, uint32_t seed, bool bf16, double special_rate) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> nd(0.0f, 3.0f);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  const float specials[] = {0.0f,
-                            -0.0f,
-                            std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(),
-                            isa::bits_to_float(0x7fc00123u),  // quiet NaN with a payload
-                            isa::bits_to_float(0xffa00000u),
-                            std::numeric_limits<float>::denorm_min(),
-                            -1e-39f};
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) {
-    float x = nd(rng);
-    if (u(rng) < special_rate) x = specials[rng() % 8];
-    if (bf16) x = isa::bits_to_float(isa::float_to_bits(x) & 0xffff0000u);
-    v[i] = x;
-  }
-  return v;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-// Bit-identical, except that where both are NaN the payloads may differ: when two NaNs meet in one
-// multiply or add, which operand's payload survives depends on the operand order the compiler picked
-// for the commutative instruction (x86 returns the first source's NaN); neither the hardware spec nor
-// numpy defines it (docs/performance.md).
-bool same_bits_or_both_nan(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (isa::float_to_bits(a[i]) != isa::float_to_bits(b[i]) && !(std::isnan(a[i]) && std::isnan(b[i]))) return false;
-  return true;
-}
-
-}  // namespace
+using floattest::random_values;
+using floattest::same_bits;
+using floattest::same_bits_or_both_nan;
 
 TEST_CASE("pe_gemm equals the sequential triple loop bit for bit (every size class, fp32 and bf16, with specials)") {
   struct Shape {
@@ -74,8 +37,8 @@ TEST_CASE("pe_gemm equals the sequential triple loop bit for bit (every size cla
         CAPTURE(s.N);
         CAPTURE(bf16);
         CAPTURE(rate);
-        auto w = random_values(size_t(s.K) * s.M, seed++, bf16, rate);
-        auto v = random_values(size_t(s.K) * s.N, seed++, bf16, rate);
+        auto w = random_values(size_t(s.K) * s.M, seed++, rate, bf16);
+        auto v = random_values(size_t(s.K) * s.N, seed++, rate, bf16);
         std::vector<float> fast(size_t(s.M) * s.N, 42.0f), ref(size_t(s.M) * s.N, -42.0f);
         sim::pe_gemm(w.data(), v.data(), s.K, s.M, s.N, fast.data());
         sim::pe_gemm_reference(w.data(), v.data(), s.K, s.M, s.N, ref.data());
@@ -106,8 +69,8 @@ TEST_CASE("pe_gemm from memory: dtypes converted per panel, padded rows, accumul
       CAPTURE(accumulate);
       const unsigned es = isa::dtype_size(c.dt);
       const int64_t row_step = int64_t(c.N + 9) * es;  // padded rows
-      auto w = random_values(size_t(c.K) * c.M, seed++, true, 0.0);
-      auto vals = random_values(size_t(c.K) * c.N, seed++, false, 0.0);
+      auto w = random_values(size_t(c.K) * c.M, seed++, 0.0, true);
+      auto vals = random_values(size_t(c.K) * c.N, seed++, 0.0, false);
       std::vector<uint8_t> mem(size_t(row_step) * c.K, 0xAB);
       std::vector<float> v(size_t(c.K) * c.N);  // the operand as the engine sees it (after conversion)
       for (uint32_t k = 0; k < c.K; ++k) {
@@ -115,7 +78,7 @@ TEST_CASE("pe_gemm from memory: dtypes converted per panel, padded rows, accumul
         sim::load_f32(c.dt, mem.data() + k * row_step, es, c.N, v.data() + size_t(k) * c.N);
       }
       const int64_t ostride = 2 * int64_t(c.N) + 3;
-      auto old = random_values(size_t(c.M) * ostride, seed++, false, 0.0);
+      auto old = random_values(size_t(c.M) * ostride, seed++, 0.0, false);
       std::vector<float> out = old, prod(size_t(c.M) * c.N);
       sim::pe_gemm_reference(w.data(), v.data(), c.K, c.M, c.N, prod.data());
       std::vector<float> want = old;
@@ -165,8 +128,8 @@ TEST_CASE("alu 2-D forms equal the per-row loops, also in place and with per-row
   const uint32_t P = 5;
   const size_t n = 37;
   const ptrdiff_t stride = 41;
-  const auto a0 = random_values(P * size_t(stride), 7, false, 0.1), b0 = random_values(P * size_t(stride), 8, false, 0.1);
-  const auto col = random_values(P, 9, false, 0.2);
+  const auto a0 = random_values(P * size_t(stride), 7, 0.1, false), b0 = random_values(P * size_t(stride), 8, 0.1, false);
+  const auto col = random_values(P, 9, 0.2, false);
   for (int o = 0; o < int(isa::AluOp::relu) + 1; ++o) {
     const auto op = isa::AluOp(o);
     if (sim::alu_is_bitvec(op)) continue;
@@ -199,7 +162,7 @@ TEST_CASE("alu 2-D forms equal the per-row loops, also in place and with per-row
 
 TEST_CASE("alu_fold_f32 equals the left fold of alu_f32 (NaNs and signed zeros force the sequential order)") {
   std::vector<std::vector<float>> cases;
-  for (double rate : {0.0, 0.01, 0.3}) cases.push_back(random_values(1000, uint32_t(11 + rate * 100), false, rate));
+  for (double rate : {0.0, 0.01, 0.3}) cases.push_back(random_values(1000, uint32_t(11 + rate * 100), rate, false));
   cases.push_back(std::vector<float>(64, 0.0f));
   cases.push_back({-0.0f, 0.0f, -0.0f});
   std::vector<float> zeros(100, 1.0f);
