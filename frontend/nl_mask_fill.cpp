@@ -18,6 +18,19 @@ Value restricted(const Value& v, const AxisBounds& b) {
   return nl::view_value(t, restrict_view(t->view, b));
 }
 
+// acc = c when acc is None, else acc = acc op c inside `b` (tensor_tensor in place).
+void combine(Interp& in, Value& acc, const Value& c, AluOp op, const AxisBounds& b) {
+  if (acc.is_none()) {
+    acc = c;
+    return;
+  }
+  nl::call_isa(in, "tensor_tensor",
+               {{"dst", restricted(acc, b)},
+                {"data1", restricted(acc, b)},
+                {"data2", restricted(c, b)},
+                {"op", nl::alu_value(op)}});
+}
+
 // fp32 0/1 tile of `shape` (computed inside the bounds `b`) for one conjunction of constraints.
 Value conj_pred(Interp& in, const std::vector<PredObj::Cons>& conj, const std::vector<int64_t>& shape,
                 const AxisBounds& b, const char* fname) {
@@ -60,15 +73,7 @@ Value conj_pred(Interp& in, const std::vector<PredObj::Cons>& conj, const std::v
                   {"data", restricted(io, b)},
                   {"op0", nl::alu_value(AluOp::greater_equal)},
                   {"operand0", Value::floating(0.0)}});
-    if (acc.is_none()) {
-      acc = cmp;
-      continue;
-    }
-    nl::call_isa(in, "tensor_tensor",
-                 {{"dst", restricted(acc, b)},
-                  {"data1", restricted(acc, b)},
-                  {"data2", restricted(cmp, b)},
-                  {"op", nl::alu_value(AluOp::multiply)}});
+    combine(in, acc, cmp, AluOp::multiply, b);  // AND of 0/1 tiles
   }
   return acc;
 }
@@ -94,16 +99,7 @@ Value select_by_pred(Interp& in, const Value& x, const PredObj* p, double fill, 
       p->any.empty() ? std::vector<std::vector<PredObj::Cons>>{p->all} : p->any;
   Value pr;
   for (const auto& conj : dnf) {
-    Value c = conj_pred(in, conj, shape, b, fname);
-    if (pr.is_none()) {
-      pr = c;
-      continue;
-    }
-    nl::call_isa(in, "tensor_tensor",
-                 {{"dst", restricted(pr, b)},
-                  {"data1", restricted(pr, b)},
-                  {"data2", restricted(c, b)},
-                  {"op", nl::alu_value(AluOp::maximum)}});
+    combine(in, pr, conj_pred(in, conj, shape, b, fname), AluOp::maximum, b);  // OR of 0/1 tiles
   }
   if (pred) *pred = pr;
   Value pu8 = nl::new_tile(in, shape, DType::uint8, ir::Buffer::sbuf, "mask_pred_u8");

@@ -66,7 +66,8 @@ class Cell {
       inline_[size_t(r)] = op;
     } else {  // one stream too many for the inline slots
       all_ = std::make_unique<std::array<int32_t, kMaxStreams>>();
-      for (uint32_t m = readers; m; m &= m - 1) (*all_)[size_t(std::countr_zero(m))] = inline_[rank(std::countr_zero(m))];
+      for (uint32_t m = readers; m; m &= m - 1)
+        (*all_)[size_t(std::countr_zero(m))] = inline_[rank(std::countr_zero(m))];
       (*all_)[size_t(s)] = op;
     }
     readers |= bit;
@@ -239,7 +240,8 @@ class CellRuns {
       for (size_t g = 0; g < ids_.size();) {
         size_t e = g + 1;
         while (e < ids_.size() && ids_[e] == ids_[g]) ++e;
-        if (ids_[g] != 0) runs_->runs_.emplace_hint(runs_->runs_.end(), int64_t(g), RunMap::Run{int64_t(e), cells_[ids_[g]]});
+        if (ids_[g] != 0)
+          runs_->runs_.emplace_hint(runs_->runs_.end(), int64_t(g), RunMap::Run{int64_t(e), cells_[ids_[g]]});
         g = e;
       }
       ids_ = {};

@@ -39,7 +39,9 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
   const int64_t sbuf_g = int64_t(t.sbuf_partition_bytes) / kChipGranule + 1;
   const int64_t psum_g = int64_t(t.psum_partition_bytes) / kChipGranule + 1;
   CellMap sbuf(kChipGranule, 4 * sbuf_g), psum(kChipGranule, 4 * psum_g), hbm(kHbmGranule, 0);
-  auto map_for = [&](isa::Memory m) -> CellMap& { return m == isa::Memory::HBM ? hbm : m == isa::Memory::PSUM ? psum : sbuf; };
+  auto map_for = [&](isa::Memory m) -> CellMap& {
+    return m == isa::Memory::HBM ? hbm : m == isa::Memory::PSUM ? psum : sbuf;
+  };
   auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g : sbuf_g; };
 
   // Queues per triggering engine: each engine owns a group of queues used round-robin.

@@ -118,12 +118,13 @@ void ExecContext::prepare_pages(bool with_hbm) {
   std::vector<Piece> pieces;
   for (const Range& r : dense)
     for (uint32_t q = r.p0; q < r.p0 + r.np; ++q)
-      for (uint64_t a = r.lo; a < r.hi; a += kPieceBytes) pieces.push_back({r.space, q, a, std::min(a + kPieceBytes, r.hi)});
-  parallel_for(pieces.size(), [&](size_t i) { pieces[i].space->populate(pieces[i].partition, pieces[i].lo, pieces[i].hi); });
+      for (uint64_t a = r.lo; a < r.hi; a += kPieceBytes)
+        pieces.push_back({r.space, q, a, std::min(a + kPieceBytes, r.hi)});
+  parallel_for(pieces.size(),
+               [&](size_t i) { pieces[i].space->populate(pieces[i].partition, pieces[i].lo, pieces[i].hi); });
 }
 
-ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes)
-    : program(p), target(t) {
+ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes) : program(p), target(t) {
   mem.hbm.init(1, hbm_bytes);
   mem.sbuf.init(uint32_t(t.partitions), uint64_t(t.sbuf_partition_bytes));
   mem.psum.init(uint32_t(t.partitions), uint64_t(t.psum_partition_bytes));

@@ -432,7 +432,8 @@ Plan plan_input(const std::string& descr, size_t n, size_t data_size, std::optio
   }
   if (isa::dtype_kind(t) == isa::DTypeKind::Packed)
     throw Error("a packed MX dtype (" + std::string(isa::dtype_name(t)) + ") takes its raw " +
-                std::to_string(tsize * 8) + "-bit words (e.g. uint" + std::to_string(tsize * 8) + " data), not " + norm);
+                std::to_string(tsize * 8) + "-bit words (e.g. uint" + std::to_string(tsize * 8) + " data), not " +
+                norm);
   if (kind == 'V')
     throw Error("raw dtype " + norm + " has " + std::to_string(size) + "-byte elements but " +
                 std::string(isa::dtype_name(t)) + " needs " + std::to_string(tsize));

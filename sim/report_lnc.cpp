@@ -85,11 +85,13 @@ void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResul
   for (const LncResult::Signal& g : r.signals) {
     const size_t from = g.from, to = 1 - g.from;
     if (r.cores.size() != 2 || from > 1) continue;
-    const int64_t a = signal_instruction(programs, r, from, g.sem, g.n), b = signal_instruction(programs, r, to, g.sem, g.n);
+    const int64_t a = signal_instruction(programs, r, from, g.sem, g.n),
+                  b = signal_instruction(programs, r, to, g.sem, g.n);
     if (a < 0 || b < 0) continue;
     const InstrTiming &src = r.cores[from].timeline[size_t(a)], &dst = r.cores[to].timeline[size_t(b)];
     if (dst.start_ns < src.start_ns || dst.start_ns < g.arrive_ns) continue;
-    const std::string src_track(isa::engine_name(isa::Engine(src.engine))), dst_track(isa::engine_name(isa::Engine(dst.engine)));
+    const std::string src_track(isa::engine_name(isa::Engine(src.engine))),
+        dst_track(isa::engine_name(isa::Engine(dst.engine)));
     auto ts = tids[from].find(src_track), td = tids[to].find(dst_track);
     if (ts == tids[from].end() || td == tids[to].end()) continue;
     const std::string name = std::string(isa::info(programs[from].streams[src.engine][src.index].op).mnemonic) +
