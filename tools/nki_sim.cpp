@@ -31,6 +31,11 @@ constexpr const char* kUsage =
     "               [--profile[=FILE]] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
     "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n";
 
+// The end of --help: exit status and environment (README.md "Exit status", docs/performance.md).
+constexpr const char* kHelpEpilog =
+    "Exit status: 0 on success, 1 for a kernel, input or run-time error, 2 for a bad command line.\n"
+    "Environment: NKISIM_THREADS=N caps the threads the simulator uses (results never depend on it);\n"
+    "NKISIM_HUGEPAGES=1|auto uses transparent huge pages for the simulated memories (default off).\n";
 
 // --time-phases: wall and CPU time (all threads of the process) of each phase, printed to stderr at the end.
 // The CPU figure is what to compare on a loaded machine, where wall time includes waiting for a core.
@@ -160,7 +165,8 @@ int run(int argc, char** argv) {
        "to DTYPE with hardware rounding or reinterprets raw data of the same width")
       ("arg", po::value<std::vector<std::string>>()->composing(),
        "NAME=VALUE for a non-tensor kernel parameter (a Python literal); repeatable")
-      ("output-dir,o", po::value<std::string>()->default_value("nki-sim-out"), "directory for output_<i>.npy files")
+      ("output-dir,o", po::value<std::string>()->default_value("nki-sim-out"),
+       "directory for output_<i>.npy files (existing ones are replaced)")
       ("target", po::value<std::string>()->default_value("trn2"), "trn1 | trn2 | trn3")
       ("param", po::value<std::vector<std::string>>()->composing(),
        "NAME=VALUE overrides a target parameter (see docs/cost-model.md); repeatable")
@@ -191,7 +197,7 @@ int run(int argc, char** argv) {
       ("quiet,q", "print nothing on success");
   const po::variables_map vm = cli::parse(argc, argv, opts, "kernel-file");
   if (vm.count("help")) {
-    std::cout << kUsage << "\n" << opts << "\n";
+    std::cout << kUsage << "\n" << opts << "\n" << kHelpEpilog;
     return 0;
   }
   const bool from_binary = vm.count("program") > 0;

@@ -40,6 +40,11 @@ rc, so, se = run(ADD, "--emit", "elf", "x")
 check_equal((rc, se.splitlines()[0]), (2, "nki-sim: error: --emit expects 'ir FILE', 'asm FILE' or 'bin FILE'"), "bad --emit")
 rc, so, se = run("--help")
 check(rc == 0 and "--inputs" in so and "--trace" in so, "--help prints the options")
+check_equal(so.splitlines()[-3:], [
+    "Exit status: 0 on success, 1 for a kernel, input or run-time error, 2 for a bad command line.",
+    "Environment: NKISIM_THREADS=N caps the threads the simulator uses (results never depend on it);",
+    "NKISIM_HUGEPAGES=1|auto uses transparent huge pages for the simulated memories (default off)."],
+    "--help ends with the exit status and the environment variables")
 
 # Input files.
 missing = os.path.join(d, "missing.npy")
