@@ -7,11 +7,7 @@
 namespace nkisim::frontend {
 
 Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
-  std::vector<Value> keys;
-  if (key.is(VK::Tuple))
-    keys = items_of(key);
-  else
-    keys.push_back(key);
+  std::vector<Value> keys = subscript_keys(key);
   ir::View v = t->view;
   int lead = t->lead;
   size_t used = 0;

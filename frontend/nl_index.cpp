@@ -468,11 +468,7 @@ Value restrict_value(const Value& v, const AxisBounds& b) {
 
 // t[key] with index tiles: element (i_0, i_1, ...) of the result is t[e_0(i), e_1(i), ...].
 Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
-  std::vector<Value> keys;
-  if (key.is(VK::Tuple))
-    keys = items_of(key);
-  else
-    keys.push_back(key);
+  std::vector<Value> keys = subscript_keys(key);
   bool any = false;
   for (auto& k : keys) any |= is_index(k);
   if (!any) return Value::unbound();

@@ -134,6 +134,10 @@ Value make_list(std::vector<Value> v) { return make<SeqObj>(VK::List, std::move(
 const std::string& str_of(const Value& v) { return v.as<StrObj>()->s; }
 std::vector<Value>& items_of(const Value& v) { return v.as<SeqObj>()->items; }
 
+std::vector<Value> subscript_keys(const Value& key) {
+  return key.is(VK::Tuple) ? items_of(key) : std::vector<Value>{key};
+}
+
 int64_t RangeObj::length() const {
   if (step > 0 && start < stop) return (stop - start - 1) / step + 1;
   if (step < 0 && start > stop) return (start - stop - 1) / (-step) + 1;

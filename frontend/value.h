@@ -306,5 +306,6 @@ std::string float_repr(double d);                   // Python's shortest round-t
 std::string nki_repr(const Value& v);               // Buffer/NkiOp/Enum values (nki_lang.cpp)
 const std::string& str_of(const Value& v);          // the text of a Str value
 std::vector<Value>& items_of(const Value& v);       // the items of a Tuple or List
+std::vector<Value> subscript_keys(const Value& key);  // t[a, b] -> {a, b}; t[a] -> {a}
 
 }  // namespace nkisim::frontend
