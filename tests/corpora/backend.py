@@ -40,8 +40,11 @@ def _is_literal(v):
 
 def _params_without_default(path, name):
     """Names of the kernel's parameters that have no default (parsed from its source)."""
-    with open(path) as f:
-        tree = ast.parse(f.read(), path)
+    try:
+        with open(path) as f:
+            tree = ast.parse(f.read(), path)
+    except SyntaxError:
+        return None
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == name:
             a = node.args
@@ -67,8 +70,8 @@ class CliBackend:
         tensors = [k for k, v in args.items() if isinstance(v, T)]
         others = {k: v for k, v in args.items() if not isinstance(v, T)}
         req = _params_without_default(path, case.kernel)
-        direct = (req is not None and all(_is_literal(v) for v in others.values())
-                  and tensors == [p for p in req if p not in others])
+        direct = all(_is_literal(v) for v in others.values()) and (
+            req is None or tensors == [p for p in req if p not in others])
         cmd = [self.nkisim]
         if direct:
             cmd += [path, "-k", case.kernel]

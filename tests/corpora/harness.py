@@ -56,6 +56,8 @@ class Case:
     include: str = ""  # relative to the corpus root: the import root of `module`
     written: tuple = ()  # names of input tensors the kernel writes; compared after the returned outputs
     skip: str = ""
+    expect_error: str = ""  # an invalid kernel: PASS when nki-sim refuses it with a located error (file:line:col)
+    post: Optional[Callable] = None  # post(outputs, inputs) -> outputs to compare (e.g. sorted top-k values)
 
 
 @dataclasses.dataclass

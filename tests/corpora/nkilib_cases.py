@@ -140,6 +140,110 @@ def _layernorm_tkg(lnc, b, s, h, shard_on_h=False, dtype="float16"):
                ref, atol=1e-5, rtol=2e-2, lnc=lnc)
 
 
+# ---------------------------------------------------------------- find_nonzero_indices, indexed_flatten
+
+def _find_nonzero(t, e, top_k, chunk, dtype, e_offset=None, e_local=None):
+    def args(r):
+        k = t * top_k // e
+        flat = r.permutation(np.concatenate([np.ones(k * e), np.zeros((t - k) * e)]))
+        x = flat.reshape(e, t).T.astype(np.float32) * (0.1 if dtype == "float32" else 1)
+        a = {"input_tensor": T(x, dtype)}
+        if e_offset is not None:
+            a["col_start_id"] = T(np.array([e_offset], np.int32))
+            a["n_cols"] = e_local
+        a["chunk_size"] = chunk
+        return a
+
+    def ref(i):
+        x = i["input_tensor"]
+        cols = range(e_offset or 0, (e_offset or 0) + (e_local or e))
+        idx = np.full((len(cols), t), -1, np.int32)
+        counts = np.zeros(len(cols), np.int32)
+        for j, c in enumerate(cols):
+            nz = np.nonzero(x[:, c])[0]
+            counts[j] = len(nz)
+            idx[j, : len(nz)] = nz
+        return idx, counts
+    sub = f"_off{e_offset}_n{e_local}" if e_offset is not None else ""
+    return lib(f"find_nonzero_indices/t{t}_e{e}_k{top_k}_c{chunk}{sub}_{dtype}",
+               "nkilib.core.subkernels.find_nonzero_indices", "find_nonzero_indices", args, ref,
+               atol=0, rtol=0, lnc=2)
+
+
+def _indexed_flatten(t, e, f_len, n=None, start=None):
+    ppr = t // f_len
+
+    def args(r):
+        rows = n or e
+        offsets = np.array([ppr * j for j in range(rows)], np.int32)
+        out_len = ((rows * t + 1024 + 127) // 128) * 128
+        a = {"input_tensor": T(np.arange(e * t, dtype=np.int32).reshape(e, t)), "f_len": f_len,
+             "output_len": out_len, "row_offsets": T(offsets)}
+        if start is not None:
+            a["row_offsets_start"] = T(np.array([start], np.int32))
+        a["padding_val"] = -1
+        return a
+
+    def ref(i):
+        x, out_len, offs = i["input_tensor"], i["output_len"], i["row_offsets"]
+        blocks = np.full((out_len // f_len, f_len), -1, np.int32)
+        for row in range(e):
+            for p in range(ppr):
+                b = offs[(start or 0) + row] + p
+                if 0 <= b < len(blocks):
+                    blocks[b] = x[row, p * f_len:(p + 1) * f_len]
+        return blocks.reshape(-1)
+    return lib(f"indexed_flatten/t{t}_e{e}_f{f_len}{f'_n{n}_start{start}' if n else ''}",
+               "nkilib.core.subkernels.indexed_flatten", "indexed_flatten", args, ref, atol=0, rtol=0, lnc=2)
+
+
+# ---------------------------------------------------------------- rotational top-k
+
+def _rotational_topk(lnc, b, s, v, k):
+    mod = "nkilib.core.topk.rotational_topk"
+    cfg = (f"prepare_rotational_constants(create_rotational_topk_config(inp_shape=({b * s}, {v}), "
+           f"topk_config=create_topk_config(inp_shape=({b}, {s}, {v}), inp_dtype=np.float32, k={k}, sorted=True, "
+           f"num_programs={lnc})))")
+    imports = ("import numpy as np", f"from {mod} import prepare_rotational_constants, create_rotational_topk_config, "
+               "create_topk_config")
+
+    def post(outs, i):  # ties may pick other indices: compare sorted values, and the values the indices select
+        x = i["inp"]
+        vals = np.sort(np.asarray(outs[0]).reshape(b * s, k), -1)
+        picked = np.sort(np.take_along_axis(x, np.asarray(outs[1]).reshape(b * s, k).astype(np.int64), -1), -1)
+        return [vals, picked]
+
+    def ref(i):
+        top = np.sort(np.sort(i["inp"], -1)[:, -k:], -1)
+        return [top, top]
+    return lib(f"rotational_topk/lnc{lnc}_b{b}_s{s}_v{v}_k{k}", mod, "rotational_topk",
+               lambda r: {"inp": randn(r, b * s, v), "config": Expr(cfg, imports)}, ref, lnc=lnc, post=post)
+
+
+# ---------------------------------------------------------------- output projection
+
+QT = ("from nkilib.core.utils.common_types import QuantizationType",)
+
+
+def _out_proj_tkg(lnc, b, n, s, d, h, bias, transpose):
+    def args(r):
+        return {"attention": randn(r, d, b, n, s, dtype=BF16), "weight": randn(r, n * d, h, dtype=BF16),
+                "bias": randn(r, 1, h, dtype=BF16, scale=100.0) if bias else None,
+                "quantization_type": Expr("QuantizationType.NONE", QT), "TRANSPOSE_OUT": transpose, "OUT_IN_SB": False}
+
+    def ref(i):
+        attn = i["attention"].transpose(1, 3, 2, 0).reshape(b * s, n * d)
+        out = attn @ i["weight"]
+        if bias:
+            out = out + i["bias"]
+        if transpose:
+            out = out.reshape(b * s, lnc, 128, h // (lnc * 128)).transpose(2, 1, 3, 0)
+        return out
+    return lib(f"output_projection_tkg/lnc{lnc}_b{b}_n{n}_s{s}_d{d}_h{h}{'_bias' if bias else ''}{'_T' if transpose else ''}",
+               "nkilib.core.output_projection.output_projection_tkg", "output_projection_tkg", args, ref,
+               atol=1e-3, rtol=2e-2, lnc=lnc)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -150,5 +254,11 @@ def cases():
         _rope_hf(2, 1, 32, 8, 256, 128, "float32", backward=True), _rope_hf(2, 4, 1, 1, 512, 128, BF16),
         _rmsnorm_tkg(1, 1, 8, 8192), _rmsnorm_tkg(1, 1, 4, 2048, 1920), _rmsnorm_tkg(2, 2, 8, 8192),
         _rmsnorm_tkg(2, 128, 1, 8192, tp=True), _rmsnorm_tkg(2, 2, 8, 8192, shard_on_h=True),
+        _find_nonzero(4096, 128, 8, 4096, "int32"), _find_nonzero(10240, 128, 4, 10240, "float32"),
+        _find_nonzero(4096, 128, 8, 4096, "float32", 0, 4), _find_nonzero(10240, 128, 4, 10240, "int32", 16, 16),
+        _indexed_flatten(4096, 2, 128), _indexed_flatten(10240, 17, 128), _indexed_flatten(4096, 3, 128, 5, 1),
+        _rotational_topk(2, 8, 5, 4058, 256), _rotational_topk(2, 1, 1, 3168, 7), _rotational_topk(1, 1, 7, 3999, 256),
+        _out_proj_tkg(2, 4, 8, 4, 64, 3072, False, False), _out_proj_tkg(2, 4, 8, 4, 64, 3072, True, True),
+        _out_proj_tkg(2, 4, 2, 4, 128, 8192, True, False), _out_proj_tkg(2, 128, 8, 3, 128, 3072, True, True),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]

@@ -7,6 +7,7 @@ import concurrent.futures
 import fnmatch
 import json
 import os
+import re
 import sys
 import time
 
@@ -20,8 +21,23 @@ REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
 def run_case(be, case, root, functional=False):
+    try:
+        return _run_case(be, case, root, functional)
+    except Exception as e:  # a runner bug must not hide the other cases
+        return Result(case, "ERROR", message=f"runner: {type(e).__name__}: {e}")
+
+
+def _run_case(be, case, root, functional=False):
     if case.skip:
         return Result(case, "SKIP", message=case.skip)
+    if case.expect_error:
+        try:
+            be.run(case, root, make_args(case), functional=functional)
+        except backends.KernelError as e:
+            located = re.search(r"\.py:\d+:\d+: error: ", str(e))
+            return Result(case, "PASS", message=("refused as expected: " if located else "refused (unlocated): ")
+                          + str(e))
+        return Result(case, "MISMATCH", message=f"ran, but {case.expect_error}")
     try:
         args = make_args(case)
         expected = case.reference(reference_inputs(args))
@@ -31,6 +47,8 @@ def run_case(be, case, root, functional=False):
         outs, total_ns = be.run(case, root, args, functional=functional)
     except backends.KernelError as e:
         return Result(case, "ERROR", message=str(e))
+    if case.post:
+        outs = case.post(outs, reference_inputs(args))
     ok, err, msg = compare(outs, expected, case.atol, case.rtol)
     return Result(case, "PASS" if ok else "MISMATCH", err, total_ns, msg)
 
