@@ -88,6 +88,7 @@ class CliBackend:
             cmd += ["--inputs", *inputs]
         for inc in includes:
             cmd += ["-I", inc]
+        cmd += ["--target", case.target]
         if case.lnc:
             cmd += ["--lnc", str(case.lnc)]
         if case.grid:
@@ -170,7 +171,7 @@ class PyBackend:
             kernel = kernel[case.grid if len(case.grid) > 1 else case.grid[0]]
         values = {k: self._value(v) for k, v in args.items()}
         try:
-            r = self.nkisim.simulate(kernel, target="trn2", lnc=case.lnc, timing=not functional, **values)
+            r = self.nkisim.simulate(kernel, target=case.target, lnc=case.lnc, timing=not functional, **values)
         except Exception as e:  # nki-sim's located diagnostic
             raise KernelError(first_error_line(str(e)) if str(e) else type(e).__name__, str(e))
         outs = list(r.outputs) if isinstance(r.outputs, (tuple, list)) else [r.outputs]

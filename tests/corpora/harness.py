@@ -51,6 +51,7 @@ class Case:
     atol: float = 1e-5
     rtol: float = 1e-5
     lnc: Optional[int] = None
+    target: str = "trn2"
     grid: Optional[tuple] = None
     module: str = ""
     include: str = ""  # relative to the corpus root: the import root of `module`

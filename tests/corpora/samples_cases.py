@@ -2,7 +2,7 @@
 shapes their torch/jax drivers use, against numpy references of ours."""
 import numpy as np
 
-from harness import Case, T
+from harness import Case, Expr, T
 
 SDK = "nki/examples"
 TUT = "src/nki_samples/tutorials"
@@ -109,6 +109,22 @@ def _mambas(maker, file):
                   atol=1e-3, rtol=1e-3) for v in ("v1", "v2", "v3")]
 
 
+def mx_exact(rng, *shape):
+    """bf16 data that MX-fp8 (e5m2) quantization keeps exactly: +-(1 + m/4) * 2^e, e in [-3, 0]."""
+    m, e = rng.integers(0, 4, shape), rng.integers(-3, 1, shape)
+    sign = rng.choice([-1.0, 1.0], shape)
+    return T((sign * (1 + m / 4) * 2.0 ** e).astype(np.float32), BF16)
+
+
+def _mx_copy_strided(use_tensor_copy):
+    return tut(f"mxfp_matmul/copy_strided_{'tensor_copy' if use_tensor_copy else 'dma'}_fp8e5m2_512x128x512",
+               "mxfp-matmul/mx_kernels.py", "kernel_copy_strided_quantize_matmul_mx",
+               lambda r: {"stationary_hbm": mx_exact(r, 512, 128), "moving_hbm": mx_exact(r, 512, 512),
+                          "mx_dtype": Expr("nl.float8_e5m2_x4", ("import nki.language as nl",)),
+                          "use_tensor_copy": use_tensor_copy},
+               lambda i: i["stationary_hbm"].T @ i["moving_hbm"], atol=5e-2, rtol=5e-2, target="trn3")
+
+
 INVALID = "deliberately invalid documentation example: expect a located error"
 
 
@@ -161,7 +177,9 @@ def cases():
             lnc=2),
     ] + _matmuls(tut, "matrix_multiplication/matrix_multiplication_nki_kernels.py") + _mambas(
         tut, "fused_mamba/mamba_nki_kernels.py") + [
-        tut(f"attention_fwd/v{v}_d128_s{128 if v <= 2 else 4096}", "attention_fwd_performance/attention_kernels.py",
-            f"attn_fwd_v{v}", attention_args(128 if v <= 2 else 4096), attention_ref, atol=1e-2, rtol=0)
-        for v in range(1, 7)]
+        tut(f"attention_fwd/v{v}_d128_s{128 if v in ('1', '2') else 4096}",
+            "attention_fwd_performance/attention_kernels.py", f"attn_fwd_v{v}",
+            attention_args(128 if v in ("1", "2") else 4096), attention_ref, atol=1e-2, rtol=0)
+        for v in ("1", "2", "3", "4", "5", "6", "7", "8", "8a", "9", "10", "11")] + [
+        _mx_copy_strided(True), _mx_copy_strided(False)]
     return ex + tu
