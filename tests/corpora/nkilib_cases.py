@@ -244,6 +244,39 @@ def _out_proj_tkg(lnc, b, n, s, d, h, bias, transpose):
                atol=1e-3, rtol=2e-2, lnc=lnc)
 
 
+# ---------------------------------------------------------------- rmsnorm_quant
+
+def _rmsnorm_quant(s, quant_only, quant, lower_bound=0.0, lnc=2, b=1, h=16384):
+    def args(r):
+        a = {"hidden": randn(r, b, s, h, dtype=BF16),
+             "ln_w": randn(r, *((1, h) if lnc > 1 else (h,)), dtype=BF16),
+             "kargs": Expr(f"RmsNormQuantKernelArgs(quantization_type=QuantizationType.{quant}, "
+                           f"lower_bound={lower_bound}, norm_type=NormType.{'NO_NORM' if quant_only else 'RMS_NORM'}, "
+                           "eps=1e-6)", ("from nkilib.core.rmsnorm.rmsnorm_quant import RmsNormQuantKernelArgs",
+                                         "from nkilib.core.utils.common_types import NormType, QuantizationType"))}
+        if quant == "STATIC":
+            a["input_dequant_scale"] = T(np.full((128, 1), r.normal(0.5, 0.1), np.float32))
+        return a
+
+    def ref(i):
+        x = i["hidden"].astype(np.float32)
+        if not quant_only:
+            rms = np.sqrt(np.mean(np.square(x), -1, keepdims=True))
+            x = x / (rms + 1e-6) * i["ln_w"].reshape(1, 1, h)
+        if quant == "ROW":
+            amax = np.abs(x).max(-1, keepdims=True)
+            if lower_bound > 0:
+                amax, x = np.minimum(amax, lower_bound), np.clip(x, -lower_bound, lower_bound)
+            return x * (240.0 / amax)
+        return np.clip(x / i["input_dequant_scale"][0, 0], -240.0, 240.0)
+
+    def post(outs, i):  # ROW: [B, S, H + 4] fp8, the last 4 bytes hold the fp32 dequantization scale (not compared)
+        return [np.asarray(outs[0])[..., :h]]
+    return lib(f"rmsnorm_quant/lnc{lnc}_b{b}_s{s}_h{h}_{quant.lower()}{'_quant_only' if quant_only else ''}"
+               f"{f'_lb{lower_bound}' if lower_bound else ''}", "nkilib.core.rmsnorm.rmsnorm_quant",
+               "rmsnorm_quant_kernel", args, ref, atol=2 ** -9, rtol=0.072, lnc=lnc, post=post)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -260,5 +293,7 @@ def cases():
         _rotational_topk(2, 8, 5, 4058, 256), _rotational_topk(2, 1, 1, 3168, 7), _rotational_topk(1, 1, 7, 3999, 256),
         _out_proj_tkg(2, 4, 8, 4, 64, 3072, False, False), _out_proj_tkg(2, 4, 8, 4, 64, 3072, True, True),
         _out_proj_tkg(2, 4, 2, 4, 128, 8192, True, False), _out_proj_tkg(2, 128, 8, 3, 128, 3072, True, True),
+        _rmsnorm_quant(2, True, "ROW"), _rmsnorm_quant(2, False, "ROW", 0.5), _rmsnorm_quant(160, False, "ROW"),
+        _rmsnorm_quant(2, False, "STATIC"), _rmsnorm_quant(160, True, "STATIC"),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
