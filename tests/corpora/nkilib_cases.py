@@ -277,6 +277,46 @@ def _rmsnorm_quant(s, quant_only, quant, lower_bound=0.0, lnc=2, b=1, h=16384):
                "rmsnorm_quant_kernel", args, ref, atol=2 ** -9, rtol=0.072, lnc=lnc, post=post)
 
 
+# ---------------------------------------------------------------- qkv (dispatcher: TKG for short sequences, else CTE)
+
+QKV_IMPORTS = ("from nkilib.core.utils.common_types import NormType, QuantizationType, QKVOutputLayout, "
+               "QKVWeightLayout",)
+
+
+def _qkv(lnc, b, s, h, i_dim, norm, layout="BSD", fused_add=False, dtype=BF16, nq=None, nkv=None, d=128,
+         eps=1e-6, h_actual=None):
+    def args(r):
+        a = {"input": randn(r, b, s, h, dtype=dtype), "fused_qkv_weights": randn(r, h, i_dim, dtype=dtype),
+             "output_layout": Expr(f"QKVOutputLayout.{layout}", QKV_IMPORTS), "bias": None,
+             "quantization_type": Expr("QuantizationType.NONE", QKV_IMPORTS), "fused_residual_add": fused_add}
+        if fused_add:
+            a["mlp_prev"], a["attention_prev"] = randn(r, b, s, h, dtype=dtype), randn(r, b, s, h, dtype=dtype)
+        a["fused_norm_type"] = Expr(f"NormType.{norm}", QKV_IMPORTS)
+        if norm != "NO_NORM":
+            a["gamma_norm_weights"] = randn(r, 1, h, dtype=dtype)
+        a.update(norm_eps=eps, hidden_actual=h_actual, d_head=d, num_q_heads=nq, num_kv_heads=nkv,
+                 weight_layout=Expr("QKVWeightLayout.CONTIGUOUS", QKV_IMPORTS))
+        return a
+
+    def ref(i):
+        x = i["input"].astype(np.float32)
+        if fused_add:
+            x = x + i["mlp_prev"] + i["attention_prev"]
+        if norm == "RMS_NORM":
+            ms = np.square(x).sum(-1, keepdims=True) / (h_actual or h)
+            x = x / np.sqrt(ms + eps) * i["gamma_norm_weights"]
+        elif norm == "LAYER_NORM":
+            x = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * i["gamma_norm_weights"]
+        out = x @ i["fused_qkv_weights"]
+        if layout == "NBSd":
+            out = out.reshape(b, s, i_dim // d, d).transpose(2, 0, 1, 3)
+        elif layout == "NBdS":
+            out = out.reshape(b, s, i_dim // d, d).transpose(2, 0, 3, 1)
+        return out
+    return lib(f"qkv/lnc{lnc}_b{b}_s{s}_h{h}_i{i_dim}_{norm.lower()}_{layout}{'_fused_add' if fused_add else ''}_{dtype}",
+               "nkilib.core.qkv.qkv", "qkv", args, ref, atol=2e-2 * np.sqrt(h), rtol=2e-2, lnc=lnc)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -295,5 +335,9 @@ def cases():
         _out_proj_tkg(2, 4, 2, 4, 128, 8192, True, False), _out_proj_tkg(2, 128, 8, 3, 128, 3072, True, True),
         _rmsnorm_quant(2, True, "ROW"), _rmsnorm_quant(2, False, "ROW", 0.5), _rmsnorm_quant(160, False, "ROW"),
         _rmsnorm_quant(2, False, "STATIC"), _rmsnorm_quant(160, True, "STATIC"),
+        _qkv(1, 1, 4, 16384, 384, "RMS_NORM", nq=1, nkv=1), _qkv(2, 1, 1, 16384, 512, "NO_NORM", "NBSd", nq=2, nkv=1),
+        _qkv(1, 1, 5, 8192, 384, "LAYER_NORM", nq=1, nkv=1),
+        _qkv(2, 1, 512, 1024, 512, "RMS_NORM", fused_add=True), _qkv(2, 1, 128, 512, 512, "RMS_NORM", fused_add=True,
+                                                                     dtype="float32"),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
