@@ -49,7 +49,7 @@ def _run_case(be, case, root, functional=False):
         return Result(case, "ERROR", message=str(e))
     if case.post:
         outs = case.post(outs, reference_inputs(args))
-    ok, err, msg = compare(outs, expected, case.atol, case.rtol)
+    ok, err, msg = compare(outs, expected, case.atol, case.rtol, case.atol_scale)
     return Result(case, "PASS" if ok else "MISMATCH", err, total_ns, msg)
 
 
