@@ -360,6 +360,20 @@ def _mlp(lnc, b, s, h, i_dim, norm, fused_add=False):
                "nkilib.core.mlp.mlp", "mlp", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
 
 
+def _out_proj_cte(lnc, b, s, h, n, d, bias):
+    def args(r):
+        return {"attention": randn(r, b, n, d, s, dtype=BF16), "weight": randn(r, n * d, h, dtype=BF16),
+                "bias": randn(r, 1, h, dtype=BF16) if bias else None,
+                "quantization_type": Expr("QuantizationType.NONE", QT)}
+
+    def ref(i):
+        out = i["attention"].transpose(0, 3, 1, 2).reshape(b, s, n * d) @ i["weight"]
+        return out + i["bias"] if bias else out
+    return lib(f"output_projection_cte/lnc{lnc}_b{b}_s{s}_h{h}_n{n}_d{d}{'_bias' if bias else ''}",
+               "nkilib.core.output_projection.output_projection_cte.output_projection_cte", "output_projection_cte",
+               args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -384,5 +398,7 @@ def cases():
                                                                      dtype="float32"),
         _mlp(2, 1, 512, 1024, 448, "RMS_NORM", True), _mlp(2, 1, 1024, 1024, 448, "NO_NORM", True),
         _mlp(2, 1, 1, 8192, 448, "RMS_NORM"), _mlp(2, 4, 2, 4096, 1024, "LAYER_NORM"),
+        _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
+        _out_proj_cte(2, 1, 128, 3072, 16, 10, True),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
