@@ -374,6 +374,40 @@ def _out_proj_cte(lnc, b, s, h, n, d, bias):
                args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
 
 
+# ---------------------------------------------------------------- attention
+
+def _softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def _attention_cte(lnc, bs, s_kv, s_q, d, scale, dtype, causal, tp_q, tp_out, bs_kv=None):
+    bs_kv = bs_kv or bs
+
+    def args(r):
+        return {"q": uniform(r, *((bs, s_q, d) if tp_q else (bs, d, s_q)), dtype=dtype),
+                "k": uniform(r, bs_kv, d, s_kv, dtype=dtype), "v": uniform(r, bs_kv, s_kv, d, dtype=dtype),
+                "scale": scale, "causal_mask": causal, "tp_q": tp_q, "tp_k": False, "tp_out": tp_out}
+
+    def ref(i):
+        q = i["q"].astype(np.float64)
+        q = q if tp_q else q.transpose(0, 2, 1)  # [bs, s_q, d]
+        k = np.repeat(i["k"].astype(np.float64), bs // bs_kv, 0)
+        v = np.repeat(i["v"].astype(np.float64), bs // bs_kv, 0)
+        qk = q @ k * scale
+        if causal:
+            qk = np.where(np.arange(s_kv)[None, :] > np.arange(s_q)[:, None], -np.inf, qk)
+        out = _softmax(qk) @ v
+        return out.transpose(0, 2, 1) if tp_out else out
+    return lib(f"attention_cte/lnc{lnc}_bs{bs}_skv{s_kv}_sq{s_q}_d{d}_{dtype}{'_causal' if causal else ''}"
+               f"{'_tpq' if tp_q else ''}{'_tpout' if tp_out else ''}", "nkilib.core.attention.attention_cte",
+               "attention_cte", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
+
+
+def uniform(rng, *shape, dtype="float32", lo=0.0, hi=1.0):
+    return T(rng.uniform(lo, hi, shape).astype(np.float32), dtype)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -400,5 +434,9 @@ def cases():
         _mlp(2, 1, 1, 8192, 448, "RMS_NORM"), _mlp(2, 4, 2, 4096, 1024, "LAYER_NORM"),
         _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
         _out_proj_cte(2, 1, 128, 3072, 16, 10, True),
+        _attention_cte(2, 1, 128, 128, 128, 1.0, BF16, True, False, True),
+        _attention_cte(2, 3, 1024, 512, 128, 1.0, "float16", False, False, True),
+        _attention_cte(2, 3, 2048, 2048, 128, 1.0, "float16", True, True, False),
+        _attention_cte(2, 1, 4096, 2048, 64, 0.5, "float32", False, True, False),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
