@@ -408,6 +408,57 @@ def uniform(rng, *shape, dtype="float32", lo=0.0, hi=1.0):
     return T(rng.uniform(lo, hi, shape).astype(np.float32), dtype)
 
 
+# ---------------------------------------------------------------- router_topk
+
+def _router_topk(lnc, t, h, e, k, act, bias, pre_norm, norm_topk=False, x_layout=0, indirect=False, pe_bcast=False,
+                 shard_on_tokens=False):
+    def args(r):
+        return {"x": uniform(r, *((t, h) if x_layout == 1 else (h, t)), dtype=BF16, lo=-0.1, hi=0.1),
+                "w": uniform(r, h, e, dtype=BF16, lo=-0.1, hi=0.1),
+                "w_bias": uniform(r, 1, e, dtype=BF16, lo=-0.1, hi=0.1) if bias else None,
+                "router_logits": T(np.zeros((t, e), np.float32), BF16),
+                "expert_affinities": T(np.zeros((t, e), np.float32), BF16),
+                "expert_index": T(np.zeros((t, k), np.uint32)),
+                "act_fn": Expr(f"RouterActFnType.{act}", ("from nkilib.core.utils.common_types import RouterActFnType",)),
+                "k": k, "x_hbm_layout": x_layout, "x_sb_layout": 0, "router_pre_norm": pre_norm,
+                "norm_topk_prob": norm_topk, "use_column_tiling": False, "use_indirect_dma_scatter": indirect,
+                "use_PE_broadcast_w_bias": pe_bcast, "shard_on_tokens": shard_on_tokens}
+
+    def act_fn(x):
+        return _softmax(x) if act == "SOFTMAX" else 1 / (1 + np.exp(-x))
+
+    def logits(i):
+        x = i["x"].astype(np.float64)
+        lg = (x if x_layout == 1 else x.T) @ i["w"]
+        return lg + i["w_bias"] if bias else lg
+
+    def ref(i):
+        lg = logits(i)
+        idx = np.argsort(-lg, -1, kind="stable")[:, :k]
+        rows = np.arange(t)[:, None]
+        aff = np.zeros_like(lg)
+        if pre_norm:
+            full = act_fn(lg)
+            if norm_topk:
+                aff[rows, idx] = full[rows, idx]
+                aff /= aff.sum(1, keepdims=True)
+            else:
+                aff = full
+        else:
+            aff[rows, idx] = act_fn(lg[rows, idx])
+        return [lg, np.sort(lg[rows, idx], -1), aff]
+
+    def post(outs, i):  # written: logits, affinities, index. Ties may order experts differently: compare the
+        lg = logits(i)  # logits the chosen indices select, sorted
+        out_lg, out_aff, out_idx = outs[-3:]
+        return [out_lg, np.sort(lg[np.arange(t)[:, None], np.asarray(out_idx).astype(np.int64)], -1), out_aff]
+    return lib(f"router_topk/lnc{lnc}_t{t}_h{h}_e{e}_k{k}_{act.lower()}{'_bias' if bias else ''}"
+               f"{'_prenorm' if pre_norm else ''}{'_normtopk' if norm_topk else ''}_x{x_layout}"
+               f"{'_indirect' if indirect else ''}{'_shardT' if shard_on_tokens else ''}",
+               "nkilib.core.router_topk.router_topk", "router_topk", args, ref, atol=1e-5, rtol=2e-2,
+               atol_scale=1e-2, lnc=lnc, written=("router_logits", "expert_affinities", "expert_index"), post=post)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -438,5 +489,9 @@ def cases():
         _attention_cte(2, 3, 1024, 512, 128, 1.0, "float16", False, False, True),
         _attention_cte(2, 3, 2048, 2048, 128, 1.0, "float16", True, True, False),
         _attention_cte(2, 1, 4096, 2048, 64, 0.5, "float32", False, True, False),
+        _router_topk(2, 4, 3072, 128, 4, "SOFTMAX", True, False),
+        _router_topk(2, 8, 8192, 128, 8, "SIGMOID", True, True, True, indirect=True),
+        _router_topk(2, 32, 3072, 128, 4, "SOFTMAX", True, True, x_layout=1),
+        _router_topk(2, 48, 3072, 128, 4, "SOFTMAX", True, False, shard_on_tokens=True),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
