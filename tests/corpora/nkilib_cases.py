@@ -459,6 +459,51 @@ def _router_topk(lnc, t, h, e, k, act, bias, pre_norm, norm_topk=False, x_layout
                atol_scale=1e-2, lnc=lnc, written=("router_logits", "expert_affinities", "expert_index"), post=post)
 
 
+def _tr(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _attn_fwd(q, k, v, causal, scale):
+    """q [B, H, d, Sq], k/v [B, Hkv, d, Sk] -> (P [B, H, Sq, Sk], O [B, H, d, Sq], lse [B, H, Sq])."""
+    g = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, g, 1), np.repeat(v, g, 1)
+    s = scale * (_tr(q) @ k)
+    if causal:
+        s[..., np.triu(np.ones(s.shape[-2:], bool), 1)] = -np.inf
+    m = s.max(-1, keepdims=True)
+    e = np.exp(s - m)
+    total = e.sum(-1, keepdims=True)
+    p = e / total
+    return p, _tr(p @ _tr(v)), (m + np.log(total))[..., 0]
+
+
+def _attention_bwd(lnc, b, hq, hkv, s, d, dtype, causal):
+    scale = 1.0 / np.sqrt(d)
+
+    def args(r):
+        q, k, v, dy = (randn(r, b, h, d, s, dtype=dtype) for h in (hq, hkv, hkv, hq))
+        _, o, lse = _attn_fwd(q.data.astype(np.float64), k.data.astype(np.float64), v.data.astype(np.float64),
+                              causal, scale)
+        lse = lse.reshape(b, hq, s // 128, 128).transpose(0, 1, 3, 2)  # [B, H, 128, S/128]
+        return {"q_ref": q, "k_ref": k, "v_ref": v, "o_ref": T(o.astype(np.float32), dtype), "dy_ref": dy,
+                "lse_ref": T(lse.astype(np.float32)), "use_causal_mask": causal, "mixed_precision": True}
+
+    def ref(i):
+        q, k, v, o, dy = (i[n].astype(np.float64) for n in ("q_ref", "k_ref", "v_ref", "o_ref", "dy_ref"))
+        g = hq // hkv
+        p, _, _ = _attn_fwd(q, k, v, causal, scale)
+        kk, vv = np.repeat(k, g, 1), np.repeat(v, g, 1)
+        dv = _tr(_tr(p) @ _tr(dy))
+        ds = p * (_tr(dy) @ vv - (dy * o).sum(2)[..., None])
+        dq = scale * _tr(ds @ _tr(kk))
+        dk = scale * _tr(_tr(ds) @ _tr(q))
+        fold = lambda x: x.reshape(b, hkv, g, d, s).sum(2)  # noqa: E731 (GQA: sum the group's gradients)
+        return [dq, fold(dk), fold(dv)]
+    return lib(f"attention_bwd/lnc{lnc}_b{b}_hq{hq}_hkv{hkv}_s{s}_d{d}_{dtype}{'_causal' if causal else ''}",
+               "nkilib.core.attention.attention_bwd", "attention_bwd", args, ref, atol=1e-5, rtol=2e-2,
+               atol_scale=1e-2, lnc=lnc)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -493,5 +538,7 @@ def cases():
         _router_topk(2, 8, 8192, 128, 8, "SIGMOID", True, True, True, indirect=True),
         _router_topk(2, 32, 3072, 128, 4, "SOFTMAX", True, True, x_layout=1),
         _router_topk(2, 48, 3072, 128, 4, "SOFTMAX", True, False, shard_on_tokens=True),
+        _attention_bwd(2, 1, 12, 12, 1024, 64, BF16, True), _attention_bwd(2, 1, 16, 16, 1024, 64, BF16, False),
+        _attention_bwd(2, 1, 4, 2, 4096, 128, BF16, True),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
