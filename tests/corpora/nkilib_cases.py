@@ -504,6 +504,69 @@ def _attention_bwd(lnc, b, hq, hkv, s, d, dtype, causal):
                atol_scale=1e-2, lnc=lnc)
 
 
+# ---------------------------------------------------------------- moe_tkg
+
+MOE_IMPORTS = ("from nkilib.core.utils.common_types import ActFnType, ExpertAffinityScaleMode",)
+
+
+def _expert_act(x, act):
+    return _silu(x) if act == "SiLU" else x / (1 + np.exp(-1.702 * x))
+
+
+def _expert_mlp(x, gate_up, down, act, clamp, gate_up_b=None, down_b=None):
+    """One expert: gate_up [H, 2, I], down [I, H]; clamps as the library's tests set them (gate <= 7, up in [-6, 8])."""
+    gate, up = x @ gate_up[:, 0, :], x @ gate_up[:, 1, :]
+    if gate_up_b is not None:
+        gate, up = gate + gate_up_b[0], up + gate_up_b[1]
+    if clamp:
+        gate, up = np.minimum(gate, 7.0), np.clip(up, -6.0, 8.0)
+    out = (_expert_act(gate, act) * up) @ down
+    return out + down_b if down_b is not None else out
+
+
+def _moe_affinities(r, t, e, k, all_expert):
+    idx = np.stack([r.choice(e, k, replace=False) for _ in range(t)]) if all_expert else r.integers(0, e, (t, k))
+    w = r.random((t, k))
+    aff = np.zeros((t, e), np.float32)
+    for i in range(t):
+        aff[i, idx[i]] = w[i] / w[i].sum()
+    return idx.astype(np.int32), aff
+
+
+def _moe_tkg(lnc, t, h, i_dim, e, top_k, act, all_expert, clamp, bias, dtype="float16"):
+    k = top_k or e
+
+    def args(r):
+        idx, aff = _moe_affinities(r, t, e, k, all_expert)
+        a = {"hidden_input": randn(r, t, h, dtype=dtype), "expert_gate_up_weights": randn(r, e, h, 2, i_dim, dtype=dtype),
+             "expert_down_weights": randn(r, e, i_dim, h, dtype=dtype),
+             "expert_affinities": T(aff, BF16 if all_expert else "float32"), "expert_index": T(idx),
+             "is_all_expert": all_expert,
+             "rank_id": T(np.zeros((1, 1), np.uint32)) if all_expert else None,
+             "expert_gate_up_bias": randn(r, e, 2, i_dim, dtype=dtype) if bias else None,
+             "expert_down_bias": randn(r, e, h, dtype=dtype) if bias else None,
+             "expert_affinities_scaling_mode": Expr("ExpertAffinityScaleMode.POST_SCALE", MOE_IMPORTS),
+             "activation_fn": Expr(f"ActFnType.{act}", MOE_IMPORTS)}
+        if clamp:
+            a.update(gate_clamp_upper_limit=7.0, up_clamp_upper_limit=8.0, up_clamp_lower_limit=-6.0)
+        return a
+
+    def ref(i):
+        x = i["hidden_input"].astype(np.float64)
+        out = np.zeros_like(x)
+        for ex in range(e):
+            rows = np.nonzero(np.any(i["expert_index"] == ex, 1))[0]
+            if len(rows) == 0:
+                continue
+            y = _expert_mlp(x[rows], i["expert_gate_up_weights"][ex], i["expert_down_weights"][ex], act, clamp,
+                            i["expert_gate_up_bias"][ex] if bias else None, i["expert_down_bias"][ex] if bias else None)
+            out[rows] += i["expert_affinities"][rows, ex:ex + 1] * y
+        return out
+    return lib(f"moe_tkg/lnc{lnc}_t{t}_h{h}_i{i_dim}_e{e}_k{top_k}_{act}_{'all' if all_expert else 'selective'}"
+               f"{'_clamp' if clamp else ''}{'_bias' if bias else ''}_{dtype}", "nkilib.core.moe.moe_tkg.moe_tkg",
+               "moe_tkg", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -540,5 +603,8 @@ def cases():
         _router_topk(2, 48, 3072, 128, 4, "SOFTMAX", True, False, shard_on_tokens=True),
         _attention_bwd(2, 1, 12, 12, 1024, 64, BF16, True), _attention_bwd(2, 1, 16, 16, 1024, 64, BF16, False),
         _attention_bwd(2, 1, 4, 2, 4096, 128, BF16, True),
+        _moe_tkg(2, 4, 384, 128, 4, None, "SiLU", True, True, False),
+        _moe_tkg(2, 4, 512, 128, 2, 1, "Swish", False, True, True),
+        _moe_tkg(2, 4, 3072, 192, 128, 4, "Swish", False, True, True),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
