@@ -567,6 +567,80 @@ def _moe_tkg(lnc, t, h, i_dim, e, top_k, act, all_expert, clamp, bias, dtype="fl
                "moe_tkg", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
 
 
+# ---------------------------------------------------------------- moe_cte (blockwise matmul)
+
+MOE_CTE_IMPORTS = ("from nkilib.core.moe.moe_cte.moe_cte import MoECTESpec, MoECTEImplementation",
+                   "from nkilib.core.utils.common_types import ActFnType, ExpertAffinityScaleMode")
+
+
+def _moe_cte_routing(r, t, e, b, k, per_iter=1):
+    """Tokens routed to k experts each, packed into blocks of b positions per expert (padding points at token t);
+    the block count is a multiple of per_iter (the core count when blocks are sharded)."""
+    n = -(-(t * k - (e - 1)) // b) + e - 1
+    n = per_iter * -(-n // per_iter)
+    chosen = np.stack([r.choice(e, k, replace=False) for _ in range(t)])
+    mask = np.zeros((t, e), bool)
+    mask[np.arange(t)[:, None], chosen] = True
+    per_expert = -(-mask.sum(0) // b)
+    per_expert[-1] += n - per_expert.sum()
+    block_to_expert = np.repeat(np.arange(e), per_expert).astype(np.int32)
+    pos = np.full(n * b, t, np.int32)
+    start = np.concatenate([[0], np.cumsum(per_expert)[:-1]]) * b
+    for ex in range(e):
+        toks = np.nonzero(mask[:, ex])[0]
+        pos[start[ex]:start[ex] + len(toks)] = toks
+    return mask, pos, block_to_expert.reshape(n, 1)
+
+
+def _moe_cte(lnc, impl, h, t, e, b, k, i_dim, act="SiLU", bias=False, clamp=None):
+    def args(r):
+        mask, pos, b2e = _moe_cte_routing(r, t, e, b, k, lnc if impl == "shard_on_block" else 1)
+        aff = r.random((t + 1, e)).astype(np.float32)
+        aff[:t] *= mask
+        aff[t] = 0
+        x = r.random((t + 1, h)).astype(np.float32)
+        x[t] = 0
+        a = {"hidden_states": T(x, BF16), "expert_affinities_masked": T(aff.reshape(-1, 1), BF16),
+             "gate_up_proj_weight": uniform(r, e, h, 2, i_dim, dtype=BF16, lo=-0.1, hi=0.1),
+             "down_proj_weight": uniform(r, e, i_dim, h, dtype=BF16, lo=-0.1, hi=0.1),
+             "token_position_to_id": T(pos), "block_to_expert": T(b2e), "block_size": b,
+             "spec": Expr(f"MoECTESpec(implementation=MoECTEImplementation.{impl})", MOE_CTE_IMPORTS)}
+        if bias:
+            a["gate_and_up_proj_bias"] = uniform(r, e, 2, i_dim, dtype=BF16, lo=-1.0, hi=1.0)
+            a["down_proj_bias"] = uniform(r, e, h, dtype=BF16, lo=-1.632, hi=1.4375)
+        a["activation_function"] = Expr(f"ActFnType.{act}", MOE_CTE_IMPORTS)
+        a["expert_affinities_scaling_mode"] = Expr("ExpertAffinityScaleMode.POST_SCALE", MOE_CTE_IMPORTS)
+        if clamp:
+            a.update(gate_clamp_upper_limit=clamp[0], gate_clamp_lower_limit=clamp[1], up_clamp_upper_limit=clamp[2],
+                     up_clamp_lower_limit=clamp[3])
+        return a
+
+    def ref(i):
+        x, aff = i["hidden_states"].astype(np.float32), i["expert_affinities_masked"].reshape(t + 1, e)
+        out = np.zeros((t + 1, h), np.float32)
+        for ex in range(e):
+            rows = np.nonzero(aff[:t, ex])[0]
+            gu = i["gate_up_proj_weight"][ex]
+            gate, up = x[rows] @ gu[:, 0], x[rows] @ gu[:, 1]
+            if bias:
+                gate, up = gate + i["gate_and_up_proj_bias"][ex, 0], up + i["gate_and_up_proj_bias"][ex, 1]
+            if clamp:
+                gate = np.clip(gate, clamp[1], clamp[0])
+                up = np.clip(up, clamp[3], clamp[2])
+            y = (_expert_act(gate, act) * up) @ i["down_proj_weight"][ex]
+            if bias:
+                y = y + i["down_proj_bias"][ex]
+            out[rows] += aff[rows, ex:ex + 1] * y
+        return out
+
+    def post(outs, i):  # block sharding with top-k > 1 gives one partial output per core: [T+1, lnc, H]
+        o = np.asarray(outs[0])
+        return [o.sum(1) if o.ndim == 3 else o]
+    return lib(f"moe_cte/lnc{lnc}_{impl}_h{h}_t{t}_e{e}_b{b}_k{k}_i{i_dim}_{act}{'_bias' if bias else ''}"
+               f"{'_clamp' if clamp else ''}", "nkilib.core.moe.moe_cte.moe_cte", "moe_cte", args, ref,
+               atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc, post=post)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -606,5 +680,8 @@ def cases():
         _moe_tkg(2, 4, 384, 128, 4, None, "SiLU", True, True, False),
         _moe_tkg(2, 4, 512, 128, 2, 1, "Swish", False, True, True),
         _moe_tkg(2, 4, 3072, 192, 128, 4, "Swish", False, True, True),
+        _moe_cte(2, "shard_on_i", 3072, 1024, 8, 512, 1, 2048), _moe_cte(2, "shard_on_i", 1024, 1024, 8, 512, 1, 512),
+        _moe_cte(2, "shard_on_i", 3072, 1024, 8, 512, 4, 2048, bias=True),
+        _moe_cte(2, "shard_on_block", 3072, 1024, 8, 512, 4, 384, "Swish", True, (7.0, None, 8.0, -9.0)),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
