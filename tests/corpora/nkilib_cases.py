@@ -641,6 +641,25 @@ def _moe_cte(lnc, impl, h, t, e, b, k, i_dim, act="SiLU", bias=False, clamp=None
                atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc, post=post)
 
 
+# ---------------------------------------------------------------- gen_mask_tkg (the HBM entry point)
+
+def _gen_mask_tkg_hbm(lnc, bs, q_head, s_prior, s_active):
+    def args(r):
+        start = r.integers(0, s_prior - s_active, bs)
+        pos = (start[:, None] + np.arange(s_active)[None, :]).reshape(1, bs * s_active).astype(np.float32)
+        return {"pos_ids_hbm": T(pos), "bs": bs, "q_head": q_head, "s_active": s_active, "s_prior": s_prior,
+                "block_len": 0}
+
+    def ref(i):  # flat KV cache: position k of batch b is visible when k < its cache length (pos_ids[b, 0])
+        cache_len = i["pos_ids_hbm"][0, ::s_active][:bs]
+        mask = (np.arange(s_prior)[None, :] < cache_len[:, None]).astype(np.float32)  # [bs, s_prior]
+        full = np.broadcast_to(mask[:, None, None, :], (bs, q_head, s_active, s_prior))
+        n = s_prior // 128  # strided MM1 layout: k -> (partition k // n, column k % n), stored column-major
+        return full.reshape(bs, q_head, s_active, 128, n).transpose(4, 3, 0, 1, 2).reshape(s_prior, bs, q_head, s_active)
+    return lib(f"gen_mask_tkg/hbm_lnc{lnc}_bs{bs}_qh{q_head}_sprior{s_prior}_sa{s_active}",
+               "nkilib.core.attention.gen_mask_tkg", "gen_mask_tkg_hbm", args, ref, atol=0, rtol=0, lnc=lnc)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -683,5 +702,6 @@ def cases():
         _moe_cte(2, "shard_on_i", 3072, 1024, 8, 512, 1, 2048), _moe_cte(2, "shard_on_i", 1024, 1024, 8, 512, 1, 512),
         _moe_cte(2, "shard_on_i", 3072, 1024, 8, 512, 4, 2048, bias=True),
         _moe_cte(2, "shard_on_block", 3072, 1024, 8, 512, 4, 384, "Swish", True, (7.0, None, 8.0, -9.0)),
+        _gen_mask_tkg_hbm(1, 4, 1, 4096, 5), _gen_mask_tkg_hbm(2, 4, 2, 16384, 7),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
