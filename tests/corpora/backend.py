@@ -182,14 +182,29 @@ class PyBackend:
         return outs, r.total_ns
 
 
+def python_package(python_dir):
+    """The `nkisim` module from python_dir when it is the working package (it has `simulate` and provides the `nki`
+    and `neuronxcc.nki` modules kernels import), else None. An empty or half-built folder imports as a namespace
+    package, hence the checks."""
+    if not python_dir or not os.path.isfile(os.path.join(python_dir, "nkisim", "__init__.py")):
+        return None
+    if python_dir not in sys.path:
+        sys.path.insert(0, python_dir)
+    try:
+        mod = importlib.import_module("nkisim")
+        importlib.import_module("nki")
+        importlib.import_module("neuronxcc.nki")
+    except ImportError:
+        return None
+    return mod if callable(getattr(mod, "simulate", None)) else None
+
+
 def choose(kind, nkisim_path, python_dir):
-    """kind: auto (python when `nkisim` imports from python_dir, else cli), python, or cli."""
+    """kind: auto (python when the `nkisim` package in python_dir works, else cli), python, or cli."""
     if kind in ("auto", "python"):
-        if python_dir and python_dir not in sys.path:
-            sys.path.insert(0, python_dir)
-        try:
-            return PyBackend(importlib.import_module("nkisim"))
-        except ImportError:
-            if kind == "python":
-                raise
+        mod = python_package(python_dir)
+        if mod is not None:
+            return PyBackend(mod)
+        if kind == "python":
+            raise SystemExit(f"no working nkisim package in {python_dir}")
     return CliBackend(nkisim_path)

@@ -7,9 +7,7 @@ import subprocess
 import tempfile
 import xml.etree.ElementTree as ET
 
-
-def _package_available(python_dir):
-    return bool(python_dir) and os.path.isdir(os.path.join(python_dir, "nkisim"))
+import backend
 
 
 def _run_file(path, python_dir):
@@ -45,9 +43,9 @@ def _run_file(path, python_dir):
 
 def run(sdk_root, python_dir, jobs):
     files = sorted(glob.glob(os.path.join(sdk_root, "nki", "test", "*.py")))
-    if not _package_available(python_dir):
-        return [{"file": os.path.basename(f), "passed": 0, "failed": 0, "skipped": 0,
-                 "message": f"SKIP: no nkisim package in {python_dir}"} for f in files]
+    if backend.python_package(python_dir) is None:
+        return [{"file": os.path.basename(f), "passed": 0, "failed": 0, "skipped": 0, "status": "SKIP",
+                 "message": f"no working nkisim package in {python_dir}"} for f in files]
     with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
         return list(ex.map(lambda f: _run_file(f, python_dir), files))
 
@@ -60,5 +58,7 @@ def print_table(rows):
 
 
 def totals_line(rows):
+    if rows and all(r.get("status") == "SKIP" for r in rows):
+        return f"sdk-tests    SKIP ({len(rows)} files): {rows[0]['message']}"
     p, f, s = (sum(r[k] for r in rows) for k in ("passed", "failed", "skipped"))
     return f"sdk-tests    {p}/{p + f + s} tests pass, {f} fail, {s} skip ({len(rows)} files)"
