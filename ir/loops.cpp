@@ -286,6 +286,10 @@ class LoopEmitter {
     };
     auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g : sbuf_g; };
     std::vector<int32_t> prod;
+    // A queue fed by two trigger engines completes in trigger order, not program order: a DMA waits for the
+    // queue's previous DMA when another engine triggered that one (as ir/semaphores.cpp, last_dma).
+    std::array<int32_t, kMaxStreams> last_dma;
+    last_dma.fill(-1);
     const int passes = loop ? 2 : 1;
     for (int pass = 0; pass < passes; ++pass)
       for (size_t i = 0; i < n; ++i) {
@@ -316,7 +320,8 @@ class LoopEmitter {
         if (u.dma && !u.fixed_trigger) {  // straight-line rule (top level only)
           isa::Engine trig = isa::Engine::Sync;
           for (auto it = prod.rbegin(); it != prod.rend(); ++it)
-            if (units[size_t(*it) % n]->stream < kEngineStreams) {
+            if (units[size_t(*it) % n]->stream < kEngineStreams &&
+                trigger_orders_dma(units[size_t(*it) % n]->stream)) {
               trig = isa::Engine(units[size_t(*it) % n]->stream);
               break;
             }
@@ -324,6 +329,11 @@ class LoopEmitter {
           u.stream = uint8_t(kEngineStreams + queue_for(trig));
           u.fixed_trigger = true;
           pool_[size_t(u.instr)].engine = trig;
+        }
+        if (u.dma) {
+          int32_t& last = last_dma[u.stream];
+          if (last >= 0 && last != self && units[size_t(last) % n]->trigger != u.trigger) prod.push_back(last);
+          last = self;
         }
         if (pass == passes - 1)
           for (int32_t d : prod) deps[i].emplace_back(d % int32_t(n), loop && d < int32_t(n));
@@ -342,7 +352,8 @@ class LoopEmitter {
     // Signals and their counts per stream (per iteration in a body; every DMA of a body signals: drains).
     auto needs_wait = [&](size_t consumer, int32_t producer) {
       const int ps = units[size_t(producer)]->stream;
-      return ps != units[consumer]->stream && ps != units[consumer]->trigger;
+      if (ps == units[consumer]->stream) return units[size_t(producer)]->trigger != units[consumer]->trigger;
+      return ps != units[consumer]->trigger || !trigger_orders_dma(ps);
     };
     std::vector<char> signals(n, 0);
     for (size_t i = 0; i < n; ++i) {

@@ -44,13 +44,22 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
   };
   auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g : sbuf_g; };
 
-  // Queues per triggering engine: each engine owns a group of queues used round-robin.
+  // Queues per triggering engine: each engine owns a group of queues used round-robin. The Tensor Engine
+  // (explicit engine= only, trigger_orders_dma) and targets with few queues share a group with another
+  // engine: see last_dma below.
   std::array<int, kEngineStreams> next_queue{};
   auto queue_for = [&](isa::Engine e) {
     int group = e == isa::Engine::Sync ? 0 : e == isa::Engine::Vector ? 1 : e == isa::Engine::Scalar ? 2 : 3;
     int per = std::max(1, num_queues / 4);
     return std::min(group * per + next_queue[size_t(e)]++ % per, num_queues - 1);
   };
+
+  // A queue's semaphore counts its signalling transfers in program order, but a queue completes them in
+  // the order they were triggered: the same order when one engine triggers them all, not when two engines
+  // share the queue (one may run ahead, and its transfer's completion would satisfy a wait meant for the
+  // other's). So a DMA whose queue's previous DMA was triggered by another engine waits for that one.
+  std::array<int32_t, kMaxStreams> last_dma;
+  last_dma.fill(-1);
 
   std::vector<int32_t> prod;
   for (size_t i = 0; i < n; ++i) {
@@ -77,18 +86,21 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     prod.erase(std::unique(prod.begin(), prod.end()), prod.end());
 
     // Stream placement. A DMA is triggered by the engine that produced its latest input (no wait needed
-    // for it: that engine is in order), else by the Sync engine.
+    // for it: that engine is in order; never the Tensor Engine, trigger_orders_dma), else by the Sync engine.
     if (in.cost == isa::CostClass::dma) {
       isa::Engine trig = isa::Engine::Sync;
       if (op.engine && *op.engine != isa::Engine::Sync) trig = *op.engine;
       else if (!op.engine)
         for (auto it = prod.rbegin(); it != prod.rend(); ++it)
-          if (stream[size_t(*it)] < kEngineStreams) {
+          if (stream[size_t(*it)] < kEngineStreams && trigger_orders_dma(stream[size_t(*it)])) {
             trig = isa::Engine(stream[size_t(*it)]);
             break;
           }
       trigger[i] = uint8_t(trig);
       stream[i] = uint8_t(kEngineStreams + queue_for(trig));
+      int32_t& last = last_dma[stream[i]];
+      if (last >= 0 && trigger[size_t(last)] != trigger[i]) prod.push_back(last);
+      last = int32_t(i);
     } else {
       trigger[i] = stream[i] = uint8_t(engines[i]);
     }
@@ -111,11 +123,13 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     p.streams[trigger[i]].push_back(std::move(ins));
   }
 
-  // Which producers must signal: those another stream waits on (same-stream order is free; a DMA's
-  // trigger engine also orders it after that engine's earlier instructions).
+  // Which producers must signal: those another stream waits on (same-stream order is free, but for a queue
+  // two engines trigger onto (last_dma); a DMA's trigger engine also orders it after that engine's earlier
+  // instructions, except the Tensor Engine's).
   auto needs_wait = [&](size_t consumer, int32_t producer) {
     int ps = stream[size_t(producer)];
-    return ps != stream[consumer] && ps != trigger[consumer];
+    if (ps == stream[consumer]) return trigger[size_t(producer)] != trigger[consumer];  // a shared queue
+    return ps != trigger[consumer] || !trigger_orders_dma(ps);
   };
   std::vector<char> signals(n, 0);
   for (size_t i = 0; i < n; ++i)

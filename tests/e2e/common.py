@@ -7,6 +7,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from functional_rerun import functional_differences  # noqa: E402
+
 NKISIM = os.environ.get("NKISIM", "build/nki-sim")
 SRC = os.environ.get("NKISIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLES = os.path.join(SRC, "examples")
@@ -15,9 +18,14 @@ _failures = []
 _passes = 0
 
 
-def run(*args, cwd=None):
-    """Runs nki-sim with the arguments; returns (exit code, stdout, stderr)."""
+def run(*args, cwd=None, same_as_functional=True):
+    """Runs nki-sim with the arguments; returns (exit code, stdout, stderr). A successful timed run is run
+    again with --functional and every output file must be bit-identical (tests/functional_rerun.py); a
+    difference is a recorded check failure. same_as_functional=False only for programs that race on purpose."""
     p = subprocess.run([NKISIM, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120)
+    if p.returncode == 0 and same_as_functional:
+        for diff in functional_differences(NKISIM, args, cwd):
+            check(False, diff)
     return p.returncode, p.stdout, p.stderr
 
 

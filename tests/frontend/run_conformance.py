@@ -37,6 +37,9 @@ import warnings
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from functional_rerun import functional_differences  # noqa: E402
+
 warnings.filterwarnings("ignore", category=RuntimeWarning)  # NaN casts in bit-pattern goldens
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -221,6 +224,9 @@ class Case:
             return "pass", ""
         if p.returncode != 0:
             return "fail", f"exit {p.returncode}\n--- stderr:\n{stderr}"
+        diffs = functional_differences(NKISIM, cmd[1:], timeout=TIMEOUT)  # timed and functional bit-identical
+        if diffs:
+            return "fail", "\n  ".join(diffs)
         include_dirs = [self.args[i + 1] for i, a in enumerate(self.args[:-1]) if a == "-I"]
         module = None
         for i, expr in enumerate(self.goldens):

@@ -1,0 +1,118 @@
+// test_dma_order.cpp - what orders a DMA transfer in the emitted program: the engine that triggers it, its
+// queue's FIFO and the semaphores the back end inserts (ir/semaphores.cpp, ir/cells.h trigger_orders_dma).
+#include <doctest/doctest.h>
+
+#include "ir/lower.h"
+
+using namespace nkisim;
+using namespace nkisim::ir;
+using isa::DType;
+using isa::Engine;
+using isa::Opcode;
+
+namespace {
+
+const isa::TargetDesc& trn2() {
+  static isa::TargetDesc t = *isa::find_target("trn2");
+  return t;
+}
+
+int tensor(Kernel& k, const char* name, std::vector<int64_t> shape, Buffer b) {
+  Tensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  t.buffer = b;
+  t.dtype = DType::float32;
+  t.loc = SourceLoc{"k.py", 1, 5};
+  return k.add_tensor(t);
+}
+
+int param(Kernel& k, const char* name, std::vector<int64_t> shape) {
+  const int t = tensor(k, name, std::move(shape), Buffer::hbm);
+  k.tensors[size_t(t)].role = Tensor::Role::Param;
+  k.tensors[size_t(t)].param_index = int(k.params.size());
+  k.params.push_back(t);
+  return t;
+}
+
+Op op(Opcode oc, std::initializer_list<View> ops, int line, std::optional<Engine> engine = std::nullopt) {
+  Op o;
+  o.opcode = oc;
+  size_t i = 0;
+  for (const View& v : ops) o.operands[i++] = v;
+  o.loc = SourceLoc{"k.py", uint32_t(line), 9};
+  o.engine = engine;
+  return o;
+}
+
+bool waits_for(const isa::Instruction& ins, uint32_t sem, uint32_t value) {
+  for (const isa::SemWait& w : ins.waits)
+    if (w.sem == sem && w.value >= value) return true;
+  return false;
+}
+
+bool signals(const isa::Instruction& ins, uint32_t sem) {
+  for (const isa::SemUpdate& u : ins.updates)
+    if (u.sem == sem) return true;
+  return false;
+}
+
+}  // namespace
+
+// The Tensor Engine issues its next instruction once the previous one has started, so a transfer it triggered
+// could land while a transpose still reads the row it overwrites (what moe_cte's token indices went through).
+TEST_CASE("a DMA that overwrites what a Tensor Engine instruction reads is not triggered by the Tensor Engine") {
+  Kernel k;
+  k.name = "ids";
+  const int x = param(k, "x", {2, 128});
+  const int row = tensor(k, "row", {1, 128}, Buffer::sbuf);
+  const int ps0 = tensor(k, "ps0", {128, 1}, Buffer::psum), ps1 = tensor(k, "ps1", {128, 1}, Buffer::psum);
+  View x0 = k.full_view(x), x1 = k.full_view(x);
+  x0.dims[0].count = x1.dims[0].count = 1;
+  x1.offset = 128;
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(row), x0}, 1));
+  k.ops.push_back(op(Opcode::nc_transpose_pe, {k.full_view(ps0), k.full_view(row)}, 2));
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(row), x1}, 3));  // write-after-read of the transpose
+  k.ops.push_back(op(Opcode::nc_transpose_pe, {k.full_view(ps1), k.full_view(row)}, 4));
+  isa::Program p = lower(k, trn2());
+  const auto& te = p.streams[size_t(Engine::Tensor)];
+  REQUIRE(te.size() == 2);  // the transposes only
+  CHECK(te[0].op == Opcode::nc_transpose_pe);
+  CHECK(te[1].op == Opcode::nc_transpose_pe);
+  CHECK(signals(te[0], uint32_t(Engine::Tensor)));
+  const auto& sync = p.streams[size_t(Engine::Sync)];
+  REQUIRE(sync.size() == 2);
+  CHECK(sync[1].op == Opcode::dma_copy);
+  CHECK(waits_for(sync[1], uint32_t(Engine::Tensor), 1));  // the first transpose has read the row
+  // An explicit engine=tensor trigger is honoured, and then it waits for the transpose on its own engine.
+  k.ops[2].engine = Engine::Tensor;
+  p = lower(k, trn2());
+  const auto& te2 = p.streams[size_t(Engine::Tensor)];
+  REQUIRE(te2.size() == 3);
+  CHECK(te2[1].op == Opcode::dma_copy);
+  CHECK(waits_for(te2[1], uint32_t(Engine::Tensor), 1));
+}
+
+// A queue's semaphore counts its transfers in program order; the queue completes them in trigger order. When
+// two engines trigger onto one queue, the later one in program order waits for the earlier one.
+TEST_CASE("a DMA queue two engines trigger onto completes its transfers in program order") {
+  Kernel k;
+  k.name = "shared_queue";
+  const int a = param(k, "a", {128, 64}), b = param(k, "b", {128, 64});
+  const int ta = tensor(k, "ta", {128, 64}, Buffer::sbuf), tb = tensor(k, "tb", {128, 64}, Buffer::sbuf);
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(ta), k.full_view(a)}, 1, Engine::Tensor));
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(tb), k.full_view(b)}, 2, Engine::GpSimd));
+  isa::Program p = lower(k, trn2());
+  const auto& te = p.streams[size_t(Engine::Tensor)];
+  const auto& gp = p.streams[size_t(Engine::GpSimd)];
+  REQUIRE(te.size() == 1);
+  REQUIRE(gp.size() == 1);
+  REQUIRE(te[0].params.dma_queue == gp[0].params.dma_queue);  // Tensor and GpSimd share a queue group
+  const uint32_t sem = uint32_t(isa::kNumEngines) + te[0].params.dma_queue;
+  CHECK(signals(te[0], sem));
+  CHECK(waits_for(gp[0], sem, 1));
+  // Transfers triggered by one engine stay in order by themselves: no wait between them.
+  k.ops[1].engine = Engine::Tensor;
+  p = lower(k, trn2());
+  for (const isa::Instruction& ins : p.streams[size_t(Engine::Tensor)]) CHECK(ins.waits.empty());
+}
