@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "frontend/host_args.h"
 #include "frontend/interp.h"
 #include "frontend/nki.h"
 #include "frontend/nl_ops.h"
@@ -48,6 +50,64 @@ FunctionObj* find_kernel(Interp& in, ModuleObj* m, const CompileOptions& opts, c
   return jits[0];
 }
 
+// A Python call (CompileOptions::host_call): the arguments from their host values, the defaults for the rest.
+// Input tensor i becomes the kernel's parameter tensor i, named after where the host found it.
+std::vector<Value> bind_host_args(Interp& in, FunctionObj* fn, const CompileOptions& opts) {
+  const FuncCode* code = fn->code;
+  const std::string kname = sym_str(code->name);
+  auto* fn_module = fn->module.as<ModuleObj>();
+  const SourceLoc def_loc{fn_module->path, code->line, code->col};
+  std::vector<std::string> names(opts.inputs.size());
+  for (auto& [n, h] : opts.host_args) host_tensor_names(h, names);
+  if (names.size() != opts.inputs.size())
+    throw Error("kernel '" + kname + "': a host argument refers to input " + std::to_string(names.size() - 1) +
+                    " but " + std::to_string(opts.inputs.size()) + " were given",
+                def_loc);
+  std::vector<Value> tensors;
+  for (size_t k = 0; k < opts.inputs.size(); ++k) {
+    const TensorArgSpec& spec = opts.inputs[k];
+    ir::Tensor t;
+    t.name = names[k].empty() ? "input" + std::to_string(k) : names[k];
+    t.dtype = spec.dtype;
+    t.shape = spec.shape;
+    t.buffer = ir::Buffer::hbm;
+    t.role = ir::Tensor::Role::Param;
+    t.param_index = int(k);
+    t.loc = def_loc;
+    if (t.shape.empty()) throw Error("input '" + t.name + "' must have at least one dimension", t.loc);
+    for (auto d : t.shape)
+      if (d <= 0) throw Error("input '" + t.name + "' has an invalid shape " + shape_str(t.shape), t.loc);
+    tensors.push_back(new_tensor(in, std::move(t)));
+    in.kernel.params.push_back(tensors.back().as<TensorObj>()->id);
+  }
+  auto tensor = [&](int64_t k) { return tensors[size_t(k)]; };
+  std::vector<std::string> all_names;
+  for (auto& p : code->params) all_names.push_back(sym_str(p.name));
+  for (auto& [name, h] : opts.host_args)
+    if (std::find(all_names.begin(), all_names.end(), name) == all_names.end())
+      throw Error("kernel '" + kname + "' got an unexpected keyword argument '" + name + "' (parameters: " +
+                      join_names(all_names) + ")",
+                  def_loc);
+  std::vector<Value> args;
+  ModuleScope ms(in, fn_module);
+  for (size_t i = 0; i < code->params.size(); ++i) {
+    const Param& p = code->params[i];
+    const std::string name = sym_str(p.name);
+    if (p.kind == ParamKind::VarArgs || p.kind == ParamKind::VarKw)
+      throw Error("kernel '" + kname + "': variadic parameters (*args, **kwargs) are not supported in NKI kernel "
+                  "signatures", SourceLoc{fn_module->path, p.line, p.col});
+    const HostValue* h = nullptr;
+    for (auto& [n, v] : opts.host_args)
+      if (n == name) h = &v;
+    if (h) args.push_back(host_to_value(in, *h, tensor, "argument '" + name + "'"));
+    else if (!fn->defaults[i].is_unbound()) args.push_back(fn->defaults[i]);
+    else
+      throw Error("kernel '" + kname + "' missing required argument '" + name + "'",
+                  SourceLoc{fn_module->path, p.line, p.col});
+  }
+  return args;
+}
+
 ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack_bytes, int* launched_lnc) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(std::string("cannot read kernel file: ") + std::strerror(errno), SourceLoc{path, 0, 0});
@@ -60,6 +120,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   io.instruction_budget = opts.max_instructions;
   io.max_frames = opts.max_recursion;
   io.stack_bytes = stack_bytes;
+  io.interrupt = opts.interrupt;
   Interp in(io);
   in.kernel.file = path;
   // Address space for the ops up front: untouched pages cost nothing, and a large kernel then never copies
@@ -75,6 +136,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   in.nki->lnc = opts.lnc ? opts.lnc : 1;  // 0: the file decides (below)
   in.nki->lnc_core = opts.lnc_core;
   std::string stem = std::filesystem::path(path).stem().string();
+  if (!opts.module_name.empty() && opts.module_name != "__main__") stem = opts.module_name;
   if (stem.empty() || stem == "__main__") stem = "kernel";
   Value mv = in.load_main(path, ss.str(), stem);
   auto* m = mv.as<ModuleObj>();
@@ -97,6 +159,9 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
                   "' (parameters: " + join_names(all_names) + ")");
   }
   std::vector<Value> args;
+  if (opts.host_call) {
+    args = bind_host_args(in, fn, opts);
+  } else
   for (size_t i = 0; i < code->params.size(); ++i) {
     const Param& p = code->params[i];
     SourceLoc pl{fn_module->path, p.line, p.col};
@@ -132,7 +197,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     tensor_names.push_back(name);
     args.push_back(Value());  // filled below
   }
-  if (tensor_names.size() != opts.inputs.size())
+  if (!opts.host_call && tensor_names.size() != opts.inputs.size())
     throw Error("kernel '" + kname + "' takes " + std::to_string(tensor_names.size()) + " tensor input" +
                     (tensor_names.size() == 1 ? "" : "s") +
                     (tensor_names.empty() ? "" : " (" + join_names(tensor_names) + ")") + " but " +
@@ -165,14 +230,15 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   Value result;
   {
     ModuleScope ms(in, fn_module);
-    in.nki->current_api = fn->jit && !fn->legacy_jit;
+    in.nki->current_api = opts.api == CompileOptions::Api::from_decorator ? fn->jit && !fn->legacy_jit
+                                                                          : opts.api == CompileOptions::Api::current;
     in.in_kernel = true;
     // A launch spelled in the file (`kernel[2, 2](a, b)` in its __main__ block): for a legacy kernel a grid
     // that counts as --grid; for an nki.jit kernel `kernel[N]` is the logical core size, used when the
     // command line gives none (opts.lnc == 0). The command line wins.
     std::vector<int64_t> grid = opts.grid;
     int lnc = opts.lnc ? opts.lnc : 1;
-    if (grid.empty() && (fn->legacy_jit || opts.lnc == 0)) {
+    if (grid.empty() && !opts.host_call && (fn->legacy_jit || opts.lnc == 0)) {
       std::vector<int64_t> g = file_launch_grid(in, m, fn, int(target->max_lnc));
       if (fn->legacy_jit) grid = std::move(g);
       else if (!g.empty()) lnc = int(g[0]);
@@ -249,6 +315,26 @@ ir::Kernel run_on_big_stack(const std::string& path, const CompileOptions& opts,
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::vector<BuiltinName>>> builtin_namespaces() {
+  Interp in{InterpOptions{}};
+  std::vector<std::pair<std::string, std::vector<BuiltinName>>> out;
+  for (auto& [sym, mv] : in.module_cache) {
+    if (!mv.is(VK::Module) || !mv.as<ModuleObj>()->path.empty()) continue;
+    std::vector<BuiltinName> names;
+    for (auto& [k, v] : mv.as<ModuleObj>()->globals) {
+      const std::string n = sym_str(k);
+      if (n.empty() || n[0] == '_') continue;
+      char kind = v.is(VK::Module) ? 'm' : v.is(VK::Class) ? 'c'
+                  : v.is(VK::Function) || v.is(VK::Builtin) ? 'f' : 'v';
+      names.push_back({n, kind});
+    }
+    std::sort(names.begin(), names.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    out.push_back({sym_str(sym), std::move(names)});
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  return out;
+}
 
 ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts, int* launched_lnc) {
   try {

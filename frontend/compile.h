@@ -1,9 +1,11 @@
 // compile.h - the front end's public API: a kernel source file -> Kernel IR -> isa::Program.
 #pragma once
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "frontend/host_value.h"
 #include "ir/kernel.h"
 #include "isa/program.h"
 #include "isa/target.h"
@@ -33,6 +35,15 @@ struct CompileOptions {
   // for core `lnc_core` (nl.program_id(0)) of `lnc` (nl.num_programs()). lnc = 0: the kernel file decides -
   // an nki.jit kernel launched as `kernel[2]` (or `kernel[nl.nc(2)]`) in the file is LNC=2, else LNC=1.
   int lnc = 1, lnc_core = 0;
+  // A call from the Python package (python/nkisim): every argument comes from host_args, named by parameter
+  // (parameters not named keep their defaults); tensors are HostValue::Tensor nodes indexing `inputs`. The
+  // file's own launches (kernel[grid] / kernel[2]) are ignored: `grid` and `lnc` say it all.
+  bool host_call = false;
+  std::vector<std::pair<std::string, HostValue>> host_args;
+  std::string module_name;  // the kernel file's dotted module name (package-relative imports); "" = its stem
+  const std::atomic<bool>* interrupt = nullptr;  // set from another thread: Error("interrupted") soon after
+  enum class Api : uint8_t { from_decorator, current, legacy };
+  Api api = Api::from_decorator;  // the host decorator's API (nki.jit / neuronxcc.nki.jit) when it is known
 };
 
 // Parses and evaluates the kernel's meta-program. Tensor parameters are the kernel parameters that have
@@ -40,6 +51,18 @@ struct CompileOptions {
 // `launched_lnc` (if given) receives the logical core size the kernel was compiled for (opts.lnc, or the
 // file's choice when opts.lnc is 0).
 ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts, int* launched_lnc = nullptr);
+
+// The nl.tile_size constants (name, value) for a target, as kernels see them (the Python stand-ins mirror them).
+std::vector<std::pair<const char*, int64_t>> tile_size_constants(const isa::TargetDesc& t);
+
+// The namespaces built into the front end (nki, nki.language, nki.isa, neuronxcc.nki.*, numpy, ...): for each
+// module, its public names and what each is: 'm' module, 'c' class, 'f' function, 'v' a value (dtype, buffer,
+// op, enum member, constant). The Python package's host stand-ins mirror these names.
+struct BuiltinName {
+  std::string name;
+  char kind;
+};
+std::vector<std::pair<std::string, std::vector<BuiltinName>>> builtin_namespaces();
 
 // compile_to_ir, then the back end (ir::lower) for the target.
 isa::Program compile(const std::string& path, const CompileOptions& opts, const isa::TargetDesc& target);

@@ -100,6 +100,8 @@ std::vector<SourceLoc> Interp::call_chain() const {
 }
 
 void Interp::step() {
+  if (opts.interrupt && (steps_ & 4095) == 0 && opts.interrupt->load(std::memory_order_relaxed))
+    throw Error("interrupted");
   if (++steps_ > opts.step_budget)
     throw Error("evaluation step budget exceeded (" + std::to_string(opts.step_budget) +
                 " steps): the kernel's meta-program runs too long or does not terminate (raise the limit with "

@@ -1,6 +1,7 @@
 // interp.h - the compile-time evaluator: runs the kernel's meta-program (DESIGN decision 6).
 // Loops are unrolled, calls inlined, ifs resolved; nki.isa calls append ops to the Kernel IR.
 #pragma once
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -141,6 +142,8 @@ struct InterpOptions {
   int max_frames = kDefaultMaxFrames;                       // Python call depth
   std::vector<std::string> include_dirs;
   std::string* print_sink = nullptr;  // print() output goes here instead of stderr (tests)
+  // Set by another thread (the Python package on Ctrl-C): evaluation stops with Error("interrupted").
+  const std::atomic<bool>* interrupt = nullptr;
   // Bytes of C++ stack the evaluator may use (0: half the thread's RLIMIT_STACK, at most 32 MiB). Deeper
   // nesting is a located error, never a stack overflow.
   size_t stack_bytes = 0;

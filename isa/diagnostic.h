@@ -23,6 +23,9 @@ struct SourceLoc {
 struct Error : std::runtime_error {
   std::optional<SourceLoc> loc;
   std::vector<std::pair<SourceLoc, std::string>> notes;
+  // An out-of-bounds index (indirect DMA): numpy's wording, e.g. "index 66048 is out of bounds for axis 0 with
+  // size 65536" (the element index into the flattened tensor); the Python package raises IndexError with it.
+  std::string index_error;
   explicit Error(std::string msg, std::optional<SourceLoc> l = std::nullopt)
       : std::runtime_error(std::move(msg)), loc(std::move(l)) {}
 };

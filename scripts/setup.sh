@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(g++ cmake ninja-build libeigen3-dev libboost-program-options-dev libxtensor-dev xtl-dev doctest-dev
-      nlohmann-json3-dev python3-numpy libopenblas0-pthread)
+      nlohmann-json3-dev python3-numpy libopenblas0-pthread pybind11-dev python3-dev python3-pytest)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -23,3 +23,4 @@ if [ ! -f build/build.ninja ]; then
 fi
 cmake --build build -- -j"$(nproc)" | grep -v '^\[' || true
 test -x build/nki-sim
+ls build/python/nkisim/_nkisim*.so >/dev/null

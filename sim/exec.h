@@ -1,5 +1,6 @@
 // exec.h - the numerics side of the simulator: executor context, per-instruction executors, dispatch.
 #pragma once
+#include <atomic>
 #include <array>
 #include <optional>
 #include <string>
@@ -41,6 +42,12 @@ class ExecContext {
   View check(const isa::Instruction& ins, int slot, bool writes) const;
 
   std::optional<SourceLoc> location(const isa::Instruction& ins) const;
+  // Options::interrupt: every run loop calls poll_interrupt() once per instruction or event.
+  const std::atomic<bool>* interrupt = nullptr;
+  void poll_interrupt() {
+    if (interrupt && (++polls_ & 1023) == 0 && interrupt->load(std::memory_order_relaxed))
+      throw Error("interrupted");
+  }
   [[noreturn]] void fail(const isa::Instruction& ins, const std::string& msg) const;
 
   // Scratch buffer k (0..7) of at least n elements.
@@ -72,6 +79,7 @@ class ExecContext {
   std::ostream* print_sink = nullptr;
 
  private:
+  uint32_t polls_ = 0;
   View resolve(const isa::Instruction& ins, int slot, bool writes);
   // Dynamic-offset operands (sim/dynamic_offset.cpp): validation, and the byte shift of operand `slot`
   // (described as `v`) read at execution; an out-of-bounds shift is a located Error.

@@ -1,6 +1,7 @@
 // exec_dma.cpp - the DMA instructions' data effects (applied when the transfer completes): dma_copy,
 // dma_transpose, dma_compute, with indirect rows (vector_offset / scalar_offset, nki-language.md §5) and
 // the per-instruction DGE rules (nki-isa.md §3.5).
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -162,7 +163,13 @@ Rows resolve_rows(ExecContext& ctx, const isa::Instruction& ins, int slot, bool 
          << (off.kind == kIndVector ? off.row[p] : floor_div(rel, std::max<int64_t>(1, stride)))
          << " of a tensor with " << (stride > 0 ? ins.params.ind_size / stride : 0)
          << " rows (oob_mode=error; oob_mode=skip drops the row)";
-      ctx.fail(ins, os.str());
+      Error e(os.str(), ctx.location(ins));
+      // numpy's IndexError for the flattened tensor: the first element index outside [0, size).
+      const int64_t size = int64_t(ins.params.ind_size);
+      const int64_t first_bad = rel + flo < 0 ? rel + flo : std::max(rel + flo, size);
+      e.index_error =
+          "index " + std::to_string(first_bad) + " is out of bounds for axis 0 with size " + std::to_string(size);
+      throw e;
     }
     uint8_t* first = hbm0 + (ap.offset - int64_t(ins.params.ind_before) * es) + rel * es;
     r.rows[p] = first;

@@ -41,6 +41,7 @@ void run_functional_lnc(std::span<ExecContext* const> ctx, const std::function<v
         const auto& stream = cx.program.streams[size_t(e)];
         while (k.pc[size_t(e)] < stream.size()) {
           const isa::Instruction& ins = stream[k.pc[size_t(e)]];
+          cx.poll_interrupt();
           bool ok = true;
           for (const isa::SemWait& w : ins.waits) ok = ok && k.sems[w.sem] >= int64_t(w.value);
           if (ins.op == isa::Opcode::sem_wait_reg) ok = ok && k.sems[ins.params.sem] >= sem_wait_reg_threshold(cx, ins);

@@ -82,7 +82,10 @@ void Scheduler::run() {
 
 void Scheduler::loop() {
   start();
-  while (!events_.empty()) step();
+  while (!events_.empty()) {
+    ctx_.poll_interrupt();
+    step();
+  }
 }
 
 void Scheduler::start() {
@@ -374,6 +377,7 @@ void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations) {
       const auto& stream = p.streams[size_t(e)];
       while (pc[size_t(e)] < stream.size()) {
         const Instruction& ins = stream[pc[size_t(e)]];
+        ctx.poll_interrupt();
         bool ok = true;
         for (const isa::SemWait& w : ins.waits) ok = ok && sems[w.sem] >= int64_t(w.value);
         if (ins.op == isa::Opcode::sem_wait_reg) ok = ok && sems[ins.params.sem] >= sem_wait_reg_threshold(ctx, ins);

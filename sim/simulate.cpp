@@ -72,6 +72,7 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   if (!target) throw Error("unknown target '" + p.target + "'");
 
   ExecContext ctx(p, *target, hbm_space_bytes(p));
+  ctx.interrupt = opts.interrupt;
   if (!opts.timing_only) ctx.prepare_pages(true);
   ctx.print_sink = opts.print_sink;
   if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)

@@ -1,6 +1,7 @@
 // simulate.h - the simulator's public API: run an isa::Program on host inputs, get outputs and timing.
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <iosfwd>
 #include <map>
@@ -32,6 +33,9 @@ struct Options {
   uint64_t max_loop_iterations = 1000000;
   // Where device_print instructions write (sim/exec_print.cpp); nullptr = std::cerr.
   std::ostream* print_sink = nullptr;
+  // Set to true by another thread (the Python package on Ctrl-C): the run stops soon after with
+  // Error("interrupted"). Polled every 1024 instructions or events; nullptr = never.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 struct EngineStats {

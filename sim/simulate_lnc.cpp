@@ -54,7 +54,10 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
   for (const isa::Program& p : programs) hbm_bytes = std::max(hbm_bytes, hbm_space_bytes(p));
 
   std::vector<std::unique_ptr<ExecContext>> ctx;
-  for (const isa::Program& p : programs) ctx.push_back(std::make_unique<ExecContext>(p, *target, hbm_bytes));
+  for (const isa::Program& p : programs) {
+    ctx.push_back(std::make_unique<ExecContext>(p, *target, hbm_bytes));
+    ctx.back()->interrupt = opts.interrupt;
+  }
   if (!opts.timing_only)
     for (size_t c = 0; c < n; ++c) ctx[c]->prepare_pages(c == 0);  // core 0 holds the HBM space first
   // Every core must reach the same core_barriers (per engine), or the odd one out would wait forever.
@@ -188,6 +191,7 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     }
     if (best == n) break;
     own(best);
+    ctx[best]->poll_interrupt();
     s[best]->step();
   }
   for (size_t c = 0; c < n; ++c) {

@@ -9,9 +9,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "frontend/compile.h"
-#include "ir/lower.h"
-#include "ir/print.h"
+#include "api/run.h"
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
 #include "tools/cli_common.h"
@@ -324,80 +322,34 @@ int run(int argc, char** argv) {
     if (lnc > int(target->max_lnc))
       throw Error(kernel_path + ": an LNC=" + std::to_string(lnc) + " program, but " + target->name +
                   " supports only LNC=" + std::to_string(int(target->max_lnc)));
-  }
-  // Without --lnc and --grid the kernel file decides: an nki.jit kernel launched as kernel[2] in the file runs
-  // as --lnc 2 (docs/lnc.md). Core 0's compile tells; it is the whole compile when the file says LNC=1.
-  std::optional<ir::Kernel> first;
-  if (!from_binary && !vm.count("lnc") && !vm.count("grid")) {
-    copts.lnc = 0;
-    first = frontend::compile_to_ir(kernel_path, copts, &lnc);
-    copts.lnc = lnc;
-  }
-  if (lnc > 1) {
-    if (!from_binary) {
-      std::string ir_text;
-      for (int c = 0; c < lnc; ++c) {
-        copts.lnc = lnc;
-        copts.lnc_core = c;
-        ir::Kernel kernel = c == 0 && first ? std::move(*first) : frontend::compile_to_ir(kernel_path, copts);
-        if (emit_kind == "ir") ir_text += "# core " + std::to_string(c) + "\n" + ir::print_kernel(kernel);
-        programs.push_back(ir::lower(kernel, *target));
-      }
-      phases.lap("compile");
-      if (emit_kind == "ir") write_text(emit_file, ir_text);
-    }
-    if (emit_kind == "asm") write_text(emit_file, isa::print_asm_cores(programs));
-    if (emit_kind == "bin") write_bytes(emit_file, isa::encode_programs(programs));
-    const sim::Options sopts = sim_options(vm, *target, functional, timing_only);
-    sim::LncResult r = sim::simulate_lnc(programs, inputs, sopts);
-    phases.lap("simulate");
-    const std::vector<std::string> written = write_outputs(vm["output-dir"].as<std::string>(), r.outputs,
-                                                           r.written_inputs, vm.count("raw-low-precision") > 0);
-    write_report(vm, "stats", [&](std::ostream& f) { sim::write_lnc_stats_json(r, f); });
-    write_report(vm, "trace", [&](std::ostream& f) { sim::write_lnc_trace_json(programs, r, f); });
-    if (!quiet)
-      for (int c = 0; c < lnc; ++c)
-        std::cout << "core " << c << ": "
-                  << sim::format_summary(programs[size_t(c)], r.cores[size_t(c)],
-                                         c + 1 == lnc ? written : std::vector<std::string>{});
-    // --profile / --explain: one section per physical core, headed "core C: ".
-    if (vm.count("profile")) write_profile(vm, sim::format_profile_lnc(programs, r));
-    if (vm.count("explain")) std::cout << sim::format_explain_lnc(programs, r, *target, explain_line, explain_file);
-    phases.lap("outputs");
-    uint64_t instructions = 0;
-    for (auto& core : r.cores) instructions += core.instructions;
-    phases.print(instructions);
-    return 0;
-  }
-
-  isa::Program program;
-  if (from_binary) {
-    program = std::move(programs[0]);
   } else {
-    ir::Kernel kernel = first ? std::move(*first) : frontend::compile_to_ir(kernel_path, copts);
+    // The policy lives in api::compile_kernel: without --lnc and --grid the kernel file decides (docs/lnc.md).
+    api::CompileRequest req{kernel_path, copts, *target, std::nullopt, emit_kind == "ir"};
+    if (vm.count("lnc") || vm.count("grid")) req.lnc = lnc;
+    api::Compiled compiled = api::compile_kernel(std::move(req));
+    programs = std::move(compiled.programs);
     phases.lap("compile");
-    if (emit_kind == "ir") write_text(emit_file, ir::print_kernel(kernel));
-    program = ir::lower(kernel, *target);
-    phases.lap("lower");
+    if (emit_kind == "ir") write_text(emit_file, compiled.ir_text);
   }
-  if (emit_kind == "asm") write_text(emit_file, isa::print_asm(program));
-  if (emit_kind == "bin") write_bytes(emit_file, isa::encode_program(program));
+  if (emit_kind == "asm") write_text(emit_file, isa::print_asm_cores(programs));
+  if (emit_kind == "bin") write_bytes(emit_file, isa::encode_programs(programs));
+  if (!emit_kind.empty()) phases.lap("emit");
 
   sim::Options sopts = sim_options(vm, *target, functional, timing_only);
-  sopts.outputs_in_place = true;  // outputs are written straight from simulated HBM
-  if (!emit_kind.empty()) phases.lap("emit");
-  sim::Result r = sim::simulate(program, inputs, sopts);
+  sopts.outputs_in_place = true;  // one core: outputs are written straight from simulated HBM
+  const api::Run r = api::simulate(programs, inputs, sopts);
   phases.lap("simulate");
 
-  const std::vector<std::string> written = write_outputs(vm["output-dir"].as<std::string>(), r.outputs,
-                                                         r.written_inputs, vm.count("raw-low-precision") > 0);
-  write_report(vm, "stats", [&](std::ostream& f) { sim::write_stats_json(r, f); });
-  write_report(vm, "trace", [&](std::ostream& f) { sim::write_trace_json(r, f); });
-  if (!quiet) std::cout << sim::format_summary(program, r, written);
-  if (vm.count("profile")) write_profile(vm, sim::format_profile(program, r));
-  if (vm.count("explain")) std::cout << "\n" << sim::format_explain(program, r, *target, explain_line, explain_file);
+  const std::vector<std::string> written = write_outputs(vm["output-dir"].as<std::string>(), r.outputs(),
+                                                         r.written_inputs(), vm.count("raw-low-precision") > 0);
+  write_report(vm, "stats", [&](std::ostream& f) { r.write_stats_json(f); });
+  write_report(vm, "trace", [&](std::ostream& f) { r.write_trace_json(programs, f); });
+  if (!quiet) std::cout << r.summary(programs, written);
+  // --profile / --explain: with two cores one section per physical core, headed "core C: ".
+  if (vm.count("profile")) write_profile(vm, r.profile(programs));
+  if (vm.count("explain")) std::cout << r.explain(programs, *target, explain_line, explain_file);
   phases.lap("outputs");
-  phases.print(r.instructions);
+  phases.print(r.instructions());
   return 0;
 }
 

@@ -11,8 +11,9 @@ ALLOWED = {
     "sim": {"isa", "sim"},
     "ir": {"isa", "ir"},
     "frontend": {"isa", "ir", "frontend"},
+    "api": {"isa", "sim", "ir", "frontend", "api"},
 }
-LAYERS = {"isa", "sim", "ir", "frontend", "tools"}
+LAYERS = {"isa", "sim", "ir", "frontend", "api", "tools"}
 include = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
 
 for layer, allowed in ALLOWED.items():

@@ -1,0 +1,63 @@
+// run.h - the public API that the command line and the Python package share (DESIGN.md item 8): compile a kernel
+// file for one or two cores with the CLI's LNC policy, simulate the programs, report.
+#pragma once
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "frontend/compile.h"
+#include "isa/program.h"
+#include "isa/target.h"
+#include "sim/simulate.h"
+
+namespace nkisim::api {
+
+struct CompileRequest {
+  std::string kernel_path;
+  frontend::CompileOptions copts;  // copts.target, lnc and lnc_core are set from the fields below
+  isa::TargetDesc target;
+  // The logical core size; nullopt: the kernel file's kernel[N] launch decides (1 when copts.grid is given).
+  std::optional<int> lnc;
+  bool want_ir = false;  // keep the Kernel IR text (one "# core C" section per core when LNC > 1)
+};
+
+struct Compiled {
+  std::vector<isa::Program> programs;  // one per physical core of the logical core
+  std::string ir_text;                 // CompileRequest::want_ir
+  int lnc() const { return int(programs.size()); }
+};
+
+// The front end and the back end: LNC=N compiles the kernel once per core (nl.program_id(0) = core).
+// Throws nkisim::Error (located in the kernel) for kernel errors and an LNC the target does not have.
+Compiled compile_kernel(CompileRequest req);
+
+// One run of one or more cores: a single-core sim::Result or a sim::LncResult, behind one interface.
+struct Run {
+  std::optional<sim::Result> single;
+  std::optional<sim::LncResult> multi;
+
+  const std::vector<sim::HostArray>& outputs() const { return single ? single->outputs : multi->outputs; }
+  const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs() const {
+    return single ? single->written_inputs : multi->written_inputs;
+  }
+  double total_ns() const { return single ? single->total_ns : multi->total_ns; }
+  uint64_t instructions() const;
+  // Busy time per engine ("tensor", "vector", ...); with two cores "core0.tensor", "core1.tensor", ...
+  std::map<std::string, double> engine_busy_ns() const;
+  void write_stats_json(std::ostream& os) const;  // the CLI's --stats
+  void write_trace_json(std::span<const isa::Program> programs, std::ostream& os) const;  // --trace
+  std::string profile(std::span<const isa::Program> programs) const;  // --profile (needs Options::timeline)
+  std::string explain(std::span<const isa::Program> programs, const isa::TargetDesc& t, int line = 0,
+                      const std::string& file = "") const;  // --explain (needs Options::timeline)
+  // The CLI's summary lines (one section per core), `written` listed after the last core.
+  std::string summary(std::span<const isa::Program> programs, const std::vector<std::string>& written) const;
+};
+
+// sim::simulate for one program, sim::simulate_lnc for more.
+Run simulate(std::span<const isa::Program> programs, std::span<const sim::HostArray> inputs,
+             const sim::Options& opts);
+
+}  // namespace nkisim::api

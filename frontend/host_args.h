@@ -1,0 +1,23 @@
+// host_args.h - HostValue trees (a Python call's arguments) -> compile-time values (frontend/host_args.cpp).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frontend/host_value.h"
+#include "frontend/value.h"
+
+namespace nkisim::frontend {
+
+class Interp;
+
+// Rebuilds `h` in the interpreter. Tensor nodes become tensor(index); module references are resolved in the
+// module loaded from the same file, else through the front end's import machinery (built-in nki / numpy
+// namespaces included); user-class instances are made without calling __init__. `what` names the argument in
+// errors ("argument 'cfg'").
+Value host_to_value(Interp& in, const HostValue& h, const std::function<Value(int64_t)>& tensor,
+                    const std::string& what);
+// names[i] = the name of input tensor i (HostValue::s of its first Tensor node); grows `names` as needed.
+void host_tensor_names(const HostValue& h, std::vector<std::string>& names);
+
+}  // namespace nkisim::frontend

@@ -1,0 +1,44 @@
+"""nki-sim in process: run NKI kernels on numpy arrays from Python (docs/python.md).
+
+    r = nkisim.simulate(kernel, a, b, target="trn2")   # r.outputs, r.total_ns, r.stats, r.profile
+    prog = nkisim.compile(kernel, a, b)                # prog.asm, prog.save("k.nkibin")
+
+`kernel` is a function decorated with nki.jit (current API) or neuronxcc.nki.jit (legacy), a kernel[grid] /
+kernel[2] launch, or a plain function (taken as an nki.jit kernel).
+"""
+from . import _nkisim
+from ._host import as_dtype
+from ._kernel import CURRENT, BenchmarkResult, Kernel, Result, as_kernel
+from ._kernel import compile_program as _compile_program
+from ._kernel import run as _run
+
+KernelError = _nkisim.KernelError
+
+__all__ = ["simulate", "compile", "as_dtype", "KernelError", "Result", "Program", "Kernel"]
+
+
+def simulate(kernel, *args, target="trn2", lnc=None, timing=True, trace=None, **kwargs):
+    """Compiles `kernel` for these arguments and simulates it. target: trn1 | trn2 | trn3; lnc: 1 or 2 (None:
+    the kernel[N] launch, else 1); timing=False runs the numerics only (total_ns is None); trace: a path for
+    the Chrome/Perfetto trace. Returns a Result."""
+    return _run(as_kernel(kernel, CURRENT), args, kwargs, target=target, lnc=lnc, timing=timing, trace=trace)
+
+
+class Program:
+    """A compiled kernel: asm (the text assembly), lnc, target; save(path) writes the binary program."""
+
+    def __init__(self, prog):
+        self._prog = prog
+        self.asm = prog.asm
+        self.lnc = prog.lnc
+        self.target = prog.target
+
+    def save(self, path):
+        with open(path, "wb") as f:
+            f.write(self._prog.encode())
+
+
+def compile(kernel, *args, target="trn2", lnc=None, **kwargs):
+    """Compiles `kernel` for these arguments (as simulate would) and returns the Program."""
+    prog, _, _ = _compile_program(as_kernel(kernel, CURRENT), args, kwargs, target=target, lnc=lnc)
+    return Program(prog)

@@ -1,0 +1,210 @@
+"""Decorated kernels on the host: argument binding, the compile cache, the simulator call, outputs."""
+import copy
+import functools
+import inspect
+import os
+import sys
+
+import numpy as np
+
+from . import _dtypes, _host, _nkisim
+from ._standins import grid_dim
+
+CURRENT, LEGACY = 1, 2  # frontend::CompileOptions::Api
+_TARGETS = ("trn1", "trn2", "trn3")
+_cache = {}  # compile key -> _nkisim.Program
+_CACHE_MAX = 256
+
+
+class Result:
+    """One simulation: outputs (a tuple in return order), total_ns, stats, engine_busy_ns, profile, trace_path."""
+
+    def __init__(self, raw, outputs, trace_path):
+        import json
+        self.outputs = outputs
+        self.total_ns = raw["total_ns"] if raw["stats"] and raw["mode"] != "functional" else None
+        self.stats = json.loads(raw["stats"]) if raw["stats"] else {}
+        self.engine_busy_ns = dict(raw["engine_busy_ns"])
+        self.profile = raw["profile"]
+        self.trace_path = trace_path
+        self.instructions = raw["instructions"]
+
+    def __repr__(self):
+        return f"<nkisim.Result outputs={len(self.outputs)} total_ns={self.total_ns}>"
+
+
+def _target_name(t):
+    if t is None:
+        return None
+    t = str(getattr(t, "name", t)).lower()
+    for name in _TARGETS:
+        if name in t:
+            return name
+    raise ValueError(f"unknown target {t!r} (expected trn1, trn2 or trn3)")
+
+
+class Kernel:
+    """An NKI kernel function on the host (what nki.jit & co. return). Calling it with numpy arrays compiles
+    the kernel with nki-sim's front end (cached per argument shapes and values) and simulates it."""
+
+    __test__ = False  # pytest: a kernel named test_* is not a test
+
+    def __init__(self, fn, api, mode=None, platform_target=None, launch=None, kind="jit", options=None):
+        if isinstance(fn, Kernel):
+            base = fn
+            fn, api = base.nki_function, base.api if api is None else api
+            mode = base.mode if mode is None else mode
+            platform_target = base.platform_target if platform_target is None else platform_target
+            launch = base.launch if launch is None else launch
+            options = {**base.options, **(options or {})}
+        if not callable(fn):
+            raise TypeError(f"nki.jit expects a function, got {type(fn).__name__}")
+        self.nki_function = fn
+        self.api = api
+        self.mode = mode
+        self.platform_target = platform_target
+        self.launch = launch  # the kernel[...] key, or None
+        self.kind = kind      # jit | simulate | baremetal | benchmark | profile
+        self.options = dict(options or {})
+        self.benchmark_result = None
+        functools.update_wrapper(self, fn)
+        self.__test__ = False
+
+    def __repr__(self):
+        return f"<nki kernel {self.nki_function.__qualname__}>"
+
+    def __getitem__(self, key):
+        k = copy.copy(self)
+        k.launch = key
+        return k
+
+    def _with(self, kind, **options):
+        k = copy.copy(self)
+        k.kind = kind
+        k.options = {**self.options, **options}
+        return k
+
+    def launch_config(self):
+        """(lnc, grid) of the kernel[...] launch: the logical core size for the current API, the SPMD grid
+        (run serially on one core) for a legacy kernel."""
+        if self.launch is None:
+            return None, []
+        dims = self.launch if isinstance(self.launch, tuple) else (self.launch,)
+        sizes = [grid_dim(d) for d in dims]
+        if self.api == CURRENT:
+            if len(sizes) != 1 or sizes[0][0] not in (1, 2):
+                raise ValueError(f"{self.__name__}[...]: an nki.jit kernel is launched as kernel[1] or kernel[2] "
+                                 "(the logical NeuronCore size)")
+            return sizes[0][0], []
+        return None, [s for s, _ in sizes]
+
+    def __call__(self, *args, **kwargs):
+        timed = self.kind in ("benchmark", "profile")
+        trace = None
+        if self.kind == "profile":
+            d = self.options.get("working_directory") or "."
+            name = self.options.get("save_trace_name") or f"{self.__name__}.trace.json"
+            trace = os.path.join(d, name)
+        r = run(self, args, kwargs, target=None, lnc=None, timing=timed, trace=trace)
+        if self.kind == "benchmark":
+            self.benchmark_result = BenchmarkResult(r.total_ns)
+        if len(r.outputs) == 1:
+            return r.outputs[0]
+        return r.outputs if r.outputs else None
+
+
+class _Latency:
+    def __init__(self, us):
+        self.us = us
+
+    def get_latency_percentile(self, p):
+        """The simulated latency in microseconds (the simulator is deterministic: every percentile)."""
+        return self.us
+
+
+class BenchmarkResult:
+    def __init__(self, total_ns):
+        self.nc_latency = _Latency(total_ns / 1000.0)
+
+
+def as_kernel(k, api):
+    """A Kernel for `k` (a Kernel, or a plain function taken as jit of `api`)."""
+    return k if isinstance(k, Kernel) else Kernel(k, api)
+
+
+def _kernel_file(fn):
+    f = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    return os.path.abspath(f)
+
+
+def _module_root(modname, file):
+    path = os.path.dirname(file)
+    depth = modname.count(".") + (1 if os.path.basename(file) == "__init__.py" else 0)
+    for _ in range(depth):
+        path = os.path.dirname(path)
+    return path
+
+
+def _input(a, name):
+    dt = _dtypes.array_dtype(a)
+    if dt is None and a.dtype.name == "bool":
+        dt = "bool_"
+    if dt is None and a.dtype.name not in _dtypes.NUMPY_NATIVE:
+        raise TypeError(f"input '{name}' has dtype {a.dtype.name}, which NKI does not have: convert it "
+                        f"(e.g. {name}.astype(np.float32)) or mark it with nkisim.as_dtype({name}, \"bfloat16\")")
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
+    return a, dt or ""
+
+
+def compile_program(kernel, args, kwargs, target=None, lnc=None):
+    """(program, converter, trace) for a call: binds the arguments by the kernel's signature, turns them into
+    host values and compiles (or takes the cached program)."""
+    fn = kernel.nki_function
+    if "<locals>" in fn.__qualname__:
+        raise TypeError(f"kernel {fn.__qualname__} is defined inside a function; nki-sim compiles module-level "
+                        "kernels (their file is loaded by its front end)")
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    conv = _host.Converter()
+    host_args = [(name, conv.convert(v, name)) for name, v in bound.arguments.items()]
+    inputs = [_input(a, conv.names[k]) for k, a in enumerate(conv.arrays)]
+    launch_lnc, grid = kernel.launch_config()
+    lnc = lnc if lnc is not None else launch_lnc if launch_lnc is not None else 1
+    target = _target_name(target) or _target_name(kernel.platform_target) or "trn2"
+    path = _kernel_file(fn)
+    module = fn.__module__ or "__main__"
+    dirs = list(conv.roots)
+    if module != "__main__":
+        root = _module_root(module, path)
+        if root not in dirs:
+            dirs.append(root)
+    specs = [(list(a.shape), dt or a.dtype.name) for a, dt in inputs]
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except OSError:
+        mtime = 0
+    key = repr((path, mtime, fn.__name__, module, kernel.api, host_args, specs, target, lnc, grid, dirs))
+    prog = _cache.get(key)
+    if prog is None:
+        prog = _nkisim.compile(path, fn.__name__, module, kernel.api or 0, host_args, specs, target, lnc, grid,
+                               dirs)
+        if len(_cache) >= _CACHE_MAX:
+            _cache.pop(next(iter(_cache)))
+        _cache[key] = prog
+    return prog, conv, inputs
+
+
+def run(kernel, args, kwargs, target=None, lnc=None, timing=True, trace=None):
+    prog, conv, inputs = compile_program(kernel, args, kwargs, target, lnc)
+    mode = "timed" if timing else "functional"
+    raw = _nkisim.simulate(prog, inputs, mode, bool(timing), os.fspath(trace) if trace else "")
+    raw["mode"] = mode
+    if raw["printed"]:
+        sys.stdout.write(raw["printed"])
+    outputs = tuple(_dtypes.host_output(a, d) for a, d in zip(raw["outputs"], raw["output_dtypes"]))
+    # Inputs the kernel wrote go back into the caller's arrays, as on the device.
+    for name, value in raw["written_inputs"]:
+        if name in conv.names:
+            dst = conv.arrays[conv.names.index(name)]
+            np.copyto(dst, value.reshape(dst.shape), casting="unsafe")
+    return Result(raw, outputs, os.fspath(trace) if trace else None)

@@ -1,0 +1,226 @@
+"""Host stand-ins for the names NKI code imports (nki.*, neuronxcc.nki.*): they only have to import and to say
+which front-end name they are. The names come from nki-sim's own front end (_nkisim.namespaces()), so the host
+side knows exactly what the simulator knows; the meaning of each lives in the C++ front end."""
+import sys
+import types
+
+from . import _dtypes
+from . import _nkisim
+
+_NAMESPACES = _nkisim.namespaces()
+
+
+class Ref:
+    """A front-end name (module, attribute path): nl.add, nisa.dge_mode.hwdge, nl.ndarray, ... Equal when the
+    names are; attributes are names below it; subscripts and `|` give it back (annotations like
+    `nl.ndarray | None` or `tensor[128, 512]`); calling it on the host gives a HostCall."""
+
+    __slots__ = ("_nki_ref",)
+
+    def __init__(self, module, path):
+        object.__setattr__(self, "_nki_ref", (module, path))
+
+    def __repr__(self):
+        return f"{self._nki_ref[0]}.{self._nki_ref[1]}"
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Ref(self._nki_ref[0], f"{self._nki_ref[1]}.{name}")
+
+    def __eq__(self, other):
+        return isinstance(other, Ref) and other._nki_ref == self._nki_ref
+
+    def __hash__(self):
+        return hash(self._nki_ref)
+
+    def __getitem__(self, key):
+        return self
+
+    def __or__(self, other):
+        return self
+
+    __ror__ = __or__
+
+    def __call__(self, *args, **kwargs):
+        return HostCall(self, args, kwargs)
+
+
+class HostCall:
+    """The result of calling an NKI function on the host (module-level host code such as
+    `ncc.sbuf.mod_alloc(...)`): a placeholder; it cannot be passed to a kernel."""
+
+    def __init__(self, fn, args, kwargs):
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+
+    def __repr__(self):
+        return f"<host call {self.fn!r}(...)>"
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self
+
+    def __call__(self, *args, **kwargs):
+        return self
+
+    def __getitem__(self, key):
+        return self
+
+
+class NKIObject:
+    """Base of NKI's compile-time classes (dataclass configs). A subclass that is not a dataclass takes
+    keyword arguments as attributes, as in NKI."""
+
+    def __init__(self, **kwargs):
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+
+
+class NC:
+    """nl.nc(n): a launch-grid dimension spread over n NeuronCores."""
+
+    def __init__(self, n):
+        self.n = int(n)
+
+    def __mul__(self, other):
+        return spmd_dim(self, other)
+
+    def __rmul__(self, other):
+        return spmd_dim(other, self)
+
+    def __repr__(self):
+        return f"nc({self.n})"
+
+
+class SpmdDim:
+    """nl.spmd_dim(...): one launch-grid dimension made of factors (ints and nl.nc)."""
+
+    def __init__(self, factors):
+        self.factors = factors
+        self.size, self.cores = 1, 1
+        for f in factors:
+            if isinstance(f, NC):
+                self.size *= f.n
+                self.cores *= f.n
+            elif isinstance(f, SpmdDim):
+                self.size *= f.size
+                self.cores *= f.cores
+            else:
+                self.size *= int(f)
+
+    def __mul__(self, other):
+        return spmd_dim(self, other)
+
+    def __rmul__(self, other):
+        return spmd_dim(other, self)
+
+    def __repr__(self):
+        return f"spmd_dim({', '.join(map(repr, self.factors))})"
+
+
+def nc(n):
+    return NC(n)
+
+
+def spmd_dim(*factors):
+    return SpmdDim(factors)
+
+
+def grid_dim(d):
+    """(size, cores) of one launch-grid dimension: an int, nl.nc(n) or nl.spmd_dim(...)."""
+    if isinstance(d, NC):
+        return d.n, d.n
+    if isinstance(d, SpmdDim):
+        return d.size, d.cores
+    return int(d), 1
+
+
+class _TileSize:
+    def __init__(self, consts):
+        self.__dict__.update(consts)
+
+    def __repr__(self):
+        return "nl.tile_size"
+
+
+_SPECIAL_LANGUAGE = {
+    "NKIObject": NKIObject,
+    "nc": nc,
+    "spmd_dim": spmd_dim,
+}
+
+
+def populate(namespace, frontend_module, specials=None):
+    """Fills a stand-in module's globals with the front end's names of `frontend_module`."""
+    names = _NAMESPACES.get(frontend_module, {})
+    specials = dict(specials or {})
+    if frontend_module.endswith("language"):
+        for k, v in _SPECIAL_LANGUAGE.items():
+            specials.setdefault(k, v)
+    for name, kind in names.items():
+        if name in namespace and not isinstance(namespace[name], types.ModuleType):
+            continue
+        if name in specials:
+            namespace[name] = specials[name]
+        elif name in _dtypes.DTYPES and kind == "v":
+            namespace[name] = _dtypes.DTYPES[name]
+        elif name == "tile_size":
+            namespace[name] = _TileSize(_nkisim.tile_size("trn2"))
+        elif kind == "m" and f"{frontend_module}.{name}" in sys.modules:
+            namespace[name] = sys.modules[f"{frontend_module}.{name}"]
+        else:
+            namespace[name] = Ref(frontend_module, name)
+    for k, v in specials.items():
+        namespace.setdefault(k, v)
+
+    def __getattr__(name):
+        # A name the front end does not list (yet): a marker all the same, so that host code (annotations such as
+        # `dtype: nki.dtype`, imports of names only kernels use) imports; a kernel that gets it as an argument
+        # has the front end report it.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Ref(frontend_module, name)
+
+    namespace["__getattr__"] = __getattr__
+
+
+def _identity_decorator(func=None, **kwargs):
+    """A compiler directive used as a decorator on a kernel: the host keeps the function."""
+    return func if func is not None else (lambda f: f)
+
+
+def compiler_specials(frontend_module):
+    """nki.compiler / neuronxcc.nki.compiler: markers for sbuf / psum allocation, identity decorators."""
+    return {
+        "sbuf": Ref(frontend_module, "sbuf"),
+        "psum": Ref(frontend_module, "psum"),
+        "skip_middle_end_transformations": _identity_decorator,
+        "enable_stack_allocator": _identity_decorator,
+        "force_auto_alloc": _identity_decorator,
+    }
+
+
+class _NamespaceFinder:
+    """Imports any other nki.* / neuronxcc.* namespace of the front end (nki.collectives, ...) as a stand-in
+    module, so the host imports exactly what the simulator provides."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        import importlib.machinery
+        if fullname in _NAMESPACES and fullname.split(".")[0] in ("nki", "neuronxcc"):
+            return importlib.machinery.ModuleSpec(fullname, _NamespaceFinder, is_package=True)
+        return None
+
+    @staticmethod
+    def create_module(spec):
+        return None
+
+    @staticmethod
+    def exec_module(module):
+        module.__path__ = []
+        populate(module.__dict__, module.__name__)
+
+
+if not any(f is _NamespaceFinder for f in sys.meta_path):
+    sys.meta_path.append(_NamespaceFinder)

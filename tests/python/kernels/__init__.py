@@ -1,0 +1,1 @@
+"""Kernels of our own for tests/python (the Python package)."""
