@@ -139,8 +139,8 @@ Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   auto* src = b.operand(1, v[1], "src");
   b.same_shape(dst, "dst", src, "src", false);
   check_priority(v[2], "dma_copy");
-  b.enum_arg(v[3], EnumOobMode, "oob_mode");
-  b.enum_arg(v[4], EnumDgeMode, "dge_mode");
+  v[3] = b.enum_arg(v[3], EnumOobMode, "oob_mode");
+  v[4] = b.enum_arg(v[4], EnumDgeMode, "dge_mode");
   b.engine(v[5]);
   b.name(v[6]);
   Indirection ind;
@@ -224,8 +224,8 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   auto* dst = b.operand(0, v[0], "dst");
   auto* src = b.operand(1, v[1], "src");
   check_priority(v[3], "dma_transpose");
-  b.enum_arg(v[4], EnumDgeMode, "dge_mode");
-  b.enum_arg(v[5], EnumOobMode, "oob_mode");
+  v[4] = b.enum_arg(v[4], EnumDgeMode, "dge_mode");
+  v[5] = b.enum_arg(v[5], EnumOobMode, "oob_mode");
   b.name(v[6]);
   const std::vector<int64_t> ss = src->view.shape(), ds = dst->view.shape();
   const size_t n = ss.size();
