@@ -59,7 +59,7 @@ if rc == 0:
     check(events and all(e["args"]["nki_source_location"] for e in events), "every trace event has a source location")
     by_line = {}
     for e in events:
-        by_line.setdefault(e["args"]["nki_source_location"].rsplit(":", 1)[1], set()).add(e["args"]["opcode"])
+        by_line.setdefault(e["args"]["nki_source_location"].rpartition(":")[2], set()).add(e["args"]["opcode"])
     check({"tensor_scalar", "tensor_tensor"} <= by_line.get("7", set()), f"line 7: the multiply and the add {by_line}")
     check("multiply_moving" in by_line.get("17", set()), f"line 17: the matmul {by_line}")
 rc, so, se = run(k, "--inputs", pa, "-o", os.path.join(d, "e"), "-q", "--explain=7")
