@@ -203,6 +203,16 @@ class Interp {
   SourceLoc loc_in(const ModuleObj* m, const Node* n) const;
   std::vector<SourceLoc> call_chain() const;  // enclosing call sites, innermost first
   const Node* current_site() const { return cur_site_; }
+  // While it lives, instructions are located at `n`: Python operators on tiles (`t * 2.0 + t`, `acc += ...`,
+  // `x[k] = v`) emit at their own expression, not at the enclosing call.
+  struct SiteScope {
+    SiteScope(Interp& in, const Node* n) : in_(in), saved_(in.cur_site_) { in.cur_site_ = n; }
+    ~SiteScope() { in_.cur_site_ = saved_; }
+    SiteScope(const SiteScope&) = delete;
+    SiteScope& operator=(const SiteScope&) = delete;
+    Interp& in_;
+    const Node* saved_;
+  };
   ModuleObj* current_module() const { return cur_module_; }
   void step();  // counts one evaluation step against the budget
   // Checks the emitted-instruction budget (after every built-in call, which is where ops are emitted).

@@ -221,17 +221,20 @@ Value Interp::call(const Value& fn, CallArgs& a) {
   }
 }
 
-// Synthesised __init__ of dataclasses / NKIObject subclasses: fields in order, defaults from the class.
+// Synthesised __init__ of dataclasses: fields in order (those of the @dataclass classes in the MRO, base
+// first, as CPython collects them), defaults from the class.
 std::vector<Sym> dataclass_fields(const ClassObj* cls) {
   std::vector<Sym> fields;
   for (auto it = cls->mro.rbegin(); it != cls->mro.rend(); ++it)
-    for (Sym s : (*it)->fields)
+    if ((*it)->dataclass || *it == cls)
+      for (Sym s : (*it)->fields)
       if (std::find(fields.begin(), fields.end(), s) == fields.end()) fields.push_back(s);
   return fields;
 }
 
-static void dataclass_init(Interp& in, ClassObj* cls, const Value& self, CallArgs& a) {
-  std::vector<Sym> fields = dataclass_fields(cls);
+// `dc` is the @dataclass class whose generated __init__ runs; `cls` the instance's class.
+static void dataclass_init(Interp& in, ClassObj* cls, ClassObj* dc, const Value& self, CallArgs& a) {
+  std::vector<Sym> fields = dataclass_fields(dc);
   if (a.npos > fields.size())
     raise("TypeError", cls->name + "() takes " + std::to_string(fields.size()) + " positional arguments but " +
                            std::to_string(a.npos) + " were given");
@@ -239,7 +242,9 @@ static void dataclass_init(Interp& in, ClassObj* cls, const Value& self, CallArg
   for (size_t i = 0; i < a.npos; ++i) inst->attrs[fields[i]] = a.pos[i];
   for (size_t k = 0; k < a.nkw; ++k) {
     Sym s = a.kw[k].first;
-    if (std::find(fields.begin(), fields.end(), s) == fields.end())
+    // An NKIObject dataclass also takes keywords that are not fields and sets them, as NKIObject.__init__
+    // does (nki-library passes class attributes without annotations: docs/compatibility.md).
+    if (std::find(fields.begin(), fields.end(), s) == fields.end() && !cls->is_nkiobject)
       raise("TypeError", cls->name + "() got an unexpected keyword argument '" + sym_str(s) + "'");
     if (inst->attrs.count(s))
       raise("TypeError", cls->name + "() got multiple values for argument '" + sym_str(s) + "'");
@@ -247,7 +252,7 @@ static void dataclass_init(Interp& in, ClassObj* cls, const Value& self, CallArg
   }
   for (Sym s : fields) {
     if (inst->attrs.count(s)) continue;
-    const Value* d = cls->lookup(s);
+    const Value* d = dc->lookup(s);
     if (!d || d->is_unbound()) raise("TypeError", cls->name + "() missing required argument '" + sym_str(s) + "'");
     if (d->is(VK::Builtin) && d->as<BuiltinObj>()->name == kDefaultFactory)
       inst->attrs[s] = in.call0(d->as<BuiltinObj>()->self, a.site);
@@ -299,7 +304,24 @@ Value Interp::make_instance(ClassObj* cls, CallArgs& a) {
   }
   if (in_kernel && !cls->kernel_ok()) reject_class(cls, "class");
   Value inst = make<InstanceObj>(Value(cls));
-  const Value* init = cls->lookup(S::__init__);
+  // The constructor is the first class in the MRO that defines __init__ or is a @dataclass (which generates
+  // one, as in CPython); NKIObject's own __init__(**kwargs) sets the attributes it is given.
+  const Value* init = nullptr;
+  for (ClassObj* c : cls->mro) {
+    if (auto it = c->attrs.find(S::__init__); it != c->attrs.end()) {  // @dataclass keeps a written __init__
+      init = &it->second;
+      break;
+    }
+    if (c->dataclass) {
+      dataclass_init(*this, cls, c, inst, a);
+      return inst;
+    }
+    if (c->is_nkiobject && c->mro.size() == 1) {  // nl.NKIObject itself
+      if (a.npos) raise("TypeError", cls->name + "() takes keyword arguments only (NKIObject.__init__(**kwargs))");
+      for (size_t k = 0; k < a.nkw; ++k) inst.as<InstanceObj>()->attrs[a.kw[k].first] = a.kw[k].second;
+      return inst;
+    }
+  }
   if (init && !(init->is(VK::Builtin) && init->as<BuiltinObj>()->name == "object.__init__")) {
     SmallVec<Value, 8> pos;
     pos.push_back(inst);
@@ -317,7 +339,7 @@ Value Interp::make_instance(ClassObj* cls, CallArgs& a) {
   bool synth = false;
   for (ClassObj* c : cls->mro) synth |= c->dataclass || c->is_nkiobject || !c->fields.empty();
   if (synth) {
-    dataclass_init(*this, cls, inst, a);
+    dataclass_init(*this, cls, cls, inst, a);
     return inst;
   }
   if (a.npos || a.nkw) raise("TypeError", cls->name + "() takes no arguments");

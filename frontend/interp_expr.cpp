@@ -176,12 +176,14 @@ Value Interp::eval_inner(const Expr* e, FrameObj* f) {
       auto* b = static_cast<const BinOpExpr*>(e);
       Value l = eval(b->left, f);
       Value r = eval(b->right, f);
+      SiteScope site(*this, e);
       return binop(b->op, l, r);
     }
     case NK::UnaryOp: {
       auto* u = static_cast<const UnaryOpExpr*>(e);
       Value v = eval(u->operand, f);
       if (u->op == UnaryKind::Not) return Value::boolean(!truthy(v));
+      SiteScope site(*this, e);
       return unary(u->op, v);
     }
     case NK::BoolOp: {
@@ -206,6 +208,7 @@ Value Interp::eval_inner(const Expr* e, FrameObj* f) {
           // Tiles and index tiles compare element-wise (a tile / a mask), without chaining.
           if (c->ops.size() != 1)
             raise("TypeError", "chained comparisons of tiles or index tiles are not supported; combine them with '&'");
+          SiteScope site(*this, e);
           return nl_compare(*this, op, left, right);
         }
         if (!compare(op, left, right)) return Value::boolean(false);

@@ -36,7 +36,9 @@ void Interp::assign(const Expr* t, Value v, FrameObj* f) {
     case NK::Subscript: {
       auto* s = static_cast<const SubscriptExpr*>(t);
       Value obj = eval(s->value, f);
-      set_item(obj, eval(s->slice, f), std::move(v));
+      Value key = eval(s->slice, f);
+      SiteScope site(*this, t);
+      set_item(obj, key, std::move(v));
       return;
     }
     case NK::Tuple:
@@ -118,6 +120,7 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
             auto* n = static_cast<const NameExpr*>(a->target);
             Value cur = load_name(n, f);
             Value rhs = eval(a->value, f);
+            SiteScope site(*this, s);
             store_name(n, apply_augmented(*this, a->op, cur, rhs), f);
             break;
           }
@@ -126,6 +129,7 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
             Value obj = eval(at->value, f);
             Value cur = get_attr(obj, at->attr);
             Value rhs = eval(a->value, f);
+            SiteScope site(*this, s);
             set_attr(obj, at->attr, apply_augmented(*this, a->op, cur, rhs));
             break;
           }
@@ -135,6 +139,7 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
             Value key = eval(sub->slice, f);
             Value cur = get_item(obj, key);
             Value rhs = eval(a->value, f);
+            SiteScope site(*this, s);
             set_item(obj, key, apply_augmented(*this, a->op, cur, rhs));
           }
         }

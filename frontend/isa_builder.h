@@ -158,11 +158,20 @@ class OpBuilder {
       raise("TypeError", std::string(fname_) + ": name must be a string");
   }
 
-  void enum_arg(const Value& v, int type, const char* arg) {
-    if (v.is_unbound() || v.is_none()) return;
+  // Checks an enum argument and returns it as the enum value. The member's integer value is accepted too
+  // (kernels spell `dge_mode=3`; NKI passes enums to the compiler by value): docs/compatibility.md.
+  Value enum_arg(const Value& v, int type, const char* arg) {
+    if (v.is_unbound() || v.is_none()) return v;
+    if (v.is(VK::Int)) {
+      for (auto& [n, m] : enum_type(type).members)
+        if (m == v.i()) return Value::enum_val(type, m);
+      raise("ValueError", std::string(fname_) + ": " + arg + "=" + std::to_string(v.i()) + " is not a nki.isa." +
+                              enum_type(type).name + " value");
+    }
     if (!v.is(VK::Enum) || v.enum_type() != type)
       raise("TypeError", std::string(fname_) + ": " + arg + " must be a nki.isa." + enum_type(type).name +
                              " value, got '" + type_name(v) + "'");
+    return v;
   }
 
   isa::InstrParams& params() { return op_.params; }

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "frontend/interp.h"
@@ -65,6 +66,9 @@ struct NkiState {
   Value tile_size;  // the nl.tile_size namespace
   std::shared_ptr<struct NlState> nl;  // nl.* tiles, index tiles, launch grid (nl_ops.h)
   int lnc = 1, lnc_core = 0;  // --lnc: nl.num_programs() / nl.program_id(0) without a launch grid
+  // Tensors made by comparisons (`a > b`, nl.greater(...)): run-time data that cannot be a condition. Any other
+  // tensor handle is truthy, as a Python object (docs/compatibility.md).
+  std::unordered_set<int> compare_results;
 };
 
 inline bool buffer_on_chip(ir::Buffer b) { return b == ir::Buffer::sbuf || b == ir::Buffer::psum; }

@@ -288,7 +288,7 @@ Value nisa_sendrecv(Interp& in, const BuiltinObj&, CallArgs& a) {
     raise("ValueError", std::string("sendrecv: src and dst must have the same dtype, got ") +
                             std::string(dtype_str(src->view.dtype)) + " and " + std::string(dtype_str(dst->view.dtype)));
   b.same_shape(src, "src", dst, "dst", true);
-  b.enum_arg(v[5], EnumDmaEngine, "dma_engine");
+  v[5] = b.enum_arg(v[5], EnumDmaEngine, "dma_engine");
   const bool gpsimd = v[5].is(VK::Enum) && v[5].enum_value() == 2;
   if (gpsimd) {
     const uint64_t es = isa::dtype_size(src->view.dtype);

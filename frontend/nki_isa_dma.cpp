@@ -79,9 +79,11 @@ void emit_indirection(OpBuilder& b, const Indirection& ind, int idx, int base, c
 }
 
 // dge_mode / engine= / oob_mode rules shared by dma_copy and dma_compute (nki-isa.md §3.5, DGE):
-// hwdge is trn2+, triggered by Sync or Scalar (engine=), never indirect; swdge descriptors are built on
-// GpSimd (the trigger moves there); none needs static patterns; unknown picks swdge for indirect access.
-void dge_rules(Interp& in, OpBuilder& b, const char* fname, const Value& dge_v, const Value& oob_v, bool indirect) {
+// hwdge is trn2+, triggered by Sync or Scalar (engine=); swdge descriptors are built on GpSimd (the trigger
+// moves there); a vector_offset needs swdge (unknown picks it for any indirect access); a scalar_offset is
+// allowed in every mode (the DGE deep-dive's table: docs/compatibility.md).
+void dge_rules(Interp& in, OpBuilder& b, const char* fname, const Value& dge_v, const Value& oob_v, bool indirect,
+               bool vector_offset) {
   int dge = enum_value_or(dge_v, kDgeUnknown);
   const std::optional<isa::Engine> eng = b.op().engine;
   const std::string f(fname);
@@ -93,8 +95,8 @@ void dge_rules(Interp& in, OpBuilder& b, const char* fname, const Value& dge_v, 
   }
   if (dge == kDgeHwdge) {
     if (in.nki->nc_version < 3) raise("ValueError", f + ": dge_mode.hwdge needs trn2 or later (hardware DGE)");
-    if (indirect)
-      raise("ValueError", f + ": dge_mode.hwdge does not support indirect access patterns; use dge_mode.swdge");
+    if (vector_offset)
+      raise("ValueError", f + ": dge_mode.hwdge does not support a vector_offset (gather/scatter); use dge_mode.swdge");
     if (eng && *eng != isa::Engine::Sync && *eng != isa::Engine::Scalar)
       raise("ValueError", f + ": dge_mode.hwdge is triggered from engine.sync or engine.scalar, not engine." +
                               std::string(isa::engine_name(*eng)));
@@ -105,8 +107,8 @@ void dge_rules(Interp& in, OpBuilder& b, const char* fname, const Value& dge_v, 
                               std::string(isa::engine_name(*eng)) + " needs dge_mode.hwdge");
     b.op().engine = isa::Engine::GpSimd;
   } else if (dge == kDgeNone) {
-    if (indirect)
-      raise("ValueError", f + ": dge_mode.none needs static access patterns; an indirect access needs "
+    if (vector_offset)
+      raise("ValueError", f + ": dge_mode.none does not support a vector_offset (gather/scatter); use "
                               "dge_mode.swdge");
     if (eng && *eng != isa::Engine::Sync)
       raise("ValueError", f + ": engine=engine." + std::string(isa::engine_name(*eng)) +
@@ -139,8 +141,8 @@ Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   auto* src = b.operand(1, v[1], "src");
   b.same_shape(dst, "dst", src, "src", false);
   check_priority(v[2], "dma_copy");
-  b.enum_arg(v[3], EnumOobMode, "oob_mode");
-  b.enum_arg(v[4], EnumDgeMode, "dge_mode");
+  v[3] = b.enum_arg(v[3], EnumOobMode, "oob_mode");
+  v[4] = b.enum_arg(v[4], EnumDgeMode, "dge_mode");
   b.engine(v[5]);
   b.name(v[6]);
   Indirection ind;
@@ -150,7 +152,7 @@ Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (ind.ap && (rows_of(dst) != rows_of(src) || dst->view.num_elements() != src->view.num_elements()))
     raise("ValueError", "dma_copy: with an indirect access, dst has shape " + shape_str(dst->view.shape()) +
                             " but src has shape " + shape_str(src->view.shape()) + " (row p of src goes to row p of dst)");
-  dge_rules(in, b, "dma_copy", v[4], v[3], ind.ap != nullptr);
+  dge_rules(in, b, "dma_copy", v[4], v[3], ind.ap != nullptr, ind.ap && ind.ap->kind == 1);
   emit_indirection(b, ind, 2, 3, "dma_copy");
   return b.emit();
 }
@@ -224,8 +226,8 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   auto* dst = b.operand(0, v[0], "dst");
   auto* src = b.operand(1, v[1], "src");
   check_priority(v[3], "dma_transpose");
-  b.enum_arg(v[4], EnumDgeMode, "dge_mode");
-  b.enum_arg(v[5], EnumOobMode, "oob_mode");
+  v[4] = b.enum_arg(v[4], EnumDgeMode, "dge_mode");
+  v[5] = b.enum_arg(v[5], EnumOobMode, "oob_mode");
   b.name(v[6]);
   const std::vector<int64_t> ss = src->view.shape(), ds = dst->view.shape();
   const size_t n = ss.size();
@@ -257,22 +259,26 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (dge == kDgeNone) raise("ValueError", "dma_transpose: dge_mode.none is not supported; use unknown or hwdge");
   if (enum_value_or(v[5], 0) == 1)
     raise("ValueError", "dma_transpose: oob_mode.skip needs an indirect src (vector_offset or scalar_offset)");
-  // Direct-form shape rules (nki-isa.md §3.5, NKI 0.6.0).
+  // Direct-form shape rules (nki-isa.md §3.5, NKI 0.6.0): the docs give them for dge_mode.hwdge (the hardware
+  // DGE transpose); with dge_mode.unknown the compiler picks how to lower it, so only the permutation and the
+  // 16-bit dimension encoding apply (docs/compatibility.md).
   const std::string sh = shape_str(ss);
-  if (isa::dtype_size(src->view.dtype) != 2)
-    raise("ValueError", "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got " +
-                            std::string(isa::dtype_name(src->view.dtype)));
-  if (n == 2 && ss[0] != 16)
-    raise("ValueError", "dma_transpose: a 2D src needs src.shape[0] == 16, got src of shape " + sh);
-  if (n >= 3) {
-    if (ss[0] != 1 && ss[0] != 2 && ss[0] != 4 && ss[0] != 8 && ss[0] != 16)
-      raise("ValueError", "dma_transpose: a " + std::to_string(n) + "D src needs src.shape[0] in (1, 2, 4, 8, 16), got src of shape " + sh);
-    if ((ss[0] * ss[n - 2]) % 16 != 0)
-      raise("ValueError", "dma_transpose: a " + std::to_string(n) +
-                              "D src needs src.shape[0] * src.shape[-2] to be a multiple of 16, got src of shape " + sh);
+  if (dge == kDgeHwdge) {
+    if (isa::dtype_size(src->view.dtype) != 2)
+      raise("ValueError", "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got " +
+                              std::string(isa::dtype_name(src->view.dtype)));
+    if (n == 2 && ss[0] != 16)
+      raise("ValueError", "dma_transpose: a 2D src needs src.shape[0] == 16, got src of shape " + sh);
+    if (n >= 3) {
+      if (ss[0] != 1 && ss[0] != 2 && ss[0] != 4 && ss[0] != 8 && ss[0] != 16)
+        raise("ValueError", "dma_transpose: a " + std::to_string(n) + "D src needs src.shape[0] in (1, 2, 4, 8, 16), got src of shape " + sh);
+      if ((ss[0] * ss[n - 2]) % 16 != 0)
+        raise("ValueError", "dma_transpose: a " + std::to_string(n) +
+                                "D src needs src.shape[0] * src.shape[-2] to be a multiple of 16, got src of shape " + sh);
+    }
+    if (ss[n - 1] > 128)
+      raise("ValueError", "dma_transpose: src.shape[-1] must be at most 128, got src of shape " + sh);
   }
-  if (ss[n - 1] > 128)
-    raise("ValueError", "dma_transpose: src.shape[-1] must be at most 128, got src of shape " + sh);
   for (int64_t d : ss)
     if (d > 65535) raise("ValueError", "dma_transpose: src dimensions must be at most 65535, got src of shape " + sh);
   isa::InstrParams& p = b.params();
@@ -353,7 +359,7 @@ Value isa_dma_compute(Interp& in, const BuiltinObj&, CallArgs& a) {
       if (rows_of(t) != rows_of(dst) || t->view.num_elements() != dst->view.num_elements())
         raise("ValueError", "dma_compute: with an indirect access every operand has the shape of dst " +
                                 shape_str(dst->view.shape()) + ", got " + shape_str(t->view.shape()));
-    dge_rules(in, b, fn, Value(), v[5], true);
+    dge_rules(in, b, fn, Value(), v[5], true, true);
     emit_indirection(b, ii, 4, 5, fn);
     b.params().dup_idx = dup_idx;
     b.name(v[6]);
@@ -387,7 +393,7 @@ Value isa_dma_compute(Interp& in, const BuiltinObj&, CallArgs& a) {
       const std::string nm = "srcs[" + std::to_string(k) + "]";
       b.operand(slot++, srcs[k++], nm.c_str());
     }
-    dge_rules(in, b, fn, Value(), v[5], false);
+    dge_rules(in, b, fn, Value(), v[5], false, false);
     b.name(v[6]);
     b.emit();
     first = false;

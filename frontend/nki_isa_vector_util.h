@@ -31,8 +31,7 @@ inline int64_t free_size(const TensorObj* t) {
 
 inline ReduceCmd reduce_cmd(OpBuilder& b, const Value& v, ReduceCmd def) {
   if (!present(v)) return def;
-  b.enum_arg(v, EnumReduceCmd, "reduce_cmd");
-  return ReduceCmd(v.enum_value());
+  return ReduceCmd(b.enum_arg(v, EnumReduceCmd, "reduce_cmd").enum_value());
 }
 
 inline bool flag(Interp& in, const Value& v) { return present(v) && in.truthy(v); }

@@ -284,24 +284,49 @@ Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
 }
 
 // program_id(axis=0) / num_programs(axes=0): the instance's position in the --grid launch grid; without a
-// grid, the core of an --lnc launch (0 and 1 for LNC=1).
-Value nl_program_id(Interp& in, const BuiltinObj& b, CallArgs& a) {
-  static const ParamSpec ps[] = {{"axis"}};
-  Value args[1];
-  bind_args(b.name.c_str(), ps, 1, a, args);
-  const NlState& st = nl_state(in);
-  int64_t axis = args[0].is_unbound() || args[0].is_none() ? 0 : in.to_index(args[0], (b.name + "() axis").c_str());
-  const int64_t ndim = int64_t(st.grid.size());
+// grid, the core of an --lnc launch (0 and 1 for LNC=1). An LNC=2 launch (kernel[2]) is a 1-D grid of 2:
+// program_ndim() is 1 (0 without a grid or at LNC=1). num_programs(axes) takes an axis, a tuple of axes
+// (the product) or None (all programs).
+static int64_t grid_axis(const NlState& st, int64_t lnc, int64_t axis, const std::string& fname) {
+  const int64_t ndim = st.grid.empty() ? (lnc > 1 ? 1 : 0) : int64_t(st.grid.size());
   if (axis < 0) axis += std::max<int64_t>(ndim, 1);
   if (axis < 0 || (ndim > 0 && axis >= ndim) || (ndim == 0 && axis != 0))
-    raise("ValueError", b.name + "(): axis " + std::to_string(axis) + " is out of range for a launch grid of " +
+    raise("ValueError", fname + "(): axis " + std::to_string(axis) + " is out of range for a launch grid of " +
                             std::to_string(ndim) + " dimension" + (ndim == 1 ? "" : "s"));
-  if (ndim == 0) return Value::integer(b.data ? in.nki->lnc : in.nki->lnc_core);  // --lnc (kernel[N])
-  return Value::integer(b.data ? st.grid[size_t(axis)] : st.program_id[size_t(axis)]);
+  return axis;
+}
+Value nl_program_id(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  static const ParamSpec ps_id[] = {{"axis"}}, ps_num[] = {{"axes"}};
+  Value args[1];
+  bind_args(b.name.c_str(), b.data ? ps_num : ps_id, 1, a, args);
+  const NlState& st = nl_state(in);
+  const bool num = b.data != 0;
+  auto one = [&](const Value& v) {
+    const int64_t axis = grid_axis(st, in.nki->lnc, in.to_index(v, (b.name + "() axis").c_str()), b.name);
+    if (st.grid.empty()) return int64_t(num ? in.nki->lnc : in.nki->lnc_core);  // --lnc (kernel[N])
+    return num ? st.grid[size_t(axis)] : st.program_id[size_t(axis)];
+  };
+  if (args[0].is_unbound()) return Value::integer(one(Value::integer(0)));
+  if (num && args[0].is_none()) {
+    int64_t n = in.nki->lnc;
+    if (!st.grid.empty()) {
+      n = 1;
+      for (int64_t g : st.grid) n *= g;
+    }
+    return Value::integer(n);
+  }
+  if (args[0].is_none()) return Value::integer(one(Value::integer(0)));
+  if (num && (args[0].is(VK::Tuple) || args[0].is(VK::List))) {
+    int64_t n = 1;
+    for (const Value& x : in.to_vector(args[0])) n *= one(x);
+    return Value::integer(n);
+  }
+  return Value::integer(one(args[0]));
 }
 Value nl_program_ndim(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (a.npos || a.nkw) raise("TypeError", "program_ndim() takes no arguments");
-  return Value::integer(int64_t(nl_state(in).grid.size()));
+  const NlState& st = nl_state(in);
+  return Value::integer(st.grid.empty() ? (in.nki->lnc > 1 ? 1 : 0) : int64_t(st.grid.size()));
 }
 
 Value nl_no_reorder(Interp& in, const BuiltinObj& b, CallArgs& a) {
@@ -442,10 +467,16 @@ void install_nki(Interp& in) {
     Value em = make<ModuleObj>(info.name);
     for (auto& [n, v] : info.members) em.as<ModuleObj>()->globals[intern(n)] = Value::enum_val(t, v);
     isa->globals[intern(info.name)] = em;
-    if (t == EnumDgeMode || t == EnumOobMode) consts->globals[intern(info.name)] = em;
   }
   def(isa, "get_nc_version", nisa_get_nc_version);
+  // The deprecated module-level engine constants (nki.isa.tensor_engine == nki.isa.engine.tensor, ...).
+  for (auto [n, e] : {std::pair{"tensor_engine", kEngineTensor}, {"vector_engine", kEngineVector},
+                      {"scalar_engine", kEngineScalar}, {"gpsimd_engine", kEngineGpSimd}, {"unknown_engine", 0}})
+    isa->globals[intern(n)] = Value::enum_val(EnumEngine, e);
   install_nki_isa(in, isa);
+  // nki.isa.constants holds every nki.isa enum (nki-library imports matmul_perf_mode and oob_mode from it).
+  for (int t = 0; t < EnumCount; ++t) consts->globals[intern(enum_type(t).name)] = isa->globals[intern(enum_type(t).name)];
+  consts->globals[intern("matmul_perf_mode")] = isa->globals[intern("matmul_perf_mode")];
   install_nki_control(in, nl, isa);  // nki_control.cpp: registers and dynamic loops
 
   for (const char* n : {"tensor", "mutable_tensor"})

@@ -216,12 +216,18 @@ Value ap_dynamic(MethodCtx& c, const Value& scalar, const Value& vector, int64_t
                  std::vector<ir::ViewDim> pattern, int64_t offset, isa::DType dt) {
   const ir::Tensor& base = c.t->base();
   if (present(scalar) && present(vector)) raise("ValueError", "ap: scalar_offset and vector_offset are mutually exclusive");
-  if (indirect_dim < 0 || indirect_dim >= int64_t(base.shape.size()))
+  // The dims indirect_dim counts are those of the tensor .ap() is called on when it is the whole storage seen
+  // with another shape (t.reshape(...)), else the allocation's (docs/compatibility.md).
+  std::vector<int64_t> shape = base.shape;
+  if (c.t->view.offset == 0 && c.t->view.dtype == base.dtype && ir::is_contiguous(c.t->view) &&
+      c.t->view.num_elements() == base.num_elements())
+    shape = c.t->view.shape();
+  if (indirect_dim < 0 || indirect_dim >= int64_t(shape.size()))
     raise("ValueError", "ap: indirect_dim " + std::to_string(indirect_dim) + " is out of range for '" + base.name +
-                            "' with " + std::to_string(base.shape.size()) + " dimensions");
+                            "' with " + std::to_string(shape.size()) + " dimensions");
   const int64_t base_es = isa::dtype_size(base.dtype), es = isa::dtype_size(dt);
   int64_t stride_bytes = base_es;
-  for (size_t k = size_t(indirect_dim) + 1; k < base.shape.size(); ++k) stride_bytes *= base.shape[k];
+  for (size_t k = size_t(indirect_dim) + 1; k < shape.size(); ++k) stride_bytes *= shape[k];
   if (stride_bytes % es != 0)
     raise("ValueError", "ap: a row of '" + base.name + "' is not a whole number of " + std::string(isa::dtype_name(dt)) + " elements");
   const int64_t row_stride = stride_bytes / es;

@@ -157,6 +157,7 @@ void install_nl_grid(Interp& in, ModuleObj* nl);  // nl.nc, nl.spmd_dim
 
 void install_nl_ops(Interp& in, ModuleObj* nl);
 void install_nl_ops_more(Interp& in, ModuleObj* nl);
+void install_nl_constants(Interp& in, ModuleObj* nl);  // nl.shared_identity_matrix (nl_constants.cpp)
 void install_legacy_isa(Interp& in, ModuleObj* legacy_isa);
 
 }  // namespace nkisim::frontend

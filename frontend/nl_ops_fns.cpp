@@ -27,13 +27,19 @@ std::optional<DType> compare_dtype(Interp& in, const Value& x, const Value& y, s
   return promote(a, b);
 }
 
+// A comparison's result tile: remembered so that `if a > b:` stays an error (Interp::truthy).
+Value compare_result(Interp& in, Value r) {
+  if (r.is(VK::Tensor)) in.nki->compare_results.insert(r.as<TensorObj>()->id);
+  return r;
+}
+
 Value call_binary(Interp& in, AluOp op, const char* fname, CallArgs& a) {
   static const ParamSpec ps[] = {{"x", true}, {"y", true}, {"dtype"}, {"mask"}};
   Value v[4];
   bind_args(fname, ps, 4, a, v);
   auto dt = dtype_opt(v[2], fname);
-  if (is_compare(op)) dt = compare_dtype(in, v[0], v[1], dt);
-  return binary(in, op, v[0], v[1], dt, v[3], fname);
+  if (!is_compare(op)) return binary(in, op, v[0], v[1], dt, v[3], fname);
+  return compare_result(in, binary(in, op, v[0], v[1], compare_dtype(in, v[0], v[1], dt), v[3], fname));
 }
 
 // Unary ops through an ALU operator: tensor_scalar(op0=op, operand0=imm) on `engine`.
@@ -290,7 +296,7 @@ Value nl_compare(Interp& in, CmpKind k, const Value& a, const Value& b) {
   }
   no_hbm_operand(BinKind::Add, a);
   no_hbm_operand(BinKind::Add, b);
-  return binary(in, op, a, b, compare_dtype(in, a, b, std::nullopt), Value::unbound(), "comparison");
+  return compare_result(in, binary(in, op, a, b, compare_dtype(in, a, b, std::nullopt), Value::unbound(), "comparison"));
 }
 
 Value nl_augmented(Interp& in, BinKind k, const Value& cur, const Value& rhs) {
@@ -347,6 +353,7 @@ void install_nl_ops(Interp& in, ModuleObj* nl) {
   def("negative", fn_negative);
   install_nl_index(in, nl);
   install_nl_ops_more(in, nl);
+  install_nl_constants(in, nl);
   install_nl_grid(in, nl);
 }
 

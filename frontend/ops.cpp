@@ -395,6 +395,10 @@ static int cmp_order(Interp& in, CmpKind k, const Value& a, const Value& b) {
     }
     return x < y ? -1 : x > y;
   }
+  // nki.isa.nc_version members are ordered by generation (`get_nc_version() >= nc_version.gen3`): an NKI
+  // extension over Python's Enum, which nki-library relies on (docs/compatibility.md).
+  if (a.is(VK::Enum) && b.is(VK::Enum) && a.enum_type() == EnumNcVersion && b.enum_type() == EnumNcVersion)
+    return a.enum_value() < b.enum_value() ? -1 : a.enum_value() > b.enum_value();
   if (a.is(VK::Str) && b.is(VK::Str)) {
     int c = str_of(a).compare(str_of(b));
     return c < 0 ? -1 : c > 0;
@@ -481,8 +485,9 @@ bool Interp::truthy(const Value& v) {
   bool known;
   bool t = is_truthy_basic(v, &known);
   if (known) {
-    if (v.is(VK::Tensor))
-      raise("TypeError", "the value of a tensor is not known at compile time (it cannot be used as a condition)");
+    if (v.is(VK::Tensor) && nki->compare_results.count(v.as<TensorObj>()->id))
+      raise("TypeError", "the value of a comparison of tensors is not known at compile time (it cannot be used as a "
+                         "condition)");
     return t;
   }
   if (v.is(VK::Opaque)) opaque_used(v);

@@ -322,7 +322,9 @@ class LoopEmitter {
           for (auto it = prod.rbegin(); it != prod.rend(); ++it)
             if (units[size_t(*it) % n]->stream < kEngineStreams &&
                 trigger_orders_dma(units[size_t(*it) % n]->stream)) {
-              trig = isa::Engine(units[size_t(*it) % n]->stream);
+              // as ir/semaphores.cpp: only an engine the instruction table lets trigger this DMA
+              const isa::Engine pe = isa::Engine(units[size_t(*it) % n]->stream);
+              if (isa::info(pool_[size_t(u.instr)].op).engines & isa::engine_bit(pe)) trig = pe;
               break;
             }
           u.trigger = uint8_t(trig);

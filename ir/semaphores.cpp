@@ -86,14 +86,16 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     prod.erase(std::unique(prod.begin(), prod.end()), prod.end());
 
     // Stream placement. A DMA is triggered by the engine that produced its latest input (no wait needed
-    // for it: that engine is in order; never the Tensor Engine, trigger_orders_dma), else by the Sync engine.
+    // for it: that engine is in order; never the Tensor Engine, trigger_orders_dma) when the instruction table
+    // lets that engine trigger it (dma_transpose cannot start from Vector or Tensor), else by the Sync engine.
     if (in.cost == isa::CostClass::dma) {
       isa::Engine trig = isa::Engine::Sync;
       if (op.engine && *op.engine != isa::Engine::Sync) trig = *op.engine;
       else if (!op.engine)
         for (auto it = prod.rbegin(); it != prod.rend(); ++it)
           if (stream[size_t(*it)] < kEngineStreams && trigger_orders_dma(stream[size_t(*it)])) {
-            trig = isa::Engine(stream[size_t(*it)]);
+            const isa::Engine pe = isa::Engine(stream[size_t(*it)]);
+            if (in.engines & isa::engine_bit(pe)) trig = pe;
             break;
           }
       trigger[i] = uint8_t(trig);

@@ -68,6 +68,7 @@ std::string mx_operand_error(const Instruction& ins, int slot) {
   switch (ins.op) {
     case Opcode::dma_copy:
     case Opcode::tensor_copy:
+    case Opcode::sendrecv:  // a byte copy to the other core
       if (ins.operands[0].dtype != ins.operands[1].dtype)
         return "cannot cast between " + std::string(dtype_name(ins.operands[1].dtype)) + " and " +
                std::string(dtype_name(ins.operands[0].dtype)) + " (no casts for MX dtypes; copies are bit-exact)";
@@ -79,8 +80,8 @@ std::string mx_operand_error(const Instruction& ins, int slot) {
       return "";  // the instruction checks its own dtype rules
     default:
       return opnd + " has the packed MX dtype " + std::string(dtype_name(ap.dtype)) +
-             "; only dma_copy, tensor_copy, memset, quantize_mx and nc_matmul_mx take MX dtypes (no arithmetic "
-             "or casts on them)";
+             "; only dma_copy, tensor_copy, sendrecv, memset, quantize_mx and nc_matmul_mx take MX dtypes (no "
+             "arithmetic or casts on them)";
   }
 }
 

@@ -36,8 +36,8 @@ void check_dge(ExecContext& ctx, const isa::Instruction& ins) {
   if (m == kDgeSwdge && ins.engine != isa::Engine::GpSimd)
     ctx.fail(ins, std::string(mn) + ": dge_mode=swdge is triggered from the gpsimd engine, not " +
                       std::string(isa::engine_name(ins.engine)));
-  if (k != 0 && (m == kDgeHwdge || m == kDgeNone))
-    ctx.fail(ins, std::string(mn) + ": an indirect access needs dge_mode=swdge (or unknown), not " +
+  if (k == 1 && (m == kDgeHwdge || m == kDgeNone))  // a scalar offset is allowed in every mode (DGE deep-dive)
+    ctx.fail(ins, std::string(mn) + ": a vector_offset needs dge_mode=swdge (or unknown), not " +
                       (m == kDgeHwdge ? "hwdge" : "none"));
   if (k == 0 && ins.operands[idx_slot(ins)].present())
     ctx.fail(ins, std::string(mn) + ": operand 'idx' is given but ind=0");

@@ -248,7 +248,6 @@ NpyHandle open_npy(const std::string& path) {
   char order, kind;
   unsigned size;
   if (!normalise_descr(h.descr, order, kind, size, out.descr)) fail(path, "unsupported dtype '" + h.descr + "'");
-  if (h.fortran) fail(path, "Fortran-order arrays are not supported");
   uint64_t count = 1;
   bool overflow = false;
   for (int64_t d : h.shape) overflow |= __builtin_mul_overflow(count, uint64_t(d), &count);
@@ -262,12 +261,33 @@ NpyHandle open_npy(const std::string& path) {
   out.data_offset = data_start;
   out.data_bytes = bytes;
   out.byteswap = order == '>' && kind != 'V' && size > 1;
+  if (h.fortran && out.shape.size() > 1 && bytes) {  // reorder to C order: element (i0, ..., in) is at
+    std::vector<uint8_t> f(bytes), c(bytes);          // sum(ik * prod(shape[:k])) in the file
+    if (!read_exact(f.data(), bytes)) fail(path, "cannot read: unexpected end of file");
+    const size_t nd = out.shape.size();
+    std::vector<uint64_t> fstride(nd, 1), idx(nd, 0);
+    for (size_t k = 1; k < nd; ++k) fstride[k] = fstride[k - 1] * uint64_t(out.shape[k - 1]);
+    uint64_t src = 0;
+    for (uint64_t j = 0; j < count; ++j) {
+      std::memcpy(c.data() + j * size, f.data() + src * size, size);
+      for (size_t k = nd; k-- > 0;) {  // next C-order index; src follows in Fortran strides
+        src += fstride[k];
+        if (++idx[k] < uint64_t(out.shape[k])) break;
+        src -= fstride[k] * idx[k];
+        idx[k] = 0;
+      }
+    }
+    out.c_order = std::make_shared<const std::vector<uint8_t>>(std::move(c));
+  }
   return out;
 }
 
 void read_npy_data(const NpyHandle& h, uint64_t offset, uint8_t* dst, size_t n) {
   errno = 0;
-  if (n && pread_all(h.file->fd, dst, n, h.data_offset + offset) != n)
+  if (h.c_order) {
+    if (offset > h.c_order->size() || n > h.c_order->size() - offset) fail(h.path, "cannot read: past the end of the data");
+    if (n) std::memcpy(dst, h.c_order->data() + offset, n);
+  } else if (n && pread_all(h.file->fd, dst, n, h.data_offset + offset) != n)
     fail(h.path, std::string("cannot read: ") + (errno ? std::strerror(errno) : "unexpected end of file"));
   if (h.byteswap) {
     const size_t size = h.descr.size() == 3 ? size_t(h.descr[2] - '0') : 8;  // "<f4", "<i8": the item size

@@ -31,6 +31,9 @@ struct NpyHandle {
   uint64_t data_offset = 0, data_bytes = 0;  // where the C-order data is in the file
   bool byteswap = false;                     // big-endian data ('>'): swapped to little-endian on read
   std::shared_ptr<const Fd> file;
+  // A Fortran-order file (fortran_order: True, what np.save writes for a transposed array): its data read at
+  // open and reordered to C order; reads come from here.
+  std::shared_ptr<const std::vector<uint8_t>> c_order;
 };
 
 // Opens `path` and reads and checks its header; the same errors as read_npy except for reading the data.

@@ -147,11 +147,16 @@ rc, so, se = run(w, "--inputs", save(d, "a.npy", a), save(d, "off112.npy", np.ar
 check_equal(rc, 1, "scalar offset out of bounds exits 1")
 check(f"{w}:13:5: error: dma_copy: out-of-bounds scalar_offset on operand 'src': partition 15 uses row 128 of a tensor "
       "with 128 rows" in se, f"scalar oob diagnostic: {se}")
+# A scalar_offset is allowed in every DGE mode (the DGE deep-dive's table), unlike a vector_offset.
+for mode in ("hwdge", "none", "swdge"):
+    wm = kernel(f"window_{mode}.py", SCALAR.replace("scalar_offset=o))", f"scalar_offset=o), dge_mode=nisa.dge_mode.{mode})"))
+    (y,) = run_ok(wm, [save(d, "a.npy", a), save(d, "off7.npy", np.array([[7]], np.int32))], f"scalar offset, {mode}")
+    check(np.array_equal(y, a[8:24]), f"scalar offset with dge_mode.{mode}")
 
 # Compile-time rules: located errors with exact messages.
 ERRORS = [
-    (", dge_mode=nisa.dge_mode.hwdge", "dma_copy: dge_mode.hwdge does not support indirect access patterns; use dge_mode.swdge"),
-    (", dge_mode=nisa.dge_mode.none", "dma_copy: dge_mode.none needs static access patterns; an indirect access needs dge_mode.swdge"),
+    (", dge_mode=nisa.dge_mode.hwdge", "dma_copy: dge_mode.hwdge does not support a vector_offset (gather/scatter); use dge_mode.swdge"),
+    (", dge_mode=nisa.dge_mode.none", "dma_copy: dge_mode.none does not support a vector_offset (gather/scatter); use dge_mode.swdge"),
     (", engine=nisa.engine.scalar", "dma_copy: an indirect access uses software DGE on engine.gpsimd; engine=engine.scalar is not possible"),
 ]
 for i, (mode, msg) in enumerate(ERRORS):

@@ -74,7 +74,10 @@ for i, (shape, axes) in enumerate(CASES):
             y = np.load(os.path.join(out, "output_0.npy"))
             check(np.array_equal(y, np.transpose(to_bf16(xf), axes)), f"SBUF {shape} {axes}: transpose of the bf16 values")
 
-# Shape rules: located errors (line 11 is the dma_transpose call), exact messages.
+# Shape rules: located errors (line 11 is the dma_transpose call), exact messages. The docs give the shape and
+# dtype rules for the hardware DGE transpose (dge_mode.hwdge); the default mode (unknown) takes any shape and dtype:
+# tested below.
+HW = ", dge_mode=nisa.dge_mode.hwdge"
 ERRORS = [
     ((16, 128), (128, 16), ", axes=(0, 1)", np.float16,
      "dma_transpose: axes must be (1, 0) for a 2D src, (2, 1, 0) for 3D or (3, 1, 2, 0) for 4D; got (0, 1) for src of shape (16, 128)"),
@@ -82,13 +85,13 @@ ERRORS = [
      "dma_transpose: axes must be (1, 0) for a 2D src, (2, 1, 0) for 3D or (3, 1, 2, 0) for 4D; got (2, 0, 1) for src of shape (4, 8, 64)"),
     ((16, 128), (16, 128), "", np.float16,
      "dma_transpose: dst has shape (16, 128) but src of shape (16, 128) transposed by (1, 0) has shape (128, 16)"),
-    ((16, 64), (64, 16), "", np.float32, "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got float32"),
-    ((32, 64), (64, 32), "", np.float16, "dma_transpose: a 2D src needs src.shape[0] == 16, got src of shape (32, 64)"),
-    ((3, 16, 64), (64, 16, 3), "", np.float16,
+    ((16, 64), (64, 16), HW, np.float32, "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got float32"),
+    ((32, 64), (64, 32), HW, np.float16, "dma_transpose: a 2D src needs src.shape[0] == 16, got src of shape (32, 64)"),
+    ((3, 16, 64), (64, 16, 3), HW, np.float16,
      "dma_transpose: a 3D src needs src.shape[0] in (1, 2, 4, 8, 16), got src of shape (3, 16, 64)"),
-    ((4, 2, 64), (64, 2, 4), "", np.float16,
+    ((4, 2, 64), (64, 2, 4), HW, np.float16,
      "dma_transpose: a 3D src needs src.shape[0] * src.shape[-2] to be a multiple of 16, got src of shape (4, 2, 64)"),
-    ((2, 4, 4, 32), (32, 4, 4, 2), "", np.float16,
+    ((2, 4, 4, 32), (32, 4, 4, 2), HW, np.float16,
      "dma_transpose: a 4D src needs src.shape[0] * src.shape[-2] to be a multiple of 16, got src of shape (2, 4, 4, 32)"),
     ((16, 64), (64, 16), ", dge_mode=nisa.dge_mode.none", np.float16,
      "dma_transpose: dge_mode.none is not supported; use unknown or hwdge"),
@@ -101,6 +104,20 @@ for i, (shape, dst_shape, extra, dt, msg) in enumerate(ERRORS):
     rc, so, se = run(k, "--inputs", save(d, f"ex{i}.npy", x), "-o", os.path.join(d, f"e{i}"))
     check_equal(rc, 1, f"error {i}: exit code")
     check(f"{k}:11:5: error: {msg}" in se, f"error {i}: expected '{msg}', got {se}")
+
+# dge_mode.unknown (the default): shapes and dtypes the hwdge rules refuse transpose too (HBM source, exact).
+for i, (shape, axes, dt) in enumerate([((16, 64), (1, 0), np.float32), ((32, 64), (1, 0), np.float16),
+                                       ((3, 16, 64), (2, 1, 0), np.float32), ((128, 1, 1, 64), (3, 1, 2, 0), np.float32),
+                                       ((2, 4, 4, 100), (3, 1, 2, 0), np.int32)]):
+    dst_shape = tuple(shape[a] for a in axes)
+    k = kernel(f"u{i}.py", FROM_HBM.replace("{dst_shape}", str(dst_shape)).replace("{axes}", ""))
+    x = (rng.normal(size=shape) * 100).astype(dt)
+    out = os.path.join(d, f"ou{i}")
+    rc, so, se = run(k, "--inputs", save(d, f"xu{i}.npy", x), "-o", out, "-q")
+    check_equal(rc, 0, f"unknown mode {shape} {dt.__name__}: exit code ({se})")
+    if rc == 0:
+        y = np.load(os.path.join(out, "output_0.npy"))
+        check(y.dtype == dt and np.array_equal(y, np.transpose(x, axes)), f"unknown mode {shape} {dt.__name__}: exact")
 
 # dtype mismatch (SBUF bf16 src into a float16 dst) and trn1 (no DMA transpose before trn2).
 MIX = FROM_SBUF.replace("t = nl.ndarray(dst_shape, dtype=nl.bfloat16", "t = nl.ndarray(dst_shape, dtype=nl.float16")

@@ -213,7 +213,7 @@ cur = cur.replace("from neuronxcc.nki import baremetal, simulate_kernel\n", "")
 k = kernel("sdk_add", cur.replace("GRID", "add_kernel[2]"), header=False)
 rc, so, se = run(k, "--inputs", save(d, "ga.npy", ga), save(d, "gb.npy", gb), "-q")
 # kernel[2] of an nki.jit kernel runs as --lnc 2 (tests/e2e/test_lnc_launch.py): program_id(1) has no axis there
-check(rc == 1 and "sdk_add.py:13:10: error: program_id(): axis 1 is out of range for a launch grid of 0 dimensions"
+check(rc == 1 and "sdk_add.py:13:10: error: program_id(): axis 1 is out of range for a launch grid of 1 dimension"
       in se, f"nki.jit kernel[2]: {se!r}")
 k = kernel("sdk_add", cur.replace("GRID", "add_kernel[4]"), header=False)
 rc, so, se = run(k, "--inputs", save(d, "ga.npy", ga), save(d, "gb.npy", gb), "-q")

@@ -227,7 +227,7 @@ TEST_CASE("MX dtypes: copies are bit-exact, casts and arithmetic are located err
   auto& tt = k3.op(Engine::Vector, Opcode::tensor_tensor, {k3.tile(DType::float32, 2, 2), t3, t3});
   tt.params.op0 = AluOp::add;
   CHECK(k3.error() ==
-        "tensor_tensor: operand 'data1' has the packed MX dtype float8_e5m2_x4; only dma_copy, tensor_copy, memset, "
+        "tensor_tensor: operand 'data1' has the packed MX dtype float8_e5m2_x4; only dma_copy, tensor_copy, sendrecv, memset, "
         "quantize_mx and nc_matmul_mx take MX dtypes (no arithmetic or casts on them)");
 
   Kernel k4;  // trn2
