@@ -48,6 +48,7 @@ struct FunctionObj : Object {
   Value owner_class;            // class whose body defined it (for super())
   bool jit = false;             // decorated with @nki.jit
   bool legacy_jit = false;      // ... with the legacy neuronxcc.nki.jit
+  std::string platform_target;  // the decorator's platform_target= (trn1|trn2|trn3), empty if none
   FunctionObj(const FuncCode* c) : Object(VK::Function), code(c) {}
   std::string repr() const override { return "<function " + code->qualname + ">"; }
 };

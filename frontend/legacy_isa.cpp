@@ -59,6 +59,7 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   if (has_kw(a, "dst")) return in.call(current_fn(in, sig.name), a);  // current-style call
   std::vector<Value> v(sig.params.size());
   bind_args(sig.name, sig.params.data(), sig.params.size(), a, v.data());
+  for (Value& x : v) x = as_op_code(in, x);  // np.add, nl.max, ... given as the op
   auto arg = [&](const char* n) -> Value& {
     for (size_t i = 0; i < sig.params.size(); ++i)
       if (std::string(sig.params[i].name) == n) return v[i];

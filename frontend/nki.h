@@ -65,7 +65,15 @@ struct NkiState {
   Value tile_size;  // the nl.tile_size namespace
   std::shared_ptr<struct NlState> nl;  // nl.* tiles, index tiles, launch grid (nl_ops.h)
   int lnc = 1, lnc_core = 0;  // --lnc: nl.num_programs() / nl.program_id(0) without a launch grid
+  // Functions that also name an operator where an op code is expected: numpy's scalar helpers (np.maximum,
+  // np.exp, ...) and nl reductions (nl.max -> maximum); the value is an index into nki_ops().
+  std::unordered_map<const Object*, int> op_aliases;
 };
+
+// v itself, or the op code (a VK::NkiOp value) a function in NkiState::op_aliases stands for.
+Value as_op_code(Interp& in, const Value& v);
+// Registers the function `fn` (a built-in) as standing for the nki op named `op` (an nki_ops() name).
+void add_op_alias(Interp& in, const Value& fn, const char* op);
 
 inline bool buffer_on_chip(ir::Buffer b) { return b == ir::Buffer::sbuf || b == ir::Buffer::psum; }
 

@@ -327,19 +327,24 @@ Value nl_buffer_pred(Interp& in, const BuiltinObj& b, CallArgs& a) {
 
 // @nki.jit, @nki.jit(...): marks the function as a kernel and returns it.
 Value nki_jit(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  // platform_target= names the target the kernel is compiled for (unless --target says otherwise); mode=,
+  // additional_compile_opt=, show_compiler_tb= and debug_kernel= choose how the SDK runs it: accepted, no effect.
+  std::string target = b.self.is(VK::Str) ? str_of(b.self) : std::string();
+  for (size_t i = 0; i < a.nkw; ++i)
+    if (sym_name(a.kw[i].first) == "platform_target" && !a.kw[i].second.is_none()) {
+      const Value& t = a.kw[i].second;
+      if (!t.is(VK::Str) || !isa::find_target(str_of(t)))
+        raise("ValueError", b.name + "(): platform_target must be 'trn1', 'trn2' or 'trn3', got " + repr_basic(t));
+      target = str_of(t);
+    }
   if (a.npos == 1 && a.pos[0].is(VK::Function)) {
-    for (size_t i = 0; i < a.nkw; ++i)
-      if (sym_name(a.kw[i].first) == "platform_target")
-        raise("TypeError", "nki.jit(): platform_target= is not supported (select the target with --target)");
     a.pos[0].as<FunctionObj>()->jit = true;
     a.pos[0].as<FunctionObj>()->legacy_jit = b.data == 1;
+    if (!target.empty()) a.pos[0].as<FunctionObj>()->platform_target = target;
     return a.pos[0];
   }
   if (a.npos > 0) raise("TypeError", b.name + "() expects a function");
-  for (size_t i = 0; i < a.nkw; ++i)
-    if (sym_name(a.kw[i].first) == "platform_target")
-      raise("TypeError", "nki.jit(): platform_target= is not supported (select the target with --target)");
-  return in.builtin(b.name.c_str(), nki_jit, Value(), b.data);
+  return in.builtin(b.name.c_str(), nki_jit, target.empty() ? Value() : make_str(target), b.data);
 }
 
 Value legacy_host_only(Interp&, const BuiltinObj& b, CallArgs&) {
@@ -413,6 +418,7 @@ void install_nki(Interp& in) {
   def(nl, "is_psum", nl_buffer_pred, 2);
   def(nl, "is_sbuf", nl_buffer_pred, 3);
   install_nl_ops(in, nl);  // tiles returned by nl.* (nl_ops*.cpp, nl_index.cpp)
+  install_nl_legacy(in, nl);
   Value nr = make<ClassObj>("no_reorder");
   nr.as<ClassObj>()->mro.push_back(nr.as<ClassObj>());
   nr.as<ClassObj>()->builtin = true;

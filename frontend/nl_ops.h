@@ -158,5 +158,6 @@ void install_nl_grid(Interp& in, ModuleObj* nl);  // nl.nc, nl.spmd_dim
 void install_nl_ops(Interp& in, ModuleObj* nl);
 void install_nl_ops_more(Interp& in, ModuleObj* nl);
 void install_legacy_isa(Interp& in, ModuleObj* legacy_isa);
+void install_nl_legacy(Interp& in, ModuleObj* nl);  // nl.rand, empty_like, zeros_like, fp32 (nl_legacy.cpp)
 
 }  // namespace nkisim::frontend

@@ -251,6 +251,7 @@ int run(int argc, char** argv) {
   // Inputs: FILE or FILE:DTYPE (the suffix after the last ':' when it names a dtype).
   frontend::CompileOptions copts;
   copts.target = target->name;
+  copts.target_from_kernel = vm["target"].defaulted();
   if (vm.count("kernel")) copts.kernel_name = vm["kernel"].as<std::string>();
   if (vm.count("arg"))
     for (auto& s : vm["arg"].as<std::vector<std::string>>()) copts.args.push_back(split_assignment(s, "--arg"));
@@ -333,6 +334,17 @@ int run(int argc, char** argv) {
     first = frontend::compile_to_ir(kernel_path, copts, &lnc);
     copts.lnc = lnc;
   }
+  // A kernel decorated with platform_target= (and no --target) was compiled for that target.
+  auto adopt_target = [&](const ir::Kernel& k) {
+    if (k.target == target->name) return;
+    std::optional<isa::TargetDesc> t = isa::find_target(k.target);
+    if (!t) throw Error(kernel_path + ": unknown target '" + k.target + "'");
+    for (auto& s : params) isa::set_target_param(*t, s.first, s.second);
+    target = t;
+    if (lnc > int(target->max_lnc))
+      throw Error(kernel_path + ": an LNC=" + std::to_string(lnc) + " kernel, but its platform_target " +
+                  target->name + " supports only LNC=" + std::to_string(int(target->max_lnc)));
+  };
   if (lnc > 1) {
     if (!from_binary) {
       std::string ir_text;
@@ -340,6 +352,7 @@ int run(int argc, char** argv) {
         copts.lnc = lnc;
         copts.lnc_core = c;
         ir::Kernel kernel = c == 0 && first ? std::move(*first) : frontend::compile_to_ir(kernel_path, copts);
+        adopt_target(kernel);
         if (emit_kind == "ir") ir_text += "# core " + std::to_string(c) + "\n" + ir::print_kernel(kernel);
         programs.push_back(ir::lower(kernel, *target));
       }
@@ -375,6 +388,7 @@ int run(int argc, char** argv) {
     program = std::move(programs[0]);
   } else {
     ir::Kernel kernel = first ? std::move(*first) : frontend::compile_to_ir(kernel_path, copts);
+    adopt_target(kernel);
     phases.lap("compile");
     if (emit_kind == "ir") write_text(emit_file, ir::print_kernel(kernel));
     program = ir::lower(kernel, *target);
