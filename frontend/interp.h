@@ -90,6 +90,7 @@ struct ClassObj : Object {
   bool is_exception = false;
   bool dataclass = false;
   bool frozen = false;
+  bool host_base = false;  // a base class is a host value (unittest.TestCase, torch.nn.Module): its attributes are too
   bool is_enum = false;
   bool is_nkiobject = false;
   bool builtin = false;  // defined by the front end itself (no_reorder, enum.auto, ...)

@@ -205,6 +205,7 @@ void install_legacy_isa(Interp& in, ModuleObj* legacy_isa) {
   for (size_t i = 0; i < sizeof(kSigs) / sizeof(kSigs[0]); ++i)
     legacy_isa->globals[intern(kSigs[i].name)] = in.builtin(kSigs[i].name, legacy_call, Value(), int64_t(i));
   legacy_isa->globals[intern("affine_select")] = in.builtin("affine_select", legacy_affine_select);
+  install_legacy_isa_tiles(in, legacy_isa);
 }
 
 }  // namespace nkisim::frontend

@@ -118,6 +118,8 @@ Value index_binop(Interp& in, BinKind k, const Value& a, const Value& b);
 Value index_compare(Interp& in, CmpKind k, const Value& a, const Value& b);
 Value index_unary(Interp& in, UnaryKind k, const Value& v);
 Value index_get_item(Interp& in, const Value& obj, const Value& key);
+// t[nl.mgrid[0:P, 0:F]]: a whole mgrid result as a subscript is its tuple of index tiles (else key unchanged).
+Value mgrid_key(const Value& key);
 void install_nl_index(Interp& in, ModuleObj* nl);
 
 // ---- tiles and ops (nl_ops.cpp)
@@ -158,6 +160,7 @@ void install_nl_grid(Interp& in, ModuleObj* nl);  // nl.nc, nl.spmd_dim
 void install_nl_ops(Interp& in, ModuleObj* nl);
 void install_nl_ops_more(Interp& in, ModuleObj* nl);
 void install_legacy_isa(Interp& in, ModuleObj* legacy_isa);
+void install_legacy_isa_tiles(Interp& in, ModuleObj* legacy_isa);  // legacy_isa_tiles.cpp
 void install_nl_legacy(Interp& in, ModuleObj* nl);  // nl.rand, empty_like, zeros_like, fp32 (nl_legacy.cpp)
 
 }  // namespace nkisim::frontend

@@ -414,16 +414,28 @@ Value fn_broadcast_to(Interp& in, const BuiltinObj&, CallArgs& a) {
   }
   if (view.dims[0].count != 1)
     raise("ValueError", "broadcast_to: cannot broadcast " + shape_str(t->view.shape()) + " to " + shape_str(shape));
-  // [1, F] -> [P, F]: ones[1, P].T @ x[1, F] on the Tensor Engine.
-  Value flat = new_tile(in, {1, view.num_elements()}, DType::float32, ir::Buffer::sbuf, "bcast_row");
+  // [1, F] -> [P, F]: ones[1, P].T @ x[1, F] on the Tensor Engine, in pieces of at most 512 columns (the
+  // moving free size limit; one fp32 PSUM bank each).
+  const int64_t F = view.num_elements();
+  Value flat = new_tile(in, {1, F}, DType::float32, ir::Buffer::sbuf, "bcast_row");
   call_isa(in, "tensor_copy", {{"dst", flat}, {"src", src}});
   Value ones = new_tile(in, {1, shape[0]}, DType::float32, ir::Buffer::sbuf, "bcast_ones");
   call_isa(in, "memset", {{"dst", ones}, {"value", Value::floating(1.0)}});
-  std::vector<int64_t> two = {shape[0], view.num_elements()};
-  Value acc = new_tile(in, two, DType::float32, ir::Buffer::psum, "bcast_psum");
-  call_isa(in, "nc_matmul", {{"dst", acc}, {"stationary", ones}, {"moving", flat}});
   Value out = new_tile(in, shape, dt);
-  call_isa(in, "tensor_copy", {{"dst", out}, {"src", acc}});
+  const TensorObj* ot = out.as<TensorObj>();
+  const ir::View out2d = ir::reshape_view(ot->view, {shape[0], F}, true);
+  for (int64_t c0 = 0; c0 < F; c0 += 512) {
+    const int64_t n = std::min<int64_t>(512, F - c0);
+    Value acc = new_tile(in, {shape[0], n}, DType::float32, ir::Buffer::psum, "bcast_psum");
+    ir::View piece = flat.as<TensorObj>()->view;
+    piece.offset += c0 * piece.dims[1].stride;
+    piece.dims[1].count = n;
+    call_isa(in, "nc_matmul", {{"dst", acc}, {"stationary", ones}, {"moving", view_value(flat.as<TensorObj>(), piece)}});
+    ir::View dst_piece = out2d;
+    dst_piece.offset += c0 * dst_piece.dims[1].stride;
+    dst_piece.dims[1].count = n;
+    call_isa(in, "tensor_copy", {{"dst", view_value(ot, dst_piece)}, {"src", acc}});
+  }
   return out;
 }
 
