@@ -1,9 +1,10 @@
 // legacy_isa_tiles.cpp - more neuronxcc.nki.isa signatures that return a new tile (the caller passes no dst=):
 // iota(expr, dtype), max8(src), nc_find_index8(data, vals), nc_match_replace8(data, vals, imm, dst_idx),
 // bn_stats(data), bn_aggr(data), dropout(data, prob), reciprocal(data), tensor_partition_reduce(op, data),
-// dma_transpose(src, axes), sequence_bounds(segment_ids), local_gather(src_buffer, index, ...) and
-// range_select(on_true_tile, ...). Each rule below gives the result tile's shape and default dtype; the call
-// then goes to the current binding with dst= the fresh tile, so every operand is checked as for a nisa call.
+// dma_transpose(src, axes), sequence_bounds(segment_ids), local_gather(src_buffer, index, ...),
+// tensor_scalar_reduce(data, op0, operand0, reduce_op, ...) and range_select(on_true_tile, ...). Each rule below
+// gives the result tile's shape and default dtype; the call then goes to the current binding with dst= the fresh
+// tile, so every operand is checked as for a nisa call.
 // dtype= picks the result dtype; mask= restricts the computed partitions like the other legacy calls.
 #include "frontend/nl_ops.h"
 
@@ -40,6 +41,11 @@ const TileSig kSigs[] = {
      {{"src_buffer", true}, {"index", true}, {"num_elem_per_idx"}, {"num_valid_indices"}, {"name"}},
      "src_buffer",
      Rule::gather},
+    {"tensor_scalar_reduce",
+     {{"data", true}, {"op0", true}, {"operand0", true}, {"reduce_op", true}, {"reduce_res"}, {"reverse0"},
+      {"reduce_cmd"}, {"reduce_init"}, {"reduce_res_negate"}, {"name"}},
+     "data",
+     Rule::same},
     {"range_select",
      {{"on_true_tile", true}, {"comp_op0", true}, {"comp_op1", true}, {"bound0", true}, {"bound1", true},
       {"reduce_cmd"}, {"reduce_res"}, {"reduce_op"}, {"range_start"}, {"on_false_value"}, {"name"}},

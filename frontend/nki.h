@@ -68,6 +68,7 @@ struct NkiState {
   // Functions that also name an operator where an op code is expected: numpy's scalar helpers (np.maximum,
   // np.exp, ...) and nl reductions (nl.max -> maximum); the value is an index into nki_ops().
   std::unordered_map<const Object*, int> op_aliases;
+  Value alloc_directive_class;  // neuronxcc.nki.compiler allocation directives (nki_compiler.cpp)
 };
 
 // v itself, or the op code (a VK::NkiOp value) a function in NkiState::op_aliases stands for.

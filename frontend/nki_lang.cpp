@@ -163,7 +163,10 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
   int lead = 0;  // leading block dims before nl.par_dim
   t.shape = want_shape(in, args[0], fname, &lead);
   t.dtype = want_dtype(args[1 + off], fname);
+  std::optional<std::pair<int64_t, int64_t>> placed;  // a neuronxcc.nki.compiler allocation (nki_compiler.cpp)
+  if (!args[2 + off].is_unbound()) args[2 + off] = resolve_allocation(in, args[2 + off], t.shape, lead, t.dtype, &placed);
   t.buffer = args[2 + off].is_unbound() ? ir::Buffer::sbuf : want_buffer(args[2 + off], fname);
+  if (placed) t.address = placed;
   if (!buffer_on_chip(t.buffer)) lead = 0;  // in HBM nl.par_dim is just a dimension
   if (lead > 0) {
     if (t.shape.size() - size_t(lead) < 2)
@@ -266,9 +269,10 @@ Value nl_ds(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
   // range/affine_range/sequential_range/static_range(start, stop=None, step=1): plain unrolled ranges.
-  static const ParamSpec ps[] = {{"start", true}, {"stop"}, {"step"}};
-  Value args[3];
-  bind_args(b.name.c_str(), ps, 3, a, args);
+  // directives= (neuronxcc.nki.compiler.no_reorder()): a scheduling hint, no effect on the unrolled loop.
+  static const ParamSpec ps[] = {{"start", true}, {"stop"}, {"step"}, {"directives"}};
+  Value args[4];
+  bind_args(b.name.c_str(), ps, 4, a, args);
   int64_t start = in.to_index(args[0], (b.name + "() arguments").c_str());
   int64_t stop = 0, step = 1;
   if (args[1].is_unbound() || args[1].is_none()) {
@@ -347,9 +351,11 @@ Value nki_jit(Interp& in, const BuiltinObj& b, CallArgs& a) {
   return in.builtin(b.name.c_str(), nki_jit, target.empty() ? Value() : make_str(target), b.data);
 }
 
+// nki.simulate(kernel)(...), nki.simulate_kernel(kernel, ...): a launch from host code. At module level the
+// statement is skipped like other host code (Interp::run_module); inside a kernel it is a located error.
 Value legacy_host_only(Interp&, const BuiltinObj& b, CallArgs&) {
-  raise("NotImplementedError", b.name + "() runs a kernel from host code; nki-sim runs the kernel file itself "
-                                        "(the launch grid of " + b.name + "(kernel[grid], ...) is read from the file)");
+  throw PyError("HostValueError", b.name + "() runs a kernel from host code; nki-sim runs the kernel file itself "
+                                           "(the launch grid of " + b.name + "(kernel[grid], ...) is read from the file)");
 }
 
 Value nisa_get_nc_version(Interp& in, const BuiltinObj&, CallArgs& a) {
@@ -392,6 +398,7 @@ void install_nki(Interp& in) {
   ModuleObj* typing = in.new_module("nki.typing").as<ModuleObj>();
   def(nki, "jit", nki_jit);
   def(nki, "trace", nki_jit);
+  def(nki, "simulate", legacy_host_only);
 
   // dtypes, buffers, op codes
   for (int i = 0; i < isa::kNumDTypes; ++i) nl->globals[intern(isa::dtype_name(isa::DType(i)))] = Value::dtype(isa::DType(i));
@@ -468,11 +475,12 @@ void install_nki(Interp& in) {
   for (const char* n : {"baremetal", "benchmark", "profile"}) def(legacy, n, nki_jit, 1);
   def(legacy, "simulate_kernel", legacy_host_only);
   ModuleObj* legacy_isa = nullptr;
-  for (const char* sub : {"language", "isa", "typing"}) {
+  for (const char* sub : {"language", "isa", "isa.constants", "typing"}) {
     ModuleObj* m = legacy_copy((std::string("nki.") + sub).c_str(), std::string("neuronxcc.nki.") + sub);
     if (std::string(sub) == "isa") legacy_isa = m;
   }
   install_legacy_isa(in, legacy_isa);  // legacy nisa calls return tiles (legacy_isa.cpp)
+  install_nki_compiler(in);
 }
 
 }  // namespace nkisim::frontend

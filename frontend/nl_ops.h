@@ -161,6 +161,11 @@ void install_nl_ops(Interp& in, ModuleObj* nl);
 void install_nl_ops_more(Interp& in, ModuleObj* nl);
 void install_legacy_isa(Interp& in, ModuleObj* legacy_isa);
 void install_legacy_isa_tiles(Interp& in, ModuleObj* legacy_isa);  // legacy_isa_tiles.cpp
+void install_nki_compiler(Interp& in);  // neuronxcc.nki.compiler (nki_compiler.cpp)
+// nl.ndarray(buffer=...): the buffer, and for a neuronxcc.nki.compiler allocation directive its placement
+// (start partition, byte offset) in *address; `shape` has `lead` block dims before the partition dim.
+Value resolve_allocation(Interp& in, const Value& buffer, const std::vector<int64_t>& shape, int lead, isa::DType dt,
+                         std::optional<std::pair<int64_t, int64_t>>* address);
 void install_nl_legacy(Interp& in, ModuleObj* nl);  // nl.rand, empty_like, zeros_like, fp32 (nl_legacy.cpp)
 
 }  // namespace nkisim::frontend
