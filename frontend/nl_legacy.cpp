@@ -107,7 +107,8 @@ void install_nl_legacy(Interp& in, ModuleObj* nl) {
       {"bitwise_or", "bitwise_or"}, {"bitwise_xor", "bitwise_xor"}, {"invert", "invert"},
       {"left_shift", "left_shift"}, {"right_shift", "right_shift"}, {"abs", "abs"}, {"absolute", "abs"},
       {"reciprocal", "reciprocal"}, {"square", "square"}, {"sqrt", "sqrt"}, {"exp", "exp"}, {"log", "log"},
-      {"tanh", "tanh"}, {"sin", "sin"}, {"arctan", "arctan"}, {"sign", "sign"}};
+      {"tanh", "tanh"}, {"sin", "sin"}, {"arctan", "arctan"}, {"sign", "sign"}, {"max", "maximum"},
+      {"amax", "maximum"}, {"min", "minimum"}, {"amin", "minimum"}};
   const auto& ops = nki_ops();
   for (auto [np_name, op] : kUfuncs) {
     int idx = -1;
