@@ -1,4 +1,4 @@
-# feature: numpy ufuncs as operators in legacy kernels (np.add / np.subtract / np.multiply / np.square / np.greater_equal as op=, np.maximum where an ALU op is expected, np.multiply called on tiles) and nl.max passed as an ALU op
+# feature: numpy ufuncs as operators in legacy kernels (np.add / np.subtract / np.multiply / np.square / np.greater_equal as op=, np.maximum and np.max where an ALU op is expected, np.multiply called on tiles) and nl.max passed as an ALU op
 # input: a = rng.standard_normal((128, 64)).astype(np.float32)
 # input: b = rng.standard_normal((128, 64)).astype(np.float32)
 # golden: (a + b).sum(axis=1, keepdims=True)
@@ -29,5 +29,5 @@ def ufunc_ops(a, b):
     nl.store(outs[3], value=nisa.tensor_tensor(x, y, op=np.greater_equal, dtype=nl.float32))
     nl.store(outs[4], value=np.multiply(x, y))
     m = nisa.tensor_tensor(x, y, op=nl.max)
-    nl.store(outs[5], value=nisa.tensor_reduce(nl.max, m, axis=1, keepdims=True))
+    nl.store(outs[5], value=nisa.tensor_reduce(np.max, m, axis=1, keepdims=True))
     return tuple(outs)
