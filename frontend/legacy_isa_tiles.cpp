@@ -198,12 +198,37 @@ Value legacy_iota(Interp& in, const BuiltinObj&, CallArgs& a) {
   return t;
 }
 
+// dma_copy(dst, src, ..., dst_rmw_op=None): with dst_rmw_op=np.add / nl.add the DMA adds src to dst
+// (read-modify-write), which is dma_compute(dst, [dst, src], add); otherwise the current dma_copy.
+Value legacy_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
+  std::vector<std::pair<Sym, Value>> kw;
+  Value rmw;
+  for (size_t i = 0; i < a.nkw; ++i) {
+    if (sym_name(a.kw[i].first) == "dst_rmw_op") rmw = as_op_code(in, a.kw[i].second);
+    else kw.push_back(a.kw[i]);
+  }
+  if (rmw.is_none()) {
+    CallArgs ca{a.pos, a.npos, kw.data(), kw.size(), a.site};
+    return in.call(current_fn(in, "dma_copy"), ca);
+  }
+  static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"oob_mode"}};
+  Value v[3];
+  CallArgs ba{a.pos, a.npos, kw.data(), kw.size(), a.site};
+  bind_args("dma_copy", ps, 3, ba, v);
+  std::vector<std::pair<Sym, Value>> ck = {
+      {intern("dst"), v[0]}, {intern("srcs"), make_list({v[0], v[1]})}, {intern("reduce_op"), rmw}};
+  if (present(v[2])) ck.push_back({intern("oob_mode"), v[2]});
+  CallArgs ca{nullptr, 0, ck.data(), ck.size(), a.site};
+  return in.call(current_fn(in, "dma_compute"), ca);
+}
+
 }  // namespace
 
 void install_legacy_isa_tiles(Interp& in, ModuleObj* legacy_isa) {
   for (size_t i = 0; i < sizeof(kSigs) / sizeof(kSigs[0]); ++i)
     legacy_isa->globals[intern(kSigs[i].name)] = in.builtin(kSigs[i].name, legacy_tile_call, Value(), int64_t(i));
   legacy_isa->globals[intern("iota")] = in.builtin("iota", legacy_iota);
+  legacy_isa->globals[intern("dma_copy")] = in.builtin("dma_copy", legacy_dma_copy);
 }
 
 }  // namespace nkisim::frontend
