@@ -97,8 +97,11 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
       // Uncommon options: a fresh PSUM tile and the current binding with every option.
       const TensorObj* s = tile_arg(arg("stationary"), fname, "stationary");
       const TensorObj* m = tile_arg(arg("moving"), fname, "moving");
-      const int64_t M = s->view.num_elements() / s->view.dims[0].count;
-      const int64_t N = m->view.num_elements() / m->view.dims[0].count;
+      // A double-row perf mode contracts the partitions and the second axis of (P, 2, F) operands.
+      const bool rows2 = present(arg("perf_mode")) && arg("perf_mode").is(VK::Str) &&
+                         str_of(arg("perf_mode")).rfind("double_row", 0) == 0 && s->view.dims.size() == 3;
+      const int64_t M = s->view.num_elements() / s->view.dims[0].count / (rows2 ? s->view.dims[1].count : 1);
+      const int64_t N = m->view.num_elements() / m->view.dims[0].count / (rows2 ? m->view.dims[1].count : 1);
       dst = new_tile(in, {M, N}, dt.value_or(DType::float32), ir::Buffer::psum);
     } else {
       return nl_matmul_tile(in, arg("stationary"), arg("moving"), fname);
