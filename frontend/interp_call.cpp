@@ -302,7 +302,7 @@ Value Interp::make_instance(ClassObj* cls, CallArgs& a) {
     }
     raise("ValueError", repr(a.pos[0]) + " is not a valid " + cls->name);
   }
-  if (in_kernel && !cls->kernel_ok()) reject_class(cls, "class");
+  if (in_kernel && nki->current_api && !cls->kernel_ok()) reject_class(cls, "class");
   Value inst = make<InstanceObj>(Value(cls));
   const Value* init = cls->lookup(S::__init__);
   if (init && !(init->is(VK::Builtin) && init->as<BuiltinObj>()->name == "object.__init__")) {
@@ -360,7 +360,9 @@ bool Interp::try_get_attr(const Value& obj, Sym name, Value* out) {
     }
     case VK::Instance: {
       auto* inst = obj.as<InstanceObj>();
-      if (in_kernel && !inst->cls.as<ClassObj>()->kernel_ok()) reject_class(inst->cls.as<ClassObj>(), "an instance of");
+      // Legacy kernels were traced as plain Python: any class works there.
+      if (in_kernel && nki->current_api && !inst->cls.as<ClassObj>()->kernel_ok())
+        reject_class(inst->cls.as<ClassObj>(), "an instance of");
       auto it = inst->attrs.find(name);
       if (it != inst->attrs.end()) {
         *out = it->second;

@@ -102,7 +102,9 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
                          str_of(arg("perf_mode")).rfind("double_row", 0) == 0 && s->view.dims.size() == 3;
       const int64_t M = s->view.num_elements() / s->view.dims[0].count / (rows2 ? s->view.dims[1].count : 1);
       const int64_t N = m->view.num_elements() / m->view.dims[0].count / (rows2 ? m->view.dims[1].count : 1);
-      dst = new_tile(in, {M, N}, dt.value_or(DType::float32), ir::Buffer::psum);
+      // is_transpose passes the stationary's values through: the result has its dtype unless dtype= says.
+      const bool transpose = present(arg("is_transpose")) && in.truthy(arg("is_transpose"));
+      dst = new_tile(in, {M, N}, dt.value_or(transpose ? s->view.dtype : DType::float32), ir::Buffer::psum);
     } else {
       return nl_matmul_tile(in, arg("stationary"), arg("moving"), fname);
     }

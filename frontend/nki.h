@@ -50,6 +50,9 @@ struct TensorObj : Object {
   // Legacy nl.ndarray((B, nl.par_dim(P), F)): the number of leading block dims before the partition dim
   // (view.dims[lead] is the partition dim); indexing them with integers gives ordinary tiles (nl_blocks.cpp).
   int lead = 0;
+  // neuronxcc.nki.compiler mod_alloc of a block tensor: per lead dim, the number of physical blocks (block i
+  // lives at i mod fold[d]; empty: every block has its own); the view's counts stay the logical ones.
+  std::vector<int64_t> fold;
   TensorObj(int i, ir::View v, const ir::Kernel* k) : Object(VK::Tensor), id(i), view(std::move(v)), kernel(k) {}
   const ir::Tensor& base() const { return kernel->tensors[id]; }
   std::string repr() const override;

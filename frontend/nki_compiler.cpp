@@ -83,15 +83,33 @@ bool is_directive(Interp& in, const Value& v) {
 }  // namespace
 
 // The buffer of an nl.ndarray(buffer=...) value and, for an allocation directive, the placement: `shape` is the
-// user's shape with `lead` block dims before the partition dim. Blocks that a modulo allocation would fold onto
-// fewer tiles (blocks > tiles) keep their own space: nki-sim places the tensor as a whole at the base address
-// (same values for a race-free kernel; more SBUF/PSUM in use than on the device).
+// user's shape with `lead` block dims before the partition dim. mod_alloc folds block (i0, i1, ...) onto tile
+// (i0 mod t0, i1 mod t1, ...) of its tile counts (a dim without a count has one tile), as the SDK's reference
+// modulo_allocate_func does: SBUF tiles follow each other, PSUM tiles take one bank each.
 Value resolve_allocation(Interp& in, const Value& buffer, const std::vector<int64_t>& shape, int lead, isa::DType dt,
-                         std::optional<std::pair<int64_t, int64_t>>* address) {
+                         std::optional<std::pair<int64_t, int64_t>>* address, std::vector<int64_t>* fold,
+                         int64_t* block_elems) {
   if (!is_directive(in, buffer)) return buffer;
   auto& at = buffer.as<InstanceObj>()->attrs;
   const ir::Buffer buf = at[intern("buffer")].buffer_v();
   const int64_t bank_bytes = in.get_attr(in.nki->tile_size, intern("psum_bank_fmax_bytes")).i();
+  if (lead > 0) {
+    if (!at[intern("func")].is_none())
+      raise("NotImplementedError", "alloc(func) of a tensor with block dimensions is not supported yet by nki-sim "
+                                   "(use mod_alloc)");
+    const std::vector<Value>& tiles = items_of(at[intern("tiles")]);
+    for (int d = 0; d < lead; ++d)
+      fold->push_back(std::min(shape[size_t(d)], size_t(d) < tiles.size() ? std::max<int64_t>(tiles[size_t(d)].i(), 1)
+                                                                          : int64_t(1)));
+    if (buf == ir::Buffer::psum) {
+      int64_t tile_bytes = int64_t(isa::dtype_size(dt));
+      for (size_t i = size_t(lead) + 1; i < shape.size(); ++i) tile_bytes *= shape[i];
+      if (shape.size() != size_t(lead) + 2 || tile_bytes > bank_bytes)
+        raise("NotImplementedError", "psum.mod_alloc: nki-sim places one block per PSUM bank; a block must have one "
+                                     "free dimension of at most " + std::to_string(bank_bytes) + " bytes");
+      *block_elems = bank_bytes / int64_t(isa::dtype_size(dt));
+    }
+  }
   int64_t part = at[intern("base_partition")].i();
   int64_t addr = at[intern("base_addr")].i() + (buf == ir::Buffer::psum ? at[intern("base_bank")].i() * bank_bytes : 0);
   const Value& func = at[intern("func")];

@@ -164,7 +164,12 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
   t.shape = want_shape(in, args[0], fname, &lead);
   t.dtype = want_dtype(args[1 + off], fname);
   std::optional<std::pair<int64_t, int64_t>> placed;  // a neuronxcc.nki.compiler allocation (nki_compiler.cpp)
-  if (!args[2 + off].is_unbound()) args[2 + off] = resolve_allocation(in, args[2 + off], t.shape, lead, t.dtype, &placed);
+  std::vector<int64_t> fold, logical = t.shape;
+  int64_t block_elems = 0;
+  if (!args[2 + off].is_unbound())
+    args[2 + off] = resolve_allocation(in, args[2 + off], t.shape, lead, t.dtype, &placed, &fold, &block_elems);
+  for (size_t d = 0; d < fold.size(); ++d) t.shape[d] = fold[d];  // physical blocks (modulo allocation)
+  if (block_elems) t.shape.back() = block_elems;
   t.buffer = args[2 + off].is_unbound() ? ir::Buffer::sbuf : want_buffer(args[2 + off], fname);
   if (placed) t.address = placed;
   if (!buffer_on_chip(t.buffer)) lead = 0;  // in HBM nl.par_dim is just a dimension
@@ -237,8 +242,13 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
     auto* to = tensor.as<TensorObj>();
     ir::View v = to->view;
     std::rotate(v.dims.begin(), v.dims.begin() + 1, v.dims.begin() + lead + 1);
+    if (!fold.empty()) {  // the logical block counts and tile size over the folded storage
+      for (int d = 0; d < lead; ++d) v.dims[size_t(d)].count = logical[size_t(d)];
+      v.dims.back().count = logical.back();
+    }
     tensor = make<TensorObj>(to->id, v, to->kernel);
     tensor.as<TensorObj>()->lead = lead;
+    tensor.as<TensorObj>()->fold = fold;
   }
   return tensor;
 }

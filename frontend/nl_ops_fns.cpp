@@ -331,13 +331,15 @@ Value nl_augmented(Interp& in, BinKind k, const Value& cur, const Value& rhs) {
 }
 
 void nl_set_item(Interp& in, const Value& tensor, const Value& key, Value v) {
-  Value dst = nki_get_item(in, tensor, key);
+  const size_t before = in.kernel.ops.size();
+  Value dst = nki_get_item(in, tensor, key);  // may memset a modulo-allocated PSUM block (nl_blocks.cpp)
   NlState& st = nl_state(in);
   const TensorObj* d = dst.as<TensorObj>();
   if (d->base().buffer == ir::Buffer::psum && d->view.dtype == DType::float32 && v.is(VK::Tensor) &&
-      v.as<TensorObj>()->id == st.pending.tensor && in.kernel.ops.size() == st.pending.end &&
+      v.as<TensorObj>()->id == st.pending.tensor && before == st.pending.end &&
       d->view.shape() == v.as<TensorObj>()->view.shape()) {
-    // psum[i] = nisa.nc_matmul(...): the matmul writes psum[i] itself (overwriting it), without a PSUM temporary.
+    // psum[i] = nisa.nc_matmul(...): the matmul writes psum[i] itself (overwriting it, so a memset of the block
+    // made by the subscript is dropped too), without a PSUM temporary.
     in.kernel.ops.resize(st.pending.begin);
     Value s = st.pending.stationary, m = st.pending.moving;
     st.pending = {};
