@@ -142,6 +142,11 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   auto* m = mv.as<ModuleObj>();
 
   FunctionObj* fn = find_kernel(in, m, opts, path);
+  if (opts.target_from_kernel && !fn->platform_target.empty() && fn->platform_target != opts.target) {
+    target = isa::find_target(fn->platform_target);  // validated by the decorator
+    in.kernel.target = fn->platform_target;
+    set_target_constants(in, *target);
+  }
   const FuncCode* code = fn->code;
   std::string kname = sym_str(code->name);
   in.kernel.name = kname;
@@ -228,6 +233,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
 
   CallArgs a{args.data(), args.size(), nullptr, 0, nullptr};
   Value result;
+  bool one_instance = true;  // no launch grid: a legacy kernel may return private (nl.hbm) tensors
   {
     ModuleScope ms(in, fn_module);
     in.nki->current_api = opts.api == CompileOptions::Api::from_decorator ? fn->jit && !fn->legacy_jit
@@ -245,6 +251,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     }
     in.nki->lnc = lnc;
     if (launched_lnc) *launched_lnc = lnc;
+    for (int64_t g : grid) one_instance &= g == 1;
     if (grid.empty()) {
       result = in.call_function(fn, a);
     } else {
@@ -267,11 +274,14 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     if (!o.is(VK::Tensor))
       throw Error("kernel '" + kname + "' must return tensors, but its result contains a '" + type_name(o) + "'",
                   def_loc);
-    const ir::Tensor& t = in.kernel.tensors[o.as<TensorObj>()->id];
-    if (t.role != ir::Tensor::Role::Param && t.buffer != ir::Buffer::shared_hbm)
+    ir::Tensor& t = in.kernel.tensors[o.as<TensorObj>()->id];
+    // nl.hbm is private to one instance: a legacy kernel may return it when it runs as a single instance.
+    const bool private_ok = fn->legacy_jit && one_instance && t.buffer == ir::Buffer::hbm;
+    if (t.role != ir::Tensor::Role::Param && t.buffer != ir::Buffer::shared_hbm && !private_ok)
       throw Error(
           "kernel output '" + t.name + "' must be allocated in nl.shared_hbm, but it is in " + buffer_str(t.buffer),
           t.loc);
+    if (private_ok) t.buffer = ir::Buffer::shared_hbm;  // one instance: its private HBM is the output
     in.kernel.outputs.push_back(o.as<TensorObj>()->id);
   }
   return std::move(in.kernel);

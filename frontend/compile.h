@@ -20,6 +20,9 @@ struct TensorArgSpec {  // what an input tensor looks like (the kernel is specia
 struct CompileOptions {
   std::string kernel_name;            // -k; empty = the only @nki.jit function in the file
   std::string target = "trn2";        // trn1 | trn2 | trn3
+  // The target was not chosen on the command line: a kernel decorated with platform_target= is compiled for
+  // that target instead (ir::Kernel::target says which one was used).
+  bool target_from_kernel = false;
   std::vector<TensorArgSpec> inputs;  // bound in order to the kernel's tensor parameters
   // --arg NAME=VALUE: VALUE is a Python literal (int, float, bool, None, string, tuple/list of those).
   std::vector<std::pair<std::string, std::string>> args;

@@ -49,6 +49,7 @@ struct FunctionObj : Object {
   Value owner_class;            // class whose body defined it (for super())
   bool jit = false;             // decorated with @nki.jit
   bool legacy_jit = false;      // ... with the legacy neuronxcc.nki.jit
+  std::string platform_target;  // the decorator's platform_target= (trn1|trn2|trn3), empty if none
   FunctionObj(const FuncCode* c) : Object(VK::Function), code(c) {}
   std::string repr() const override { return "<function " + code->qualname + ">"; }
 };
@@ -90,6 +91,7 @@ struct ClassObj : Object {
   bool is_exception = false;
   bool dataclass = false;
   bool frozen = false;
+  bool host_base = false;  // a base class is a host value (unittest.TestCase, torch.nn.Module): its attributes are too
   bool is_enum = false;
   bool is_nkiobject = false;
   bool builtin = false;  // defined by the front end itself (no_reorder, enum.auto, ...)

@@ -87,6 +87,11 @@ Value Interp::call_function(FunctionObj* fn, CallArgs& a) {
     throw Error("maximum recursion depth exceeded (" + std::to_string(opts.max_frames) +
                 " Python frames; raise the limit with --max-recursion N)");
   step();
+  // A kernel called from module-level host code (`kernel(a, b)`, a unittest method run at import time) is a
+  // launch on the device, not part of the meta-program: the host statement is skipped (run_module).
+  if (fn->jit && !in_kernel)
+    throw PyError("HostValueError", "a call of kernel " + fname(code) + " from host code is a launch that the NKI "
+                                    "front end does not evaluate");
   if (in_kernel && code->scope.global_decl) {
     ModuleObj* m = fn->module.as<ModuleObj>();
     Error e("the 'global' statement is not supported in NKI kernels (in " + fname(code) +
@@ -302,7 +307,7 @@ Value Interp::make_instance(ClassObj* cls, CallArgs& a) {
     }
     raise("ValueError", repr(a.pos[0]) + " is not a valid " + cls->name);
   }
-  if (in_kernel && !cls->kernel_ok()) reject_class(cls, "class");
+  if (in_kernel && nki->current_api && !cls->kernel_ok()) reject_class(cls, "class");
   Value inst = make<InstanceObj>(Value(cls));
   // The constructor is the first class in the MRO that defines __init__ or is a @dataclass (which generates
   // one, as in CPython); NKIObject's own __init__(**kwargs) sets the attributes it is given.
@@ -377,7 +382,9 @@ bool Interp::try_get_attr(const Value& obj, Sym name, Value* out) {
     }
     case VK::Instance: {
       auto* inst = obj.as<InstanceObj>();
-      if (in_kernel && !inst->cls.as<ClassObj>()->kernel_ok()) reject_class(inst->cls.as<ClassObj>(), "an instance of");
+      // Legacy kernels were traced as plain Python: any class works there.
+      if (in_kernel && nki->current_api && !inst->cls.as<ClassObj>()->kernel_ok())
+        reject_class(inst->cls.as<ClassObj>(), "an instance of");
       auto it = inst->attrs.find(name);
       if (it != inst->attrs.end()) {
         *out = it->second;
@@ -455,6 +462,9 @@ Value Interp::get_attr(const Value& obj, Sym name) {
     raise("AttributeError", "module '" + obj.as<ModuleObj>()->name + "' has no attribute '" + sym_str(name) + "'");
   if (obj.is(VK::Class))
     raise("AttributeError", "type object '" + obj.as<ClassObj>()->name + "' has no attribute '" + sym_str(name) + "'");
+  // An attribute a host base class provides (self.assertTrue of a unittest.TestCase): a host value.
+  if (obj.is(VK::Instance) && obj.as<InstanceObj>()->cls.as<ClassObj>()->host_base)
+    return make<OpaqueObj>(type_name(obj) + "." + sym_str(name));
   raise("AttributeError", "'" + type_name(obj) + "' object has no attribute '" + sym_str(name) + "'");
 }
 

@@ -406,7 +406,10 @@ void Interp::exec_class(const ClassDefStmt* c, FrameObj* f) {
   cls->mro.push_back(cls);
   for (auto* b : c->bases) {
     Value bv = eval(b, f);
-    if (bv.is(VK::Opaque)) continue;  // host-side base classes (e.g. torch.nn.Module): ignored
+    if (bv.is(VK::Opaque)) {  // host-side base classes (e.g. torch.nn.Module): ignored
+      cls->host_base = true;
+      continue;
+    }
     if (!bv.is(VK::Class)) raise("TypeError", "class base must be a class, not '" + type_name(bv) + "'");
     auto* base = bv.as<ClassObj>();
     cls->bases.push_back(bv);
@@ -416,8 +419,9 @@ void Interp::exec_class(const ClassDefStmt* c, FrameObj* f) {
     cls->is_enum |= base->is_enum;
     cls->is_nkiobject |= base->is_nkiobject;
     cls->frozen |= base->frozen;
+    cls->host_base |= base->host_base;
   }
-  if (in_kernel && !cls->kernel_ok()) reject_class(cls, "class");
+  if (in_kernel && nki->current_api && !cls->kernel_ok()) reject_class(cls, "class");
   bool enum_root = cls->is_enum;
   Value frame = make<FrameObj>();
   auto* cf = frame.as<FrameObj>();

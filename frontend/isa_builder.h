@@ -91,7 +91,8 @@ class OpBuilder {
                               shape_str(t->view.shape()));
   }
 
-  isa::AluOp alu(const Value& v, const char* arg) {
+  isa::AluOp alu(const Value& given, const char* arg) {
+    const Value v = as_op_code(in_, given);
     if (v.is(VK::NkiOp)) {
       const NkiOpInfo& o = nki_ops()[v.nki_op_index()];
       if (o.alu) return *o.alu;
@@ -102,7 +103,8 @@ class OpBuilder {
           std::string(fname_) + ": " + arg + " must be an ALU operator such as nl.add, got '" + type_name(v) + "'");
   }
 
-  isa::ActFunc act(const Value& v, const char* arg) {
+  isa::ActFunc act(const Value& given, const char* arg) {
+    const Value v = as_op_code(in_, given);
     if (v.is(VK::NkiOp)) {
       const NkiOpInfo& o = nki_ops()[v.nki_op_index()];
       if (o.act) return *o.act;

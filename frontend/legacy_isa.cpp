@@ -59,6 +59,7 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   if (has_kw(a, "dst")) return in.call(current_fn(in, sig.name), a);  // current-style call
   std::vector<Value> v(sig.params.size());
   bind_args(sig.name, sig.params.data(), sig.params.size(), a, v.data());
+  for (Value& x : v) x = as_op_code(in, x);  // np.add, nl.max, ... given as the op
   auto arg = [&](const char* n) -> Value& {
     for (size_t i = 0; i < sig.params.size(); ++i)
       if (std::string(sig.params[i].name) == n) return v[i];
@@ -96,9 +97,14 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
       // Uncommon options: a fresh PSUM tile and the current binding with every option.
       const TensorObj* s = tile_arg(arg("stationary"), fname, "stationary");
       const TensorObj* m = tile_arg(arg("moving"), fname, "moving");
-      const int64_t M = s->view.num_elements() / s->view.dims[0].count;
-      const int64_t N = m->view.num_elements() / m->view.dims[0].count;
-      dst = new_tile(in, {M, N}, dt.value_or(DType::float32), ir::Buffer::psum);
+      // A double-row perf mode contracts the partitions and the second axis of (P, 2, F) operands.
+      const bool rows2 = present(arg("perf_mode")) && arg("perf_mode").is(VK::Str) &&
+                         str_of(arg("perf_mode")).rfind("double_row", 0) == 0 && s->view.dims.size() == 3;
+      const int64_t M = s->view.num_elements() / s->view.dims[0].count / (rows2 ? s->view.dims[1].count : 1);
+      const int64_t N = m->view.num_elements() / m->view.dims[0].count / (rows2 ? m->view.dims[1].count : 1);
+      // is_transpose passes the stationary's values through: the result has its dtype unless dtype= says.
+      const bool transpose = present(arg("is_transpose")) && in.truthy(arg("is_transpose"));
+      dst = new_tile(in, {M, N}, dt.value_or(transpose ? s->view.dtype : DType::float32), ir::Buffer::psum);
     } else {
       return nl_matmul_tile(in, arg("stationary"), arg("moving"), fname);
     }
@@ -204,6 +210,7 @@ void install_legacy_isa(Interp& in, ModuleObj* legacy_isa) {
   for (size_t i = 0; i < sizeof(kSigs) / sizeof(kSigs[0]); ++i)
     legacy_isa->globals[intern(kSigs[i].name)] = in.builtin(kSigs[i].name, legacy_call, Value(), int64_t(i));
   legacy_isa->globals[intern("affine_select")] = in.builtin("affine_select", legacy_affine_select);
+  install_legacy_isa_tiles(in, legacy_isa);
 }
 
 }  // namespace nkisim::frontend

@@ -51,6 +51,9 @@ struct TensorObj : Object {
   // Legacy nl.ndarray((B, nl.par_dim(P), F)): the number of leading block dims before the partition dim
   // (view.dims[lead] is the partition dim); indexing them with integers gives ordinary tiles (nl_blocks.cpp).
   int lead = 0;
+  // neuronxcc.nki.compiler mod_alloc of a block tensor: per lead dim, the number of physical blocks (block i
+  // lives at i mod fold[d]; empty: every block has its own); the view's counts stay the logical ones.
+  std::vector<int64_t> fold;
   TensorObj(int i, ir::View v, const ir::Kernel* k) : Object(VK::Tensor), id(i), view(std::move(v)), kernel(k) {}
   const ir::Tensor& base() const { return kernel->tensors[id]; }
   std::string repr() const override;
@@ -69,7 +72,16 @@ struct NkiState {
   // Tensors made by comparisons (`a > b`, nl.greater(...)): run-time data that cannot be a condition. Any other
   // tensor handle is truthy, as a Python object (docs/compatibility.md).
   std::unordered_set<int> compare_results;
+  // Functions that also name an operator where an op code is expected: numpy's scalar helpers (np.maximum,
+  // np.exp, ...) and nl reductions (nl.max -> maximum); the value is an index into nki_ops().
+  std::unordered_map<const Object*, int> op_aliases;
+  Value alloc_directive_class;  // neuronxcc.nki.compiler allocation directives (nki_compiler.cpp)
 };
+
+// v itself, or the op code (a VK::NkiOp value) a function in NkiState::op_aliases stands for.
+Value as_op_code(Interp& in, const Value& v);
+// Registers the function `fn` (a built-in) as standing for the nki op named `op` (an nki_ops() name).
+void add_op_alias(Interp& in, const Value& fn, const char* op);
 
 inline bool buffer_on_chip(ir::Buffer b) { return b == ir::Buffer::sbuf || b == ir::Buffer::psum; }
 

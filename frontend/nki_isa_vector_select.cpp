@@ -64,8 +64,10 @@ Value isa_select_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
   b.same_shape(dst, "dst", on_true, "on_true", true);
   not_both_psum("select_reduce", on_true, "on_true", pred, "predicate");
   const isa::DType pd = pred->view.dtype;
-  if (!(pd == isa::DType::int8 || pd == isa::DType::uint8 || pd == isa::DType::int16 || pd == isa::DType::uint16))
-    raise("ValueError", "select_reduce: predicate must be int8, uint8, int16 or uint16, got " + std::string(dtype_str(pd)));
+  // bool_ (a legacy comparison's result) is a byte holding 0 or 1, as uint8.
+  if (!(pd == isa::DType::int8 || pd == isa::DType::uint8 || pd == isa::DType::int16 || pd == isa::DType::uint16 ||
+        pd == isa::DType::bool_))
+    raise("ValueError", "select_reduce: predicate must be int8, uint8, int16, uint16 or bool, got " + std::string(dtype_str(pd)));
   auto& p = b.params();
   column_or_number(b, 3, v[3], "on_false", on_true, p.imm0);
   result_column(b, 4, v[4], "reduce_res", on_true);
@@ -87,8 +89,8 @@ Value isa_tensor_copy_predicated(Interp& in, const BuiltinObj&, CallArgs& a) {
   auto* pred = b.operand(2, v[2], "predicate");
   b.same_shape(dst, "dst", pred, "predicate", true);
   const isa::DType pd = pred->view.dtype;
-  if (!(pd == isa::DType::uint8 || pd == isa::DType::uint16 || pd == isa::DType::uint32))
-    raise("ValueError", "tensor_copy_predicated: predicate must be uint8, uint16 or uint32, got " +
+  if (!(pd == isa::DType::uint8 || pd == isa::DType::uint16 || pd == isa::DType::uint32 || pd == isa::DType::bool_))
+    raise("ValueError", "tensor_copy_predicated: predicate must be uint8, uint16, uint32 or bool, got " +
                             std::string(dtype_str(pd)));
   if (v[1].is(VK::Tensor)) {
     auto* src = b.operand(1, v[1], "src");

@@ -164,7 +164,15 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
   int lead = 0;  // leading block dims before nl.par_dim
   t.shape = want_shape(in, args[0], fname, &lead);
   t.dtype = want_dtype(args[1 + off], fname);
+  std::optional<std::pair<int64_t, int64_t>> placed;  // a neuronxcc.nki.compiler allocation (nki_compiler.cpp)
+  std::vector<int64_t> fold, logical = t.shape;
+  int64_t block_elems = 0;
+  if (!args[2 + off].is_unbound())
+    args[2 + off] = resolve_allocation(in, args[2 + off], t.shape, lead, t.dtype, &placed, &fold, &block_elems);
+  for (size_t d = 0; d < fold.size(); ++d) t.shape[d] = fold[d];  // physical blocks (modulo allocation)
+  if (block_elems) t.shape.back() = block_elems;
   t.buffer = args[2 + off].is_unbound() ? ir::Buffer::sbuf : want_buffer(args[2 + off], fname);
+  if (placed) t.address = placed;
   if (!buffer_on_chip(t.buffer)) lead = 0;  // in HBM nl.par_dim is just a dimension
   if (lead > 0) {
     if (t.shape.size() - size_t(lead) < 2)
@@ -235,8 +243,13 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
     auto* to = tensor.as<TensorObj>();
     ir::View v = to->view;
     std::rotate(v.dims.begin(), v.dims.begin() + 1, v.dims.begin() + lead + 1);
+    if (!fold.empty()) {  // the logical block counts and tile size over the folded storage
+      for (int d = 0; d < lead; ++d) v.dims[size_t(d)].count = logical[size_t(d)];
+      v.dims.back().count = logical.back();
+    }
     tensor = make<TensorObj>(to->id, v, to->kernel);
     tensor.as<TensorObj>()->lead = lead;
+    tensor.as<TensorObj>()->fold = fold;
   }
   return tensor;
 }
@@ -267,9 +280,10 @@ Value nl_ds(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
   // range/affine_range/sequential_range/static_range(start, stop=None, step=1): plain unrolled ranges.
-  static const ParamSpec ps[] = {{"start", true}, {"stop"}, {"step"}};
-  Value args[3];
-  bind_args(b.name.c_str(), ps, 3, a, args);
+  // directives= (neuronxcc.nki.compiler.no_reorder()): a scheduling hint, no effect on the unrolled loop.
+  static const ParamSpec ps[] = {{"start", true}, {"stop"}, {"step"}, {"directives"}};
+  Value args[4];
+  bind_args(b.name.c_str(), ps, 4, a, args);
   int64_t start = in.to_index(args[0], (b.name + "() arguments").c_str());
   int64_t stop = 0, step = 1;
   if (args[1].is_unbound() || args[1].is_none()) {
@@ -353,24 +367,31 @@ Value nl_buffer_pred(Interp& in, const BuiltinObj& b, CallArgs& a) {
 
 // @nki.jit, @nki.jit(...): marks the function as a kernel and returns it.
 Value nki_jit(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  // platform_target= names the target the kernel is compiled for (unless --target says otherwise); mode=,
+  // additional_compile_opt=, show_compiler_tb= and debug_kernel= choose how the SDK runs it: accepted, no effect.
+  std::string target = b.self.is(VK::Str) ? str_of(b.self) : std::string();
+  for (size_t i = 0; i < a.nkw; ++i)
+    if (sym_name(a.kw[i].first) == "platform_target" && !a.kw[i].second.is_none()) {
+      const Value& t = a.kw[i].second;
+      if (!t.is(VK::Str) || !isa::find_target(str_of(t)))
+        raise("ValueError", b.name + "(): platform_target must be 'trn1', 'trn2' or 'trn3', got " + repr_basic(t));
+      target = str_of(t);
+    }
   if (a.npos == 1 && a.pos[0].is(VK::Function)) {
-    for (size_t i = 0; i < a.nkw; ++i)
-      if (sym_name(a.kw[i].first) == "platform_target")
-        raise("TypeError", "nki.jit(): platform_target= is not supported (select the target with --target)");
     a.pos[0].as<FunctionObj>()->jit = true;
     a.pos[0].as<FunctionObj>()->legacy_jit = b.data == 1;
+    if (!target.empty()) a.pos[0].as<FunctionObj>()->platform_target = target;
     return a.pos[0];
   }
   if (a.npos > 0) raise("TypeError", b.name + "() expects a function");
-  for (size_t i = 0; i < a.nkw; ++i)
-    if (sym_name(a.kw[i].first) == "platform_target")
-      raise("TypeError", "nki.jit(): platform_target= is not supported (select the target with --target)");
-  return in.builtin(b.name.c_str(), nki_jit, Value(), b.data);
+  return in.builtin(b.name.c_str(), nki_jit, target.empty() ? Value() : make_str(target), b.data);
 }
 
+// nki.simulate(kernel)(...), nki.simulate_kernel(kernel, ...): a launch from host code. At module level the
+// statement is skipped like other host code (Interp::run_module); inside a kernel it is a located error.
 Value legacy_host_only(Interp&, const BuiltinObj& b, CallArgs&) {
-  raise("NotImplementedError", b.name + "() runs a kernel from host code; nki-sim runs the kernel file itself "
-                                        "(the launch grid of " + b.name + "(kernel[grid], ...) is read from the file)");
+  throw PyError("HostValueError", b.name + "() runs a kernel from host code; nki-sim runs the kernel file itself "
+                                           "(the launch grid of " + b.name + "(kernel[grid], ...) is read from the file)");
 }
 
 Value nisa_get_nc_version(Interp& in, const BuiltinObj&, CallArgs& a) {
@@ -419,6 +440,7 @@ void install_nki(Interp& in) {
   ModuleObj* typing = in.new_module("nki.typing").as<ModuleObj>();
   def(nki, "jit", nki_jit);
   def(nki, "trace", nki_jit);
+  def(nki, "simulate", legacy_host_only);
 
   // dtypes, buffers, op codes
   for (int i = 0; i < isa::kNumDTypes; ++i) nl->globals[intern(isa::dtype_name(isa::DType(i)))] = Value::dtype(isa::DType(i));
@@ -445,6 +467,7 @@ void install_nki(Interp& in) {
   def(nl, "is_psum", nl_buffer_pred, 2);
   def(nl, "is_sbuf", nl_buffer_pred, 3);
   install_nl_ops(in, nl);  // tiles returned by nl.* (nl_ops*.cpp, nl_index.cpp)
+  install_nl_legacy(in, nl);
   Value nr = make<ClassObj>("no_reorder");
   nr.as<ClassObj>()->mro.push_back(nr.as<ClassObj>());
   nr.as<ClassObj>()->builtin = true;
@@ -500,11 +523,12 @@ void install_nki(Interp& in) {
   for (const char* n : {"baremetal", "benchmark", "profile"}) def(legacy, n, nki_jit, 1);
   def(legacy, "simulate_kernel", legacy_host_only);
   ModuleObj* legacy_isa = nullptr;
-  for (const char* sub : {"language", "isa", "typing"}) {
+  for (const char* sub : {"language", "isa", "isa.constants", "typing"}) {
     ModuleObj* m = legacy_copy((std::string("nki.") + sub).c_str(), std::string("neuronxcc.nki.") + sub);
     if (std::string(sub) == "isa") legacy_isa = m;
   }
   install_legacy_isa(in, legacy_isa);  // legacy nisa calls return tiles (legacy_isa.cpp)
+  install_nki_compiler(in);
 }
 
 }  // namespace nkisim::frontend

@@ -344,6 +344,16 @@ Value m_rearrange(MethodCtx& c) {
   return with_view(c.t, rearrange_view(c.in, c.t->view, c.on_chip, v[0], v[1], v[2]));
 }
 
+// t.broadcast_to(shape) (legacy tiles): nl.broadcast_to(t, shape), a new tile.
+Value m_broadcast_to(MethodCtx& c) {
+  static const ParamSpec ps[] = {{"shape", true}};
+  Value v[1];
+  c.bind("broadcast_to", ps, v);
+  Value args[2] = {with_view(c.t, c.t->view), v[0]};
+  CallArgs ca{args, 2, nullptr, 0, c.a.site};
+  return c.in.call(c.in.module_cache[intern("nki.language")].as<ModuleObj>()->globals[intern("broadcast_to")], ca);
+}
+
 struct TensorMethod {
   const char* name;
   Value (*fn)(MethodCtx&);
@@ -355,6 +365,7 @@ constexpr TensorMethod kMethods[] = {
     {"view", m_view},               {"reinterpret_cast", m_view},       {"ap", m_ap},
     {"get_pattern", m_get_pattern}, {"is_contiguous", m_is_contiguous}, {"is_indirect", m_is_indirect},
     {"vector_select", m_vector_select}, {"indirect", m_indirect},       {"rearrange", m_rearrange},
+    {"broadcast_to", m_broadcast_to},
 };
 
 Value tensor_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
@@ -490,8 +501,9 @@ void add_key_expr(Interp& in, std::vector<ir::IndexKey>& keys, const Expr* e, Fr
 
 }  // namespace
 
-Value nki_get_item(Interp& in, const Value& obj, const Value& key) {
+Value nki_get_item(Interp& in, const Value& obj, const Value& given_key) {
   const TensorObj* t = obj.as<TensorObj>();
+  const Value key = mgrid_key(given_key);
   if (t->indirect) raise("ValueError", kIndirectNoView);
   if (t->lead) return block_get_item(in, t, key);  // legacy par_dim blocks (nl_index.cpp)
   if (Value r = index_tensor(in, t, key); !r.is_unbound()) return r;  // legacy index tiles (nl_index.cpp)

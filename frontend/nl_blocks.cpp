@@ -11,6 +11,7 @@ Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
   ir::View v = t->view;
   int lead = t->lead;
   size_t used = 0;
+  std::vector<int64_t> logical;  // the block indices given, before modulo folding
   while (lead > 0 && used < keys.size()) {
     const Value& k = keys[used];
     if (k.is(VK::Ellipsis)) break;
@@ -29,6 +30,8 @@ Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
       raise("IndexError", "index " + std::to_string(k.i()) + " is out of bounds for block dimension " +
                               std::to_string(used) + " of size " + std::to_string(n) + " of tensor '" + t->base().name +
                               "'");
+    logical.push_back(i);
+    if (!t->fold.empty()) i %= t->fold[size_t(t->lead - lead)];  // modulo allocation (nki_compiler.cpp)
     v.offset += i * v.dims[0].stride;
     v.dims.erase(v.dims.begin());
     --lead;
@@ -47,9 +50,18 @@ Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
     }
     Value r = nl::view_value(t, v);
     const_cast<TensorObj*>(r.as<TensorObj>())->lead = lead;
+    if (!t->fold.empty())
+      const_cast<TensorObj*>(r.as<TensorObj>())->fold.assign(t->fold.end() - lead, t->fold.end());
     return r;
   }
   Value tile = nl::view_value(t, v);
+  if (!t->fold.empty() && t->base().buffer == ir::Buffer::psum) {
+    // Another logical block now owns this PSUM bank: it starts empty, so the first `+= nc_matmul` into it
+    // overwrites (a memset ends the previous block's accumulation) instead of adding to the previous block.
+    auto& owner = nl_state(in).fold_owner[{t->id, v.offset}];
+    if (!owner.empty() && owner != logical) nl::call_isa(in, "memset", {{"dst", tile}, {"value", Value::floating(0.0)}});
+    owner = logical;
+  }
   if (used == keys.size()) return tile;
   std::vector<Value> rest(keys.begin() + long(used), keys.end());
   return nki_get_item(in, tile, rest.size() == 1 ? rest[0] : make_tuple(std::move(rest)));

@@ -653,6 +653,14 @@ Value builtin_class(Interp& in, const char* name) {
 
 }  // namespace
 
+Value mgrid_key(const Value& key) {
+  if (!key.is(VK::Instance)) return key;
+  const InstanceObj* o = key.as<InstanceObj>();
+  if (!o->cls.is(VK::Class) || o->cls.as<ClassObj>()->name != "MGridResult") return key;
+  auto it = o->attrs.find(S::__iter__);
+  return it == o->attrs.end() ? key : it->second.as<BuiltinObj>()->self;  // the tuple of index tiles
+}
+
 Value index_get_item(Interp& in, const Value& obj, const Value& key) {
   auto* o = obj.as<IndexObj>();
   std::vector<Value> keys = key.is(VK::Tuple) ? items_of(key) : std::vector<Value>{key};

@@ -139,8 +139,25 @@ Value engine_val(int e) { return Value::enum_val(EnumEngine, e); }
 
 }  // namespace
 
-Value binary(Interp& in, isa::AluOp op, const Value& x, const Value& y, std::optional<DType> dt, const Value& mask,
-             const char* fname, const Value* dst) {
+// Legacy kernels broadcast a partition dimension of 1 in elementwise ops (`[128, 512] + [1, 512]`): that operand
+// becomes nl.broadcast_to(t, (P, ...its free dims)) first.
+Value partition_broadcast(Interp& in, const Value& t, int64_t P) {
+  std::vector<Value> dims;
+  for (int64_t d : t.as<TensorObj>()->view.shape()) dims.push_back(Value::integer(d));
+  dims[0] = Value::integer(P);
+  Value args[2] = {t, make_tuple(std::move(dims))};
+  CallArgs ca{args, 2, nullptr, 0, in.current_site()};
+  return in.call(in.module_cache[intern("nki.language")].as<ModuleObj>()->globals[intern("broadcast_to")], ca);
+}
+
+Value binary(Interp& in, isa::AluOp op, const Value& x_in, const Value& y_in, std::optional<DType> dt,
+             const Value& mask, const char* fname, const Value* dst) {
+  Value x = x_in, y = y_in;
+  if (x.is(VK::Tensor) && y.is(VK::Tensor) && legacy(in)) {
+    const int64_t px = parts(x.as<TensorObj>()->view), py = parts(y.as<TensorObj>()->view);
+    if (px == 1 && py > 1 && buffer_on_chip(x.as<TensorObj>()->base().buffer)) x = partition_broadcast(in, x, py);
+    if (py == 1 && px > 1 && buffer_on_chip(y.as<TensorObj>()->base().buffer)) y = partition_broadcast(in, y, px);
+  }
   const bool xt = x.is(VK::Tensor), yt = y.is(VK::Tensor);
   if (!xt && !yt) raise("TypeError", std::string(fname) + ": at least one operand must be a tile");
   if (xt) on_chip(x, fname, "x");

@@ -8,6 +8,7 @@
 //   legacy_isa.cpp    neuronxcc.nki.isa: instructions returning tiles (no dst=, dtype=/mask= keywords)
 #pragma once
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -66,6 +67,9 @@ struct NlState {
   std::vector<int64_t> program_id, grid;
   std::vector<int> shared_outputs;  // shared_hbm tensors of program 0, reused by the other programs
   size_t shared_next = 0;
+  // Modulo-allocated PSUM block tensors (nl_blocks.cpp): per (tensor, physical block offset), the logical block
+  // indices that last used it.
+  std::map<std::pair<int, int64_t>, std::vector<int64_t>> fold_owner;
 };
 NlState& nl_state(Interp& in);
 
@@ -118,6 +122,8 @@ Value index_binop(Interp& in, BinKind k, const Value& a, const Value& b);
 Value index_compare(Interp& in, CmpKind k, const Value& a, const Value& b);
 Value index_unary(Interp& in, UnaryKind k, const Value& v);
 Value index_get_item(Interp& in, const Value& obj, const Value& key);
+// t[nl.mgrid[0:P, 0:F]]: a whole mgrid result as a subscript is its tuple of index tiles (else key unchanged).
+Value mgrid_key(const Value& key);
 void install_nl_index(Interp& in, ModuleObj* nl);
 
 // ---- tiles and ops (nl_ops.cpp)
@@ -159,5 +165,15 @@ void install_nl_ops(Interp& in, ModuleObj* nl);
 void install_nl_ops_more(Interp& in, ModuleObj* nl);
 void install_nl_constants(Interp& in, ModuleObj* nl);  // nl.shared_identity_matrix (nl_constants.cpp)
 void install_legacy_isa(Interp& in, ModuleObj* legacy_isa);
+void install_legacy_isa_tiles(Interp& in, ModuleObj* legacy_isa);  // legacy_isa_tiles.cpp
+void install_nki_compiler(Interp& in);  // neuronxcc.nki.compiler (nki_compiler.cpp)
+// nl.ndarray(buffer=...): the buffer, and for a neuronxcc.nki.compiler allocation directive its placement
+// (start partition, byte offset) in *address; `shape` has `lead` block dims before the partition dim. For a
+// mod_alloc of a block tensor, *fold gets the physical block count per lead dim and *block_elems the physical
+// free size of one block (PSUM: one bank each; 0 = the tile's own size).
+Value resolve_allocation(Interp& in, const Value& buffer, const std::vector<int64_t>& shape, int lead, isa::DType dt,
+                         std::optional<std::pair<int64_t, int64_t>>* address, std::vector<int64_t>* fold,
+                         int64_t* block_elems);
+void install_nl_legacy(Interp& in, ModuleObj* nl);  // nl.rand, empty_like, zeros_like, fp32 (nl_legacy.cpp)
 
 }  // namespace nkisim::frontend

@@ -155,16 +155,32 @@ bool same_view(const Value& a, const Value& b) {
   return true;
 }
 
-// Writes value (a tile or a number) into dst (any buffer), within the box b.
+// Whether a compute engine may not access this SBUF view: its partitions start off the quadrant grid the
+// engines require (nki-isa.md §1.3; ir/access.cpp), e.g. `t[i, j] = v` for a single partition i = 1.
+bool engine_misaligned(const Value& v) {
+  const TensorObj* t = v.as<TensorObj>();
+  const ir::Tensor& base = t->base();
+  if (base.buffer != ir::Buffer::sbuf || base.shape.empty()) return false;
+  int64_t f = 1;
+  for (size_t i = 1; i < base.shape.size(); ++i) f *= base.shape[i];
+  const int64_t parts = t->view.dims.empty() ? 1 : t->view.dims[0].count;
+  const int64_t start = (base.address ? base.address->first : 0) + (f ? t->view.offset / f : 0);
+  const int64_t quantum = parts > 64 ? 128 : parts > 32 ? 64 : 32;
+  return start % quantum != 0;
+}
+
+// Writes value (a tile or a number) into dst (any buffer), within the box b. An SBUF box that starts off the
+// engines' partition grid is written by a DMA (which has no such rule) from a staging tile.
 void write_box(Interp& in, const Value& dst, const Value& value, const AxisBounds& b, const char* fname) {
   const TensorObj* d = tile_arg(dst, fname, "dst");
   if (value.is(VK::Tensor)) tile_arg(value, fname, "value");
   auto rv = [&](const Value& x) { return restrict_value(x, b); };
   Value src = value;
+  const bool by_dma = buffer_on_chip(d->base().buffer) && engine_misaligned(rv(dst));
   if (!value.is(VK::Tensor)) {
     if (!value.is_number())
       raise("TypeError", std::string(fname) + ": value must be a tile or a number, got '" + type_name(value) + "'");
-    if (buffer_on_chip(d->base().buffer)) {
+    if (buffer_on_chip(d->base().buffer) && !by_dma) {
       call_isa(in, "memset", {{"dst", rv(dst)}, {"value", value}});
       return;
     }
@@ -175,7 +191,7 @@ void write_box(Interp& in, const Value& dst, const Value& value, const AxisBound
   if (s->view.num_elements() != d->view.num_elements())
     raise("ValueError", std::string(fname) + ": dst has shape " + shape_str(d->view.shape()) + " but value has shape " +
                             shape_str(s->view.shape()));
-  if (buffer_on_chip(d->base().buffer) && buffer_on_chip(s->base().buffer)) {
+  if (buffer_on_chip(d->base().buffer) && buffer_on_chip(s->base().buffer) && !by_dma) {
     call_isa(in, "tensor_copy", {{"dst", rv(dst)}, {"src", rv(src)}});
     return;
   }
@@ -321,7 +337,21 @@ Value nl_augmented(Interp& in, BinKind k, const Value& cur, const Value& rhs) {
 }
 
 void nl_set_item(Interp& in, const Value& tensor, const Value& key, Value v) {
-  Value dst = nki_get_item(in, tensor, key);
+  const size_t before = in.kernel.ops.size();
+  Value dst = nki_get_item(in, tensor, key);  // may memset a modulo-allocated PSUM block (nl_blocks.cpp)
+  NlState& st = nl_state(in);
+  const TensorObj* d = dst.as<TensorObj>();
+  if (d->base().buffer == ir::Buffer::psum && d->view.dtype == DType::float32 && v.is(VK::Tensor) &&
+      v.as<TensorObj>()->id == st.pending.tensor && before == st.pending.end &&
+      d->view.shape() == v.as<TensorObj>()->view.shape()) {
+    // psum[i] = nisa.nc_matmul(...): the matmul writes psum[i] itself (overwriting it, so a memset of the block
+    // made by the subscript is dropped too), without a PSUM temporary.
+    in.kernel.ops.resize(st.pending.begin);
+    Value s = st.pending.stationary, m = st.pending.moving;
+    st.pending = {};
+    call_isa(in, "nc_matmul", {{"dst", dst}, {"stationary", s}, {"moving", m}, {"accumulate", Value::boolean(false)}});
+    return;
+  }
   write_into(in, dst, v, Value::unbound(), "assignment");
 }
 

@@ -414,16 +414,41 @@ Value fn_broadcast_to(Interp& in, const BuiltinObj&, CallArgs& a) {
   }
   if (view.dims[0].count != 1)
     raise("ValueError", "broadcast_to: cannot broadcast " + shape_str(t->view.shape()) + " to " + shape_str(shape));
-  // [1, F] -> [P, F]: ones[1, P].T @ x[1, F] on the Tensor Engine.
-  Value flat = new_tile(in, {1, view.num_elements()}, DType::float32, ir::Buffer::sbuf, "bcast_row");
-  call_isa(in, "tensor_copy", {{"dst", flat}, {"src", src}});
+  // [1, F] -> [P, F]: ones[1, P].T @ x[1, F] on the Tensor Engine, in pieces of at most 512 columns (the
+  // moving free size limit; one fp32 PSUM bank each). The values pass through fp32, exact for every float dtype
+  // and for integers of up to 16 bits; a 32-bit integer row is broadcast as its two 16-bit halves.
+  const bool wide_int = isa::is_integer(t->view.dtype) && isa::dtype_size(t->view.dtype) > 2;
+  if (wide_int && dt != t->view.dtype)
+    raise("NotImplementedError", "broadcast_to: dtype= with a partition broadcast of a " +
+                                     std::string(dtype_str(t->view.dtype)) + " tile is not supported yet by nki-sim");
+  int64_t F = view.num_elements();
+  Value row = new_tile(in, {1, F}, wide_int ? t->view.dtype : DType::float32, ir::Buffer::sbuf, "bcast_row");
+  call_isa(in, "tensor_copy", {{"dst", row}, {"src", src}});
+  Value flat = row;
+  if (wide_int) {  // the uint16 halves, as fp32
+    F *= 2;
+    flat = new_tile(in, {1, F}, DType::float32, ir::Buffer::sbuf, "bcast_halves");
+    const TensorObj* rt = row.as<TensorObj>();
+    call_isa(in, "tensor_copy", {{"dst", flat}, {"src", view_value(rt, ir::reinterpret_view(rt->view, DType::uint16))}});
+  }
   Value ones = new_tile(in, {1, shape[0]}, DType::float32, ir::Buffer::sbuf, "bcast_ones");
   call_isa(in, "memset", {{"dst", ones}, {"value", Value::floating(1.0)}});
-  std::vector<int64_t> two = {shape[0], view.num_elements()};
-  Value acc = new_tile(in, two, DType::float32, ir::Buffer::psum, "bcast_psum");
-  call_isa(in, "nc_matmul", {{"dst", acc}, {"stationary", ones}, {"moving", flat}});
   Value out = new_tile(in, shape, dt);
-  call_isa(in, "tensor_copy", {{"dst", out}, {"src", acc}});
+  const TensorObj* ot = out.as<TensorObj>();
+  ir::View out2d = ir::reshape_view(ot->view, {shape[0], view.num_elements()}, true);
+  if (wide_int) out2d = ir::reinterpret_view(out2d, DType::uint16);
+  for (int64_t c0 = 0; c0 < F; c0 += 512) {
+    const int64_t n = std::min<int64_t>(512, F - c0);
+    Value acc = new_tile(in, {shape[0], n}, DType::float32, ir::Buffer::psum, "bcast_psum");
+    ir::View piece = flat.as<TensorObj>()->view;
+    piece.offset += c0 * piece.dims[1].stride;
+    piece.dims[1].count = n;
+    call_isa(in, "nc_matmul", {{"dst", acc}, {"stationary", ones}, {"moving", view_value(flat.as<TensorObj>(), piece)}});
+    ir::View dst_piece = out2d;
+    dst_piece.offset += c0 * dst_piece.dims[1].stride;
+    dst_piece.dims[1].count = n;
+    call_isa(in, "tensor_copy", {{"dst", view_value(ot, dst_piece)}, {"src", acc}});
+  }
   return out;
 }
 

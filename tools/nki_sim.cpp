@@ -249,6 +249,7 @@ int run(int argc, char** argv) {
   // Inputs: FILE or FILE:DTYPE (the suffix after the last ':' when it names a dtype).
   frontend::CompileOptions copts;
   copts.target = target->name;
+  copts.target_from_kernel = vm["target"].defaulted();
   if (vm.count("kernel")) copts.kernel_name = vm["kernel"].as<std::string>();
   if (vm.count("arg"))
     for (auto& s : vm["arg"].as<std::vector<std::string>>()) copts.args.push_back(split_assignment(s, "--arg"));

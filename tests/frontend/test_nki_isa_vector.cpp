@@ -185,7 +185,7 @@ TEST_CASE("nki.isa statistics, selection and search bindings check shapes and dt
   CHECK(body_error(head + "    e = nl.ndarray((128, 8), dtype=nl.float32)\n    nisa.nc_find_index8(dst=e, data=a, vals=e)\n") ==
         "9:5: nc_find_index8: dst must be uint32 or uint16, got float32");
   CHECK(body_error(head + "    nisa.tensor_copy_predicated(dst=a, src=a, predicate=a)\n") ==
-        "8:5: tensor_copy_predicated: predicate must be uint8, uint16 or uint32, got float32");
+        "8:5: tensor_copy_predicated: predicate must be uint8, uint16, uint32 or bool, got float32");
   CHECK(body_error(head + "    q = nl.ndarray((128, 512), dtype=nl.uint8)\n    h = nl.ndarray((128, 512), dtype=nl.bfloat16)\n"
                           "    nisa.tensor_copy_predicated(dst=a, src=h, predicate=q)\n") ==
         "10:5: tensor_copy_predicated: src and dst must have the same dtype, got bfloat16 and float32");

@@ -1,0 +1,234 @@
+// legacy_isa_tiles.cpp - more neuronxcc.nki.isa signatures that return a new tile (the caller passes no dst=):
+// iota(expr, dtype), max8(src), nc_find_index8(data, vals), nc_match_replace8(data, vals, imm, dst_idx),
+// bn_stats(data), bn_aggr(data), dropout(data, prob), reciprocal(data), tensor_partition_reduce(op, data),
+// dma_transpose(src, axes), sequence_bounds(segment_ids), local_gather(src_buffer, index, ...),
+// tensor_scalar_reduce(data, op0, operand0, reduce_op, ...) and range_select(on_true_tile, ...). Each rule below
+// gives the result tile's shape and default dtype; the call then goes to the current binding with dst= the fresh
+// tile, so every operand is checked as for a nisa call.
+// dtype= picks the result dtype; mask= restricts the computed partitions like the other legacy calls.
+#include "frontend/nl_ops.h"
+
+namespace nkisim::frontend {
+namespace {
+using isa::DType;
+using isa_binding::present;
+using namespace nl;
+
+enum class Rule { same, eight, index8, bn_stats, bn_aggr, partition_reduce, transpose, seq_bounds, gather };
+
+struct TileSig {
+  const char* name;
+  std::vector<ParamSpec> params;  // legacy order, without dst (dtype= and mask= are added)
+  const char* data;               // the parameter whose tile the result is shaped after
+  Rule rule;
+};
+
+const TileSig kSigs[] = {
+    {"max8", {{"src", true}, {"name"}}, "src", Rule::eight},
+    {"nc_find_index8", {{"data", true}, {"vals", true}, {"name"}}, "data", Rule::index8},
+    {"nc_match_replace8", {{"data", true}, {"vals", true}, {"imm", true}, {"dst_idx"}, {"name"}}, "data", Rule::same},
+    {"bn_stats", {{"data", true}, {"name"}}, "data", Rule::bn_stats},
+    {"bn_aggr", {{"data", true}, {"name"}}, "data", Rule::bn_aggr},
+    {"dropout", {{"data", true}, {"prob", true}, {"name"}}, "data", Rule::same},
+    {"reciprocal", {{"data", true}, {"name"}}, "data", Rule::same},
+    {"tensor_partition_reduce", {{"op", true}, {"data", true}, {"name"}}, "data", Rule::partition_reduce},
+    {"dma_transpose",
+     {{"src", true}, {"axes"}, {"priority"}, {"dge_mode"}, {"oob_mode"}, {"name"}},
+     "src",
+     Rule::transpose},
+    {"sequence_bounds", {{"segment_ids", true}, {"name"}}, "segment_ids", Rule::seq_bounds},
+    {"local_gather",
+     {{"src_buffer", true}, {"index", true}, {"num_elem_per_idx"}, {"num_valid_indices"}, {"name"}},
+     "src_buffer",
+     Rule::gather},
+    {"tensor_scalar_reduce",
+     {{"data", true}, {"op0", true}, {"operand0", true}, {"reduce_op", true}, {"reduce_res"}, {"reverse0"},
+      {"reduce_cmd"}, {"reduce_init"}, {"reduce_res_negate"}, {"name"}},
+     "data",
+     Rule::same},
+    {"range_select",
+     {{"on_true_tile", true}, {"comp_op0", true}, {"comp_op1", true}, {"bound0", true}, {"bound1", true},
+      {"reduce_cmd"}, {"reduce_res"}, {"reduce_op"}, {"range_start"}, {"on_false_value"}, {"name"}},
+     "on_true_tile",
+     Rule::same},
+};
+
+bool has_kw(const CallArgs& a, const char* n) {
+  for (size_t i = 0; i < a.nkw; ++i)
+    if (sym_name(a.kw[i].first) == n) return true;
+  return false;
+}
+
+Value current_fn(Interp& in, const char* name) {
+  return in.module_cache[intern("nki.isa")].as<ModuleObj>()->globals[intern(name)];
+}
+
+int64_t free_elems(const TensorObj* t) {
+  const int64_t p = t->view.dims.empty() ? 1 : t->view.dims[0].count;
+  return t->view.num_elements() / std::max<int64_t>(p, 1);
+}
+
+std::vector<int64_t> result_shape(Interp& in, const TileSig& sig, const TensorObj* x, const Value& arg_axes,
+                                  const Value& arg_nv, const Value& arg_k, DType* dt) {
+  std::vector<int64_t> s = x->view.shape();
+  const int64_t P = s.empty() ? 1 : s[0];
+  switch (sig.rule) {
+    case Rule::same:
+      return s;
+    case Rule::eight:
+      return {P, 8};
+    case Rule::index8:
+      *dt = DType::uint32;
+      return {P, 8};
+    case Rule::bn_stats:
+      return {P, 6 * ((free_elems(x) + 511) / 512)};
+    case Rule::bn_aggr:
+      return {P, 2};
+    case Rule::partition_reduce:
+      s[0] = 1;
+      return s;
+    case Rule::seq_bounds:
+      return {P, 2, free_elems(x)};
+    case Rule::gather: {
+      const int64_t k = present(arg_k) && !arg_k.is_none() ? in.to_index(arg_k, "num_elem_per_idx") : 1;
+      const int64_t nv = present(arg_nv) && !arg_nv.is_none() ? in.to_index(arg_nv, "num_valid_indices") : -1;
+      return {P, (nv < 0 ? 1 : nv) * k};  // nv < 0: the binding reports the index tile's count
+    }
+    case Rule::transpose: {
+      std::vector<int64_t> axes;
+      if (present(arg_axes) && !arg_axes.is_none())
+        for (auto& e : in.to_vector(arg_axes)) axes.push_back(in.to_index(e, "dma_transpose() axes"));
+      else
+        for (size_t i = s.size(); i-- > 0;) axes.push_back(int64_t(i));
+      if (axes.size() != s.size())
+        raise("ValueError", "dma_transpose: axes must list every dimension of the " + std::to_string(s.size()) +
+                                "-dimensional src");
+      std::vector<int64_t> out;
+      for (int64_t a : axes) {
+        if (a < 0 || a >= int64_t(s.size())) raise("ValueError", "dma_transpose: axes out of range");
+        out.push_back(s[size_t(a)]);
+      }
+      return out;
+    }
+  }
+  return s;
+}
+
+Value legacy_tile_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
+  const TileSig& sig = kSigs[b.data];
+  if (has_kw(a, "dst")) return in.call(current_fn(in, sig.name), a);  // current-style call
+  std::vector<ParamSpec> ps = sig.params;
+  ps.push_back({"dtype"});
+  ps.push_back({"mask"});
+  std::vector<Value> v(ps.size());
+  bind_args(sig.name, ps.data(), ps.size(), a, v.data());
+  for (Value& x : v) x = as_op_code(in, x);
+  auto arg = [&](const char* n) -> const Value& {
+    static const Value unbound = Value::unbound();
+    for (size_t i = 0; i < ps.size(); ++i)
+      if (std::string(ps[i].name) == n) return v[i];
+    return unbound;
+  };
+  const TensorObj* x = tile_arg(arg(sig.data), sig.name, sig.data);
+  DType dt = x->view.dtype;
+  const std::vector<int64_t> shape =
+      result_shape(in, sig, x, arg("axes"), arg("num_valid_indices"), arg("num_elem_per_idx"), &dt);
+  if (auto d = dtype_opt(arg("dtype"), sig.name)) dt = *d;
+  bool never = false;
+  AxisBounds bounds = mask_bounds(in, arg("mask"), &never, sig.name, /*hull=*/true);
+  widen_partition(bounds);
+  Value dst = new_tile(in, shape, dt);
+  if (never) return dst;
+  // mask=: the inputs are restricted to the box, the result to its partitions (and to the box when it has
+  // the input's shape).
+  AxisBounds dst_bounds = bounds;
+  if (sig.rule != Rule::same && !dst_bounds.empty()) dst_bounds.resize(1);
+  std::vector<std::pair<Sym, Value>> kw;
+  kw.emplace_back(intern("dst"), restrict_value(dst, dst_bounds));
+  for (size_t i = 0; i < ps.size(); ++i) {
+    const std::string pn = ps[i].name;
+    if (pn == "dtype" || pn == "mask" || v[i].is_unbound()) continue;
+    kw.emplace_back(intern(ps[i].name), pn == sig.data ? restrict_value(v[i], bounds) : v[i]);
+  }
+  CallArgs ca{nullptr, 0, kw.data(), kw.size(), in.current_site()};
+  in.call(current_fn(in, sig.name), ca);
+  return dst;
+}
+
+// iota(expr, dtype, mask=None): the values of an affine index expression over index tiles (nl.arange /
+// nl.mgrid) as a tile: channel_multiplier = the partition axis coefficient, one [step, num] pattern entry per
+// free axis, offset = the constant.
+Value legacy_iota(Interp& in, const BuiltinObj&, CallArgs& a) {
+  if (has_kw(a, "dst") || (a.npos > 0 && a.pos[0].is(VK::Tensor)))
+    return in.call(current_fn(in, "iota"), a);  // current-style call
+  static const ParamSpec ps[] = {{"expr", true}, {"dtype", true}, {"mask"}, {"name"}};
+  Value v[4];
+  bind_args("iota", ps, 4, a, v);
+  if (present(v[2]) && !v[2].is_none()) raise("NotImplementedError", "iota: mask= is not supported yet by nki-sim");
+  const DType dt = *dtype_opt(v[1], "iota");
+  Value e = mgrid_key(v[0]);
+  if (e.is_int_like()) {
+    Value t = new_tile(in, {1, 1}, dt, ir::Buffer::sbuf, "iota");
+    call_isa(in, "iota", {{"dst", t}, {"pattern", make_list({make_list({Value::integer(0), Value::integer(1)})})},
+                          {"offset", Value::integer(e.i())}});
+    return t;
+  }
+  if (!is_index(e))
+    raise("TypeError", "iota: expr must be an affine expression of index tiles (nl.arange, nl.mgrid), got '" +
+                           type_name(v[0]) + "'");
+  const IndexObj* ix = static_cast<const IndexObj*>(e.obj());
+  const auto& iters = nl_state(in).iters;
+  std::vector<int64_t> extent(size_t(std::max(ix->rank, 2)), 1), coeff(extent.size(), 0);
+  for (auto [id, c] : ix->terms) {
+    const NlIter& it = iters[size_t(id)];
+    if (size_t(it.axis) >= extent.size()) raise("ValueError", "iota: an index tile axis is out of range");
+    if (extent[size_t(it.axis)] != 1 && extent[size_t(it.axis)] != it.extent)
+      raise("ValueError", "iota: two index tiles of different lengths run along axis " + std::to_string(it.axis));
+    extent[size_t(it.axis)] = it.extent;
+    coeff[size_t(it.axis)] += c;
+  }
+  std::vector<Value> pattern;
+  for (size_t ax = 1; ax < extent.size(); ++ax)
+    pattern.push_back(make_list({Value::integer(coeff[ax]), Value::integer(extent[ax])}));
+  Value t = new_tile(in, extent, dt, ir::Buffer::sbuf, "iota");
+  call_isa(in, "iota", {{"dst", t},
+                        {"pattern", make_list(std::move(pattern))},
+                        {"offset", Value::integer(ix->constant)},
+                        {"channel_multiplier", Value::integer(coeff[0])}});
+  return t;
+}
+
+// dma_copy(dst, src, ..., dst_rmw_op=None): with dst_rmw_op=np.add / nl.add the DMA adds src to dst
+// (read-modify-write), which is dma_compute(dst, [dst, src], add); otherwise the current dma_copy.
+Value legacy_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
+  std::vector<std::pair<Sym, Value>> kw;
+  Value rmw;
+  for (size_t i = 0; i < a.nkw; ++i) {
+    if (sym_name(a.kw[i].first) == "dst_rmw_op") rmw = as_op_code(in, a.kw[i].second);
+    else kw.push_back(a.kw[i]);
+  }
+  if (rmw.is_none()) {
+    CallArgs ca{a.pos, a.npos, kw.data(), kw.size(), a.site};
+    return in.call(current_fn(in, "dma_copy"), ca);
+  }
+  static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"oob_mode"}};
+  Value v[3];
+  CallArgs ba{a.pos, a.npos, kw.data(), kw.size(), a.site};
+  bind_args("dma_copy", ps, 3, ba, v);
+  std::vector<std::pair<Sym, Value>> ck = {
+      {intern("dst"), v[0]}, {intern("srcs"), make_list({v[0], v[1]})}, {intern("reduce_op"), rmw}};
+  if (present(v[2])) ck.push_back({intern("oob_mode"), v[2]});
+  CallArgs ca{nullptr, 0, ck.data(), ck.size(), a.site};
+  return in.call(current_fn(in, "dma_compute"), ca);
+}
+
+}  // namespace
+
+void install_legacy_isa_tiles(Interp& in, ModuleObj* legacy_isa) {
+  for (size_t i = 0; i < sizeof(kSigs) / sizeof(kSigs[0]); ++i)
+    legacy_isa->globals[intern(kSigs[i].name)] = in.builtin(kSigs[i].name, legacy_tile_call, Value(), int64_t(i));
+  legacy_isa->globals[intern("iota")] = in.builtin("iota", legacy_iota);
+  legacy_isa->globals[intern("dma_copy")] = in.builtin("dma_copy", legacy_dma_copy);
+}
+
+}  // namespace nkisim::frontend
