@@ -99,7 +99,14 @@ std::vector<Value> bind_host_args(Interp& in, FunctionObj* fn, const CompileOpti
     const HostValue* h = nullptr;
     for (auto& [n, v] : opts.host_args)
       if (n == name) h = &v;
-    if (h) args.push_back(host_to_value(in, *h, tensor, "argument '" + name + "'"));
+    if (h) {
+      try {
+        args.push_back(host_to_value(in, *h, tensor, "kernel '" + kname + "': argument '" + name + "'"));
+      } catch (Error& e) {
+        if (!e.loc) e.loc = SourceLoc{fn_module->path, p.line, p.col};  // at the parameter
+        throw;
+      }
+    }
     else if (!fn->defaults[i].is_unbound()) args.push_back(fn->defaults[i]);
     else
       throw Error("kernel '" + kname + "' missing required argument '" + name + "'",

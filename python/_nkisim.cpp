@@ -4,14 +4,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <signal.h>
+
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <exception>
 #include <fstream>
-#include <future>
 #include <sstream>
-#include <thread>
 
 #include "api/run.h"
 #include "isa/binary.h"
@@ -26,35 +25,45 @@ namespace {
 // Raised for kernel, input and run-time errors; str() is the located diagnostic (nkisim.KernelError).
 py::object kernel_error_type;
 
-// Runs `work` on a worker thread with the GIL released; polls for signals every 20 ms so that Ctrl-C sets
-// `stop` (the compiler and the simulator check it) and re-raises KeyboardInterrupt once the worker returned.
+// Ctrl-C while nki-sim works: SIGINT sets the run's stop flag (the compiler and the simulator poll it).
+std::atomic<std::atomic<bool>*> g_stop{nullptr};
+volatile sig_atomic_t g_sigint = 0;
+extern "C" void on_sigint(int) {
+  g_sigint = 1;
+  if (std::atomic<bool>* s = g_stop.load()) s->store(true);
+}
+
+// Runs `work` on the calling thread with the GIL released. On Python's main thread SIGINT is caught meanwhile
+// (the previous handler is restored after) and turns into KeyboardInterrupt once the work stopped; elsewhere
+// Python would not deliver it anyway. No thread hop: a small kernel's call costs what its simulation costs.
 template <class Work>
 void run_interruptibly(std::atomic<bool>& stop, Work&& work) {
-  std::exception_ptr error;
-  bool interrupted = false;
-  {
-    std::promise<void> done;
-    std::future<void> f = done.get_future();
-    py::gil_scoped_release nogil;
-    std::thread th([&] {
-      try {
-        work();
-      } catch (...) {
-        error = std::current_exception();
-      }
-      done.set_value();
-    });
-    while (f.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
-      py::gil_scoped_acquire gil;
-      if (PyErr_CheckSignals() != 0) {
-        interrupted = true;
-        stop.store(true);
-        break;
-      }
-    }
-    th.join();
+  const bool main_thread = _PyOS_IsMainThread() != 0;  // (CPython: signals are handled on the main thread)
+  struct sigaction mine {}, old {};
+  if (main_thread) {
+    g_sigint = 0;
+    g_stop.store(&stop);
+    mine.sa_handler = on_sigint;
+    sigemptyset(&mine.sa_mask);
+    sigaction(SIGINT, &mine, &old);
   }
-  if (interrupted) throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
+  std::exception_ptr error;
+  {
+    py::gil_scoped_release nogil;
+    try {
+      work();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  if (main_thread) {
+    sigaction(SIGINT, &old, nullptr);
+    g_stop.store(nullptr);
+    if (g_sigint) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw py::error_already_set();
+    }
+  }
   if (error) std::rethrow_exception(error);
 }
 
