@@ -167,8 +167,10 @@ std::shared_ptr<Program> compile(const std::string& path, const std::string& ker
     std::atomic<bool> stop{false};
     c.interrupt = &stop;
     auto p = std::make_shared<Program>();
-    p->target = req.target;
-    run_interruptibly(stop, [&] { p->compiled = api::compile_kernel(std::move(req)); });
+    run_interruptibly(stop, [&] {
+      p->compiled = api::compile_kernel(std::move(req));
+      p->target = p->compiled.target;
+    });
     return p;
   });
 }
