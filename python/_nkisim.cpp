@@ -305,20 +305,22 @@ PYBIND11_MODULE(_nkisim, m) {
         std::vector<uint8_t> b = isa::encode_programs(p.compiled.programs);
         return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());
       });
-  m.def("tile_size", [](const std::string& target) {
-    py::dict d;
-    for (auto& [name, v] : frontend::tile_size_constants(target_of(target))) d[name] = v;
-    return d;
-  });
-  m.def("namespaces", [] {
-    py::dict d;
-    for (auto& [mod, names] : frontend::builtin_namespaces()) {
-      py::dict n;
-      for (auto& b : names) n[py::str(b.name)] = std::string(1, b.kind);
-      d[py::str(mod)] = n;
-    }
-    return d;
-  });
+  m.def("namespaces", [](const std::string& target) {
+    return guarded([&] {
+      py::dict d;
+      for (auto& [mod, names] : frontend::builtin_namespaces(target_of(target))) {
+        py::dict n;
+        for (auto& b : names) {
+          py::object value = py::none();
+          if (b.kind == 'i') value = py::int_(int64_t(b.number));
+          if (b.kind == 'x') value = py::float_(b.number);
+          n[py::str(b.name)] = py::make_tuple(std::string(1, b.kind), value);
+        }
+        d[py::str(mod)] = n;
+      }
+      return d;
+    });
+  }, py::arg("target") = "trn2");
   m.def("compile", &compile, py::arg("path"), py::arg("kernel"), py::arg("module"), py::arg("api"), py::arg("args"),
         py::arg("inputs"), py::arg("target"), py::arg("lnc"), py::arg("grid"), py::arg("include_dirs"));
   m.def("simulate", &simulate, py::arg("program"), py::arg("inputs"), py::arg("mode"), py::arg("timeline"),
