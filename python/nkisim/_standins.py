@@ -148,10 +148,9 @@ class Namespace:
     """A namespace inside a front-end module that is no importable module (nl.tile_size, nl.fp32): its
     constants are the front end's numbers (nl.tile_size.pmax == 128, nl.fp32.min), the rest markers."""
 
-    def __init__(self, frontend_name):
-        module, _, attr = frontend_name.rpartition(".")
-        object.__setattr__(self, "_nki_ref", (module, attr))
-        populate(self.__dict__, frontend_name)
+    def __init__(self, frontend_name, ref):
+        object.__setattr__(self, "_nki_ref", ref)  # (importable module, attribute path)
+        populate(self.__dict__, frontend_name, ref=(ref[0], ref[1] + "."))
 
     def __repr__(self):
         return f"{self._nki_ref[0]}.{self._nki_ref[1]}"
@@ -169,8 +168,10 @@ _SPECIAL_LANGUAGE = {
 }
 
 
-def populate(namespace, frontend_module, specials=None):
-    """Fills a stand-in module's globals with the front end's names of `frontend_module`."""
+def populate(namespace, frontend_module, specials=None, ref=None):
+    """Fills a stand-in module's globals with the front end's names of `frontend_module`. Markers name their
+    value as ref = (importable module, attribute prefix); by default (frontend_module, "")."""
+    ref_module, prefix = ref or (frontend_module, "")
     names = _NAMESPACES.get(frontend_module, {})
     specials = dict(specials or {})
     if frontend_module.endswith("language"):
@@ -190,9 +191,9 @@ def populate(namespace, frontend_module, specials=None):
             namespace[name] = sys.modules[inner]
         elif kind == "m" and inner in _NAMESPACES and inner.split(".")[0] in ("nki", "neuronxcc") \
                 and not _is_module_name(inner):
-            namespace[name] = Namespace(inner)
+            namespace[name] = Namespace(inner, (ref_module, prefix + name))
         else:
-            namespace[name] = Ref(frontend_module, name)
+            namespace[name] = Ref(ref_module, prefix + name)
     for k, v in specials.items():
         namespace.setdefault(k, v)
     if "__name__" not in namespace or isinstance(namespace.get("_nki_ref"), tuple):

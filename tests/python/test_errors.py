@@ -34,6 +34,9 @@ def test_out_of_bounds_indirect_dma_is_index_error():
     neg[5] = -1
     with pytest.raises(IndexError, match="^index -512 is out of bounds for axis 0 with size 65536$"):
         current.gather_rows(a, neg)
+    import nki.isa as nisa  # an enum member of a front-end namespace, passed from the host
+    with pytest.raises(IndexError, match="^index 66048 "):
+        current.gather_rows(a, idx, oob=nisa.oob_mode.error)
 
 
 def test_wrong_arguments():
