@@ -25,12 +25,22 @@ Compiled compile_kernel(CompileRequest req) {
     first = frontend::compile_to_ir(req.kernel_path, copts, &lnc);
   }
   Compiled out;
+  out.target = req.target;
   for (int c = 0; c < lnc; ++c) {
     copts.lnc = lnc;
     copts.lnc_core = c;
     ir::Kernel kernel = c == 0 && first ? std::move(*first) : frontend::compile_to_ir(req.kernel_path, copts);
+    if (kernel.target != out.target.name) {  // the kernel chose its own target (platform_target=)
+      std::optional<isa::TargetDesc> t = isa::find_target(kernel.target);
+      if (!t) throw Error(req.kernel_path + ": unknown target '" + kernel.target + "'");
+      for (auto& [name, v] : req.params) isa::set_target_param(*t, name, v);
+      if (lnc > int(t->max_lnc))
+        throw Error(req.kernel_path + ": an LNC=" + std::to_string(lnc) + " kernel, but its platform_target " +
+                    t->name + " supports only LNC=" + std::to_string(int(t->max_lnc)));
+      out.target = *t;
+    }
     if (req.want_ir) out.ir_text += (lnc > 1 ? "# core " + std::to_string(c) + "\n" : "") + ir::print_kernel(kernel);
-    out.programs.push_back(ir::lower(kernel, req.target));
+    out.programs.push_back(ir::lower(kernel, out.target));
   }
   return out;
 }

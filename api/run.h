@@ -19,6 +19,9 @@ struct CompileRequest {
   std::string kernel_path;
   frontend::CompileOptions copts;  // copts.target, lnc and lnc_core are set from the fields below
   isa::TargetDesc target;
+  // Target parameter overrides (--param): applied to `target` by the caller, and again to the target the kernel
+  // picks for itself (a front end that honours a decorator's platform_target= sets ir::Kernel::target).
+  std::vector<std::pair<std::string, double>> params;
   // The logical core size; nullopt: the kernel file's kernel[N] launch decides (1 when copts.grid is given).
   std::optional<int> lnc;
   bool want_ir = false;  // keep the Kernel IR text (one "# core C" section per core when LNC > 1)
@@ -26,6 +29,7 @@ struct CompileRequest {
 
 struct Compiled {
   std::vector<isa::Program> programs;  // one per physical core of the logical core
+  isa::TargetDesc target;              // what the programs were lowered for (simulate with it)
   std::string ir_text;                 // CompileRequest::want_ir
   int lnc() const { return int(programs.size()); }
 };

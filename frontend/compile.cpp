@@ -99,7 +99,14 @@ std::vector<Value> bind_host_args(Interp& in, FunctionObj* fn, const CompileOpti
     const HostValue* h = nullptr;
     for (auto& [n, v] : opts.host_args)
       if (n == name) h = &v;
-    if (h) args.push_back(host_to_value(in, *h, tensor, "argument '" + name + "'"));
+    if (h) {
+      try {
+        args.push_back(host_to_value(in, *h, tensor, "kernel '" + kname + "': argument '" + name + "'"));
+      } catch (Error& e) {
+        if (!e.loc) e.loc = SourceLoc{fn_module->path, p.line, p.col};  // at the parameter
+        throw;
+      }
+    }
     else if (!fn->defaults[i].is_unbound()) args.push_back(fn->defaults[i]);
     else
       throw Error("kernel '" + kname + "' missing required argument '" + name + "'",
@@ -326,22 +333,46 @@ ir::Kernel run_on_big_stack(const std::string& path, const CompileOptions& opts,
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::vector<BuiltinName>>> builtin_namespaces() {
-  Interp in{InterpOptions{}};
-  std::vector<std::pair<std::string, std::vector<BuiltinName>>> out;
-  for (auto& [sym, mv] : in.module_cache) {
-    if (!mv.is(VK::Module) || !mv.as<ModuleObj>()->path.empty()) continue;
-    std::vector<BuiltinName> names;
-    for (auto& [k, v] : mv.as<ModuleObj>()->globals) {
-      const std::string n = sym_str(k);
-      if (n.empty() || n[0] == '_') continue;
-      char kind = v.is(VK::Module) ? 'm' : v.is(VK::Class) ? 'c'
-                  : v.is(VK::Function) || v.is(VK::Builtin) ? 'f' : 'v';
-      names.push_back({n, kind});
+namespace {
+
+void list_namespace(Interp& in, const std::string& name, const ModuleObj* m,
+                    std::vector<std::pair<std::string, std::vector<BuiltinName>>>& out) {
+  std::vector<BuiltinName> names;
+  for (auto& [k, v] : m->globals) {
+    const std::string n = sym_str(k);
+    if (n.empty() || n[0] == '_') continue;
+    BuiltinName b{n, 'v'};
+    if (v.is(VK::Module)) {
+      b.kind = 'm';
+      const std::string inner = name + "." + n;  // a namespace that is no importable module: listed here
+      if (!in.module_cache.count(intern(inner)) && v.as<ModuleObj>()->path.empty() &&
+          v.as<ModuleObj>()->name != name)
+        list_namespace(in, inner, v.as<ModuleObj>(), out);
+    } else if (v.is(VK::Class)) {
+      b.kind = 'c';
+    } else if (v.is(VK::Function) || v.is(VK::Builtin)) {
+      b.kind = 'f';
+    } else if (v.is(VK::Int)) {
+      b.kind = 'i';
+      b.number = double(v.i());
+    } else if (v.is(VK::Float)) {
+      b.kind = 'x';
+      b.number = v.f();
     }
-    std::sort(names.begin(), names.end(), [](auto& a, auto& b) { return a.name < b.name; });
-    out.push_back({sym_str(sym), std::move(names)});
+    names.push_back(b);
   }
+  std::sort(names.begin(), names.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  out.push_back({name, std::move(names)});
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::vector<BuiltinName>>> builtin_namespaces(const isa::TargetDesc& target) {
+  Interp in{InterpOptions{}};
+  set_target_constants(in, target);
+  std::vector<std::pair<std::string, std::vector<BuiltinName>>> out;
+  for (auto& [sym, mv] : in.module_cache)
+    if (mv.is(VK::Module) && mv.as<ModuleObj>()->path.empty()) list_namespace(in, sym_str(sym), mv.as<ModuleObj>(), out);
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first < b.first; });
   return out;
 }

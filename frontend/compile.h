@@ -55,17 +55,16 @@ struct CompileOptions {
 // file's choice when opts.lnc is 0).
 ir::Kernel compile_to_ir(const std::string& path, const CompileOptions& opts, int* launched_lnc = nullptr);
 
-// The nl.tile_size constants (name, value) for a target, as kernels see them (the Python stand-ins mirror them).
-std::vector<std::pair<const char*, int64_t>> tile_size_constants(const isa::TargetDesc& t);
-
-// The namespaces built into the front end (nki, nki.language, nki.isa, neuronxcc.nki.*, numpy, ...): for each
-// module, its public names and what each is: 'm' module, 'c' class, 'f' function, 'v' a value (dtype, buffer,
-// op, enum member, constant). The Python package's host stand-ins mirror these names.
+// The namespaces built into the front end (nki, nki.language, nki.isa, neuronxcc.nki.*, numpy, ...; namespaces
+// inside them such as nki.language.tile_size as "nki.language.tile_size"), for `target`: for each, its public
+// names and what each is: 'm' namespace, 'c' class, 'f' function, 'i' / 'x' an int / float constant (`number`),
+// 'v' another value (dtype, buffer, op, enum member). The Python package's host stand-ins mirror them.
 struct BuiltinName {
   std::string name;
   char kind;
+  double number = 0;
 };
-std::vector<std::pair<std::string, std::vector<BuiltinName>>> builtin_namespaces();
+std::vector<std::pair<std::string, std::vector<BuiltinName>>> builtin_namespaces(const isa::TargetDesc& target);
 
 // compile_to_ir, then the back end (ir::lower) for the target.
 isa::Program compile(const std::string& path, const CompileOptions& opts, const isa::TargetDesc& target);

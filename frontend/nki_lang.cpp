@@ -3,7 +3,6 @@
 // nki_isa.cpp, tensor attributes and indexing in nki_tensor.cpp.
 #include <cmath>
 
-#include "frontend/compile.h"
 #include "frontend/isa_builder.h"
 #include "frontend/nki.h"
 #include "frontend/nki_control.h"
@@ -401,9 +400,10 @@ Value nisa_get_nc_version(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 }  // namespace
 
-std::vector<std::pair<const char*, int64_t>> tile_size_constants(const isa::TargetDesc& t) {
-  std::vector<std::pair<const char*, int64_t>> out;
-  auto set = [&](const char* name, double v) { out.push_back({name, int64_t(v)}); };
+void set_target_constants(Interp& in, const isa::TargetDesc& t) {
+  in.nki->nc_version = t.nc_version;
+  ModuleObj* ts = in.nki->tile_size.as<ModuleObj>();
+  auto set = [&](const char* name, double v) { in.set_global(ts, name, Value::integer(int64_t(v))); };
   const double bank_bytes = t.psum_partition_bytes / t.psum_banks;
   // Usable SBUF per partition: LIB's trn2 figure (224 KiB - 16384 - 8 - 256) applied to every target.
   const double sbuf_usable = t.sbuf_partition_bytes - 16384 - 8 - 256;
@@ -419,13 +419,6 @@ std::vector<std::pair<const char*, int64_t>> tile_size_constants(const isa::Targ
   set("sbuf_fmax_bytes", sbuf_usable);
   set("sbuf_fmax", sbuf_usable / 4);  // fp32 elements
   set("total_available_sbuf_size", sbuf_usable);
-  return out;
-}
-
-void set_target_constants(Interp& in, const isa::TargetDesc& t) {
-  in.nki->nc_version = t.nc_version;
-  ModuleObj* ts = in.nki->tile_size.as<ModuleObj>();
-  for (auto& [name, v] : tile_size_constants(t)) in.set_global(ts, name, Value::integer(v));
 }
 
 void install_nki(Interp& in) {

@@ -4,14 +4,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <signal.h>
+
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <exception>
 #include <fstream>
-#include <future>
 #include <sstream>
-#include <thread>
 
 #include "api/run.h"
 #include "isa/binary.h"
@@ -26,35 +25,45 @@ namespace {
 // Raised for kernel, input and run-time errors; str() is the located diagnostic (nkisim.KernelError).
 py::object kernel_error_type;
 
-// Runs `work` on a worker thread with the GIL released; polls for signals every 20 ms so that Ctrl-C sets
-// `stop` (the compiler and the simulator check it) and re-raises KeyboardInterrupt once the worker returned.
+// Ctrl-C while nki-sim works: SIGINT sets the run's stop flag (the compiler and the simulator poll it).
+std::atomic<std::atomic<bool>*> g_stop{nullptr};
+volatile sig_atomic_t g_sigint = 0;
+extern "C" void on_sigint(int) {
+  g_sigint = 1;
+  if (std::atomic<bool>* s = g_stop.load()) s->store(true);
+}
+
+// Runs `work` on the calling thread with the GIL released. On Python's main thread SIGINT is caught meanwhile
+// (the previous handler is restored after) and turns into KeyboardInterrupt once the work stopped; elsewhere
+// Python would not deliver it anyway. No thread hop: a small kernel's call costs what its simulation costs.
 template <class Work>
 void run_interruptibly(std::atomic<bool>& stop, Work&& work) {
-  std::exception_ptr error;
-  bool interrupted = false;
-  {
-    std::promise<void> done;
-    std::future<void> f = done.get_future();
-    py::gil_scoped_release nogil;
-    std::thread th([&] {
-      try {
-        work();
-      } catch (...) {
-        error = std::current_exception();
-      }
-      done.set_value();
-    });
-    while (f.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
-      py::gil_scoped_acquire gil;
-      if (PyErr_CheckSignals() != 0) {
-        interrupted = true;
-        stop.store(true);
-        break;
-      }
-    }
-    th.join();
+  const bool main_thread = _PyOS_IsMainThread() != 0;  // (CPython: signals are handled on the main thread)
+  struct sigaction mine {}, old {};
+  if (main_thread) {
+    g_sigint = 0;
+    g_stop.store(&stop);
+    mine.sa_handler = on_sigint;
+    sigemptyset(&mine.sa_mask);
+    sigaction(SIGINT, &mine, &old);
   }
-  if (interrupted) throw py::error_already_set();  // the KeyboardInterrupt PyErr_CheckSignals set
+  std::exception_ptr error;
+  {
+    py::gil_scoped_release nogil;
+    try {
+      work();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  if (main_thread) {
+    sigaction(SIGINT, &old, nullptr);
+    g_stop.store(nullptr);
+    if (g_sigint) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw py::error_already_set();
+    }
+  }
   if (error) std::rethrow_exception(error);
 }
 
@@ -158,8 +167,10 @@ std::shared_ptr<Program> compile(const std::string& path, const std::string& ker
     std::atomic<bool> stop{false};
     c.interrupt = &stop;
     auto p = std::make_shared<Program>();
-    p->target = req.target;
-    run_interruptibly(stop, [&] { p->compiled = api::compile_kernel(std::move(req)); });
+    run_interruptibly(stop, [&] {
+      p->compiled = api::compile_kernel(std::move(req));
+      p->target = p->compiled.target;
+    });
     return p;
   });
 }
@@ -294,20 +305,22 @@ PYBIND11_MODULE(_nkisim, m) {
         std::vector<uint8_t> b = isa::encode_programs(p.compiled.programs);
         return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());
       });
-  m.def("tile_size", [](const std::string& target) {
-    py::dict d;
-    for (auto& [name, v] : frontend::tile_size_constants(target_of(target))) d[name] = v;
-    return d;
-  });
-  m.def("namespaces", [] {
-    py::dict d;
-    for (auto& [mod, names] : frontend::builtin_namespaces()) {
-      py::dict n;
-      for (auto& b : names) n[py::str(b.name)] = std::string(1, b.kind);
-      d[py::str(mod)] = n;
-    }
-    return d;
-  });
+  m.def("namespaces", [](const std::string& target) {
+    return guarded([&] {
+      py::dict d;
+      for (auto& [mod, names] : frontend::builtin_namespaces(target_of(target))) {
+        py::dict n;
+        for (auto& b : names) {
+          py::object value = py::none();
+          if (b.kind == 'i') value = py::int_(int64_t(b.number));
+          if (b.kind == 'x') value = py::float_(b.number);
+          n[py::str(b.name)] = py::make_tuple(std::string(1, b.kind), value);
+        }
+        d[py::str(mod)] = n;
+      }
+      return d;
+    });
+  }, py::arg("target") = "trn2");
   m.def("compile", &compile, py::arg("path"), py::arg("kernel"), py::arg("module"), py::arg("api"), py::arg("args"),
         py::arg("inputs"), py::arg("target"), py::arg("lnc"), py::arg("grid"), py::arg("include_dirs"));
   m.def("simulate", &simulate, py::arg("program"), py::arg("inputs"), py::arg("mode"), py::arg("timeline"),

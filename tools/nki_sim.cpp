@@ -325,10 +325,11 @@ int run(int argc, char** argv) {
                   " supports only LNC=" + std::to_string(int(target->max_lnc)));
   } else {
     // The policy lives in api::compile_kernel: without --lnc and --grid the kernel file decides (docs/lnc.md).
-    api::CompileRequest req{kernel_path, copts, *target, std::nullopt, emit_kind == "ir"};
+    api::CompileRequest req{kernel_path, copts, *target, params, std::nullopt, emit_kind == "ir"};
     if (vm.count("lnc") || vm.count("grid")) req.lnc = lnc;
     api::Compiled compiled = api::compile_kernel(std::move(req));
     programs = std::move(compiled.programs);
+    target = compiled.target;
     phases.lap("compile");
     if (emit_kind == "ir") write_text(emit_file, compiled.ir_text);
   }

@@ -7,7 +7,15 @@ import types
 from . import _dtypes
 from . import _nkisim
 
-_NAMESPACES = _nkisim.namespaces()
+_NAMESPACES = _nkisim.namespaces("trn2")  # {module: {name: (kind, number)}}; nl.tile_size as on trn2
+# Importable stand-in modules (the others are namespaces inside them, or the front end's own modules).
+_MODULE_FILES = ("nki", "nki.language", "nki.isa", "nki.isa.constants", "nki.typing", "nki.compiler", "neuronxcc",
+                 "neuronxcc.nki", "neuronxcc.nki.language", "neuronxcc.nki.isa", "neuronxcc.nki.isa.constants",
+                 "neuronxcc.nki.typing", "neuronxcc.nki.compiler")
+
+
+def _is_module_name(name):
+    return name in _MODULE_FILES
 
 
 class Ref:
@@ -136,12 +144,21 @@ def grid_dim(d):
     return int(d), 1
 
 
-class _TileSize:
-    def __init__(self, consts):
-        self.__dict__.update(consts)
+class Namespace:
+    """A namespace inside a front-end module that is no importable module (nl.tile_size, nl.fp32): its
+    constants are the front end's numbers (nl.tile_size.pmax == 128, nl.fp32.min), the rest markers."""
+
+    def __init__(self, frontend_name, ref):
+        object.__setattr__(self, "_nki_ref", ref)  # (importable module, attribute path)
+        populate(self.__dict__, frontend_name, ref=(ref[0], ref[1] + "."))
 
     def __repr__(self):
-        return "nl.tile_size"
+        return f"{self._nki_ref[0]}.{self._nki_ref[1]}"
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Ref(self._nki_ref[0], f"{self._nki_ref[1]}.{name}")
 
 
 _SPECIAL_LANGUAGE = {
@@ -151,28 +168,36 @@ _SPECIAL_LANGUAGE = {
 }
 
 
-def populate(namespace, frontend_module, specials=None):
-    """Fills a stand-in module's globals with the front end's names of `frontend_module`."""
+def populate(namespace, frontend_module, specials=None, ref=None):
+    """Fills a stand-in module's globals with the front end's names of `frontend_module`. Markers name their
+    value as ref = (importable module, attribute prefix); by default (frontend_module, "")."""
+    ref_module, prefix = ref or (frontend_module, "")
     names = _NAMESPACES.get(frontend_module, {})
     specials = dict(specials or {})
     if frontend_module.endswith("language"):
         for k, v in _SPECIAL_LANGUAGE.items():
             specials.setdefault(k, v)
-    for name, kind in names.items():
+    for name, (kind, value) in names.items():
         if name in namespace and not isinstance(namespace[name], types.ModuleType):
             continue
+        inner = f"{frontend_module}.{name}"
         if name in specials:
             namespace[name] = specials[name]
         elif name in _dtypes.DTYPES and kind == "v":
             namespace[name] = _dtypes.DTYPES[name]
-        elif name == "tile_size":
-            namespace[name] = _TileSize(_nkisim.tile_size("trn2"))
-        elif kind == "m" and f"{frontend_module}.{name}" in sys.modules:
-            namespace[name] = sys.modules[f"{frontend_module}.{name}"]
+        elif kind in ("i", "x"):
+            namespace[name] = value
+        elif kind == "m" and inner in sys.modules:
+            namespace[name] = sys.modules[inner]
+        elif kind == "m" and inner in _NAMESPACES and inner.split(".")[0] in ("nki", "neuronxcc") \
+                and not _is_module_name(inner):
+            namespace[name] = Namespace(inner, (ref_module, prefix + name))
         else:
-            namespace[name] = Ref(frontend_module, name)
+            namespace[name] = Ref(ref_module, prefix + name)
     for k, v in specials.items():
         namespace.setdefault(k, v)
+    if "__name__" not in namespace or isinstance(namespace.get("_nki_ref"), tuple):
+        return  # a Namespace object: its class handles unknown names
 
     def __getattr__(name):
         # A name the front end does not list (yet): a marker all the same, so that host code (annotations such as

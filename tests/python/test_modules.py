@@ -47,6 +47,7 @@ def test_tile_size_and_launch_helpers():
     import nki.language as nl
     from nkisim._standins import grid_dim
     assert nl.tile_size.pmax == 128 and nl.tile_size.psum_fmax == 512 and nl.tile_size.gemm_moving_fmax == 512
+    assert repr(nl.tile_size) == "nki.language.tile_size"
     assert grid_dim(nl.nc(2)) == (2, 2)
     assert grid_dim(nl.spmd_dim(nl.nc(2), 3)) == (6, 2)
     assert grid_dim(nl.nc(2) * 2) == (4, 2) and grid_dim(2 * nl.nc(2)) == (4, 2)

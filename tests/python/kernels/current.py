@@ -156,7 +156,7 @@ def test_named_kernel(a):
 
 
 @nki.jit
-def gather_rows(table, idx):
+def gather_rows(table, idx, oob=nisa.oob_mode.error):
     """out[p] = table[idx[p]] (an indirect DMA, oob_mode=error): an index past the end is an error."""
     R, F = table.shape
     P = idx.shape[0]
@@ -164,7 +164,7 @@ def gather_rows(table, idx):
     it = nl.ndarray((P, 1), dtype=idx.dtype, buffer=nl.sbuf)
     nisa.dma_copy(dst=it, src=idx)
     t = nl.ndarray((P, F), dtype=table.dtype, buffer=nl.sbuf)
-    nisa.dma_copy(dst=t, src=table.ap([[F, P], [1, F]], vector_offset=it, indirect_dim=0), oob_mode=nisa.oob_mode.error)
+    nisa.dma_copy(dst=t, src=table.ap([[F, P], [1, F]], vector_offset=it, indirect_dim=0), oob_mode=oob)
     nisa.dma_copy(dst=out, src=t)
     return out
 
