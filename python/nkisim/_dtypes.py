@@ -1,4 +1,6 @@
 """NKI dtypes on the host: numpy's types where numpy has them, ml_dtypes' when it is importable, else markers."""
+import sys
+
 import numpy as np
 
 try:  # optional: bfloat16 / float8 numpy dtypes
@@ -13,8 +15,35 @@ LOW_PRECISION = ("bfloat16", "tfloat32", "float8_e4m3", "float8_e5m2", "float8_e
                  "float8_e5m2_x4", "float8_e4m3fn_x4", "float4_e2m1fn_x4")
 
 
+class MlDtypesMissing(RecursionError):
+    """numpy was asked for a dtype only ml_dtypes provides. A RecursionError because numpy's dtype conversion
+    passes only that kind of error on from a `.dtype` attribute (any other becomes "Cannot interpret ... as a
+    data type"); under pytest it is also pytest's skip outcome, so a test that builds such host arrays skips."""
+
+
+_skip_class = None
+
+
+def _missing_error_class():
+    global _skip_class
+    outcomes = sys.modules.get("_pytest.outcomes")  # loaded only when pytest runs
+    if outcomes is None:
+        return MlDtypesMissing
+    if _skip_class is None:
+        class MlDtypesMissingSkip(MlDtypesMissing, outcomes.Skipped):
+            def __init__(self, msg):
+                outcomes.Skipped.__init__(self, msg, allow_module_level=True)
+                MlDtypesMissing.__init__(self, msg)
+
+        MlDtypesMissingSkip.__qualname__ = MlDtypesMissingSkip.__name__ = "MlDtypesMissing"
+        _skip_class = MlDtypesMissingSkip
+    return _skip_class
+
+
 class DType:
-    """An NKI dtype numpy cannot represent here (no ml_dtypes): a marker naming it."""
+    """An NKI dtype numpy cannot represent here (no ml_dtypes): a marker naming it. Asking numpy for it as a
+    dtype (np.ones(..., dtype=nl.bfloat16), a.astype(nl.float8_e5m2)) raises MlDtypesMissing, a skip under
+    pytest; nkisim.as_dtype(a, NAME) marks float32 / raw-bit arrays instead."""
 
     def __init__(self, name):
         self.name = name
@@ -22,6 +51,12 @@ class DType:
 
     def __repr__(self):
         return f"nki.language.{self.name}"
+
+    @property
+    def dtype(self):  # numpy's dtype conversion asks for this attribute
+        raise _missing_error_class()(
+            f"numpy arrays of {self.name} need the ml_dtypes package, which is not installed; pass float32 "
+            f"data or raw bits marked with nkisim.as_dtype(array, {self.name!r}) instead")
 
     def __reduce__(self):
         return (DType, (self.name,))

@@ -101,3 +101,51 @@ def test_pytest_does_not_collect_kernels(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(f)],
                        capture_output=True, text=True)
     assert "1 passed" in r.stdout, r.stdout + r.stderr
+
+
+def _package_env():
+    # the subprocess finds the same package as this test, from any working directory
+    import os
+    import nkisim
+    return dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(nkisim.__file__))))
+
+
+def _has_ml_dtypes():
+    try:
+        import ml_dtypes  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@pytest.mark.skipif(_has_ml_dtypes(), reason="with ml_dtypes, bf16/fp8 host arrays are real")
+def test_low_precision_host_arrays_skip_under_pytest(tmp_path):
+    # A test that builds fp8/bf16 numpy arrays on the host skips (with the reason) when ml_dtypes is absent.
+    f = tmp_path / "test_fp8_host.py"
+    f.write_text(textwrap.dedent("""
+        import unittest
+        import numpy as np
+        import neuronxcc.nki.language as nl
+        class T(unittest.TestCase):
+            def test_ones(self):
+                np.ones((2, 2), dtype=nl.float8_e5m2)
+        def test_astype():
+            np.random.random_sample((2, 2)).astype(nl.bfloat16)
+        def test_plain():
+            assert np.zeros(2, dtype=nl.float32).sum() == 0
+    """))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(f)],
+                       capture_output=True, text=True, cwd=tmp_path, env=_package_env())
+    assert "1 passed, 2 skipped" in r.stdout, r.stdout + r.stderr
+    assert "numpy arrays of float8_e5m2 need the ml_dtypes package, which is not installed" in r.stdout
+
+
+@pytest.mark.skipif(_has_ml_dtypes(), reason="with ml_dtypes, bf16/fp8 host arrays are real")
+def test_low_precision_host_arrays_error_outside_pytest():
+    code = "import numpy as np, nki.language as nl\nnp.ones(3, dtype=nl.bfloat16)\n"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_package_env())
+    assert r.returncode == 1
+    last = r.stderr.strip().splitlines()[-1]
+    assert last == ("nkisim._dtypes.MlDtypesMissing: numpy arrays of bfloat16 need the ml_dtypes package, which "
+                    "is not installed; pass float32 data or raw bits marked with nkisim.as_dtype(array, "
+                    "'bfloat16') instead"), last
