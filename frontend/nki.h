@@ -51,6 +51,12 @@ struct TensorObj : Object {
   // Legacy nl.ndarray((B, nl.par_dim(P), F)): the number of leading block dims before the partition dim
   // (view.dims[lead] is the partition dim); indexing them with integers gives ordinary tiles (nl_blocks.cpp).
   int lead = 0;
+  // A static .ap() outside the tensor: the error is raised when the view is used (an instruction operand or a
+  // further view), not where it is made (docs/compatibility.md).
+  std::string deferred_error;
+  void check_usable() const {
+    if (!deferred_error.empty()) raise("ValueError", deferred_error);
+  }
   TensorObj(int i, ir::View v, const ir::Kernel* k) : Object(VK::Tensor), id(i), view(std::move(v)), kernel(k) {}
   const ir::Tensor& base() const { return kernel->tensors[id]; }
   std::string repr() const override;
