@@ -1,4 +1,4 @@
-# feature: a static .ap() view outside its tensor that no instruction uses is not an error (the bounds are checked when the view is used: 214)
+# feature: a static .ap() view outside its tensor that no instruction uses is not an error (the bounds are checked when the view is used: 314)
 # input: a = rng.standard_normal((4, 32)).astype(np.float32)
 # golden: a[:, 0:8] + a[:, 8:16]
 import nki
