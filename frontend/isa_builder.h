@@ -42,6 +42,7 @@ class OpBuilder {
   // Puts a tensor view in operand `slot` after checking its memory against the instruction table.
   const TensorObj* operand(int slot, const Value& v, const char* arg) {
     const TensorObj* t = tensor(v, arg);
+    t->check_usable();
     const bool dyn_on_chip = t->indirect && buffer_on_chip(t->base().buffer);  // docs/dynamic-offsets.md
     if (t->indirect && !allow_indirect_ && !dyn_on_chip)
       raise("ValueError", std::string(fname_) + ": " + arg +

@@ -54,6 +54,7 @@ class Lexer {
   Lexer(std::string_view src, const std::string& file, const LexOptions& o)
       : s_(src), file_(file), opts_(o), line_(o.start.line), col_(o.start.col) {}
 
+  std::vector<Token> take_tokens() { return std::move(toks_); }
   std::vector<Token> run() {
     validate();
     if (s_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;
@@ -699,8 +700,15 @@ std::string decode_escapes(std::string_view raw, bool bytes, const std::string& 
   return out;
 }
 
-std::vector<Token> tokenize(std::string_view src, const std::string& file, const LexOptions& opts) {
-  return Lexer(src, file, opts).run();
+std::vector<Token> tokenize(std::string_view src, const std::string& file, const LexOptions& opts,
+                            std::vector<Token>* partial) {
+  Lexer lx(src, file, opts);
+  try {
+    return lx.run();
+  } catch (Error&) {
+    if (partial) *partial = lx.take_tokens();
+    throw;
+  }
 }
 
 }  // namespace nkisim::frontend

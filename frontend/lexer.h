@@ -92,8 +92,10 @@ struct LexOptions {
   bool implicit_paren = false;  // tokenise as if inside parentheses (f-string replacement fields)
 };
 
-// Tokenises `src`. Always ends with Newline? Dedent* EndMarker. Throws nkisim::Error located in `file`.
-std::vector<Token> tokenize(std::string_view src, const std::string& file, const LexOptions& opts = {});
+// Tokenises `src`. Always ends with Newline? Dedent* EndMarker. Throws nkisim::Error located in `file`; then
+// `*partial` (when given) holds the tokens before the error.
+std::vector<Token> tokenize(std::string_view src, const std::string& file, const LexOptions& opts = {},
+                            std::vector<Token>* partial = nullptr);
 
 // Decodes the escape sequences of a (non-raw) string literal body. `at` locates errors.
 std::string decode_escapes(std::string_view raw, bool bytes, const std::string& file, Pos at);

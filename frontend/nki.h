@@ -54,6 +54,12 @@ struct TensorObj : Object {
   // neuronxcc.nki.compiler mod_alloc of a block tensor: per lead dim, the number of physical blocks (block i
   // lives at i mod fold[d]; empty: every block has its own); the view's counts stay the logical ones.
   std::vector<int64_t> fold;
+  // A static .ap() outside the tensor: the error is raised when the view is used (an instruction operand or a
+  // further view), not where it is made (docs/compatibility.md).
+  std::string deferred_error;
+  void check_usable() const {
+    if (!deferred_error.empty()) raise("ValueError", deferred_error);
+  }
   TensorObj(int i, ir::View v, const ir::Kernel* k) : Object(VK::Tensor), id(i), view(std::move(v)), kernel(k) {}
   const ir::Tensor& base() const { return kernel->tensors[id]; }
   std::string repr() const override;

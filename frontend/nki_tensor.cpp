@@ -25,7 +25,10 @@ Value shape_tuple(const std::vector<int64_t>& s) {
   return make_tuple(std::move(items));
 }
 
-Value with_view(const TensorObj* t, ir::View v) { return make<TensorObj>(t->id, std::move(v), t->kernel); }
+Value with_view(const TensorObj* t, ir::View v) {
+  t->check_usable();
+  return make<TensorObj>(t->id, std::move(v), t->kernel);
+}
 
 std::vector<int64_t> int_list(Interp& in, const Value& v, const char* what) {
   if (v.is_int_like()) return {v.i()};
@@ -295,7 +298,10 @@ Value m_ap(MethodCtx& c) {
   int64_t offset = present(v[1]) ? c.in.to_index(v[1], "ap() offset") : 0;
   isa::DType dt = present(v[5]) ? dtype_arg(v[5], "ap") : c.t->view.dtype;
   if (present(v[2]) || present(v[3])) return ap_dynamic(c, v[2], v[3], indirect_dim, pattern, offset, dt);
-  return with_view(c.t, ir::ap_view(c.t->base(), c.t->id, dt, pattern, offset));
+  std::string oob;
+  Value r = with_view(c.t, ir::ap_view(c.t->base(), c.t->id, dt, pattern, offset, &oob));
+  const_cast<TensorObj*>(r.as<TensorObj>())->deferred_error = std::move(oob);
+  return r;
 }
 
 Value m_get_pattern(MethodCtx& c) {
@@ -512,6 +518,7 @@ Value nki_get_item(Interp& in, const Value& obj, const Value& given_key) {
     for (auto& k : items_of(key)) add_key(in, keys, k);
   else
     add_key(in, keys, key);
+  t->check_usable();
   return make<TensorObj>(t->id, ir::index_view(t->view, buffer_on_chip(t->base().buffer), keys), t->kernel);
 }
 
@@ -546,6 +553,7 @@ Value nki_index_literal(Interp& in, const Value& obj, const Expr* key, FrameObj*
     if (key->kind != NK::Slice) return nki_get_item(in, obj, in.eval(key, f));
     add_key_expr(in, keys, key, f);
   }
+  t->check_usable();
   return make<TensorObj>(t->id, ir::index_view(t->view, buffer_on_chip(t->base().buffer), keys), t->kernel);
 }
 

@@ -75,7 +75,10 @@ DType promote(DType a, DType b) {
   return signed_of_width(us * 2);
 }
 
-Value view_value(const TensorObj* t, ir::View v) { return make<TensorObj>(t->id, std::move(v), t->kernel); }
+Value view_value(const TensorObj* t, ir::View v) {
+  t->check_usable();
+  return make<TensorObj>(t->id, std::move(v), t->kernel);
+}
 
 Value new_tile(Interp& in, const std::vector<int64_t>& shape, DType dt, ir::Buffer buf, const char* fallback) {
   ir::Tensor t;

@@ -746,7 +746,29 @@ std::unique_ptr<ModuleAst> parse_module(std::string source, const std::string& f
   auto m = std::make_unique<ModuleAst>();
   m->file = file;
   m->source = std::move(source);
-  Parser ps(*m, m->file, tokenize(m->source, m->file));
+  std::vector<Token> toks, partial;
+  try {
+    toks = tokenize(m->source, m->file, {}, &partial);
+  } catch (Error& lex_error) {
+    // CPython tokenises as it parses: a syntax error before the tokeniser's error is the one it reports
+    // (e.g. an unexpected indent above an unterminated string).
+    if (partial.empty() || !lex_error.loc) throw;
+    const SourceLoc at = *lex_error.loc;
+    Token end;
+    end.pos = end.end = Pos{at.line, at.col};
+    partial.push_back(end);
+    try {
+      ModuleAst scratch;
+      scratch.file = m->file;
+      scratch.source = m->source;
+      Parser ps(scratch, scratch.file, std::move(partial));
+      ps.parse_file(scratch.body);
+    } catch (Error& e) {
+      if (e.loc && e.loc->line < at.line) throw;  // an earlier line (within one line the tokeniser's limits win)
+    }
+    throw;
+  }
+  Parser ps(*m, m->file, std::move(toks));
   ps.parse_file(m->body);
   return m;
 }

@@ -356,7 +356,12 @@ View reinterpret_view(const View& v, isa::DType dtype) {
   return r;
 }
 
-View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<ViewDim>& pattern, int64_t offset) {
+View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<ViewDim>& pattern, int64_t offset,
+             std::string* out_of_bounds) {
+  auto bounds = [&](const std::string& msg) {
+    if (!out_of_bounds) fail(msg);
+    if (out_of_bounds->empty()) *out_of_bounds = msg;
+  };
   const int64_t base_bytes = base.num_elements() * isa::dtype_size(base.dtype);
   const int64_t es = isa::dtype_size(dtype);
   const std::string dt(isa::dtype_name(dtype));
@@ -392,17 +397,17 @@ View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<Vie
     v.dims[0].stride = f;
     const int64_t p0 = offset / f, in_part = offset % f;
     if (p0 + pattern[0].count > base.shape[0])
-      fail("ap: partitions " + std::to_string(p0) + ".." + std::to_string(p0 + pattern[0].count - 1) +
+      bounds("ap: partitions " + std::to_string(p0) + ".." + std::to_string(p0 + pattern[0].count - 1) +
            " are out of bounds for '" + base.name + "' with " + std::to_string(base.shape[0]) + " partitions");
     extent(v.dims.begin() + 1, v.dims.end(), &lo, &hi);
     if (in_part + lo < 0 || in_part + hi >= f)
-      fail("ap: the pattern reaches element " + std::to_string(in_part + (in_part + lo < 0 ? lo : hi)) +
+      bounds("ap: the pattern reaches element " + std::to_string(in_part + (in_part + lo < 0 ? lo : hi)) +
            " of a partition of " + std::to_string(f) + " " + dt + " elements of '" + base.name + "'");
     return v;
   }
   extent(v.dims.begin(), v.dims.end(), &lo, &hi);
   if (offset + lo < 0 || offset + hi >= total)
-    fail("ap: the pattern reaches element " + std::to_string(offset + (offset + lo < 0 ? lo : hi)) + " of '" +
+    bounds("ap: the pattern reaches element " + std::to_string(offset + (offset + lo < 0 ? lo : hi)) + " of '" +
          base.name + "', which has " + std::to_string(total) + " " + dt + " elements");
   return v;
 }

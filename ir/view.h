@@ -56,7 +56,8 @@ View reinterpret_view(const View& v, isa::DType dtype);
 // of the storage seen as `dtype`, independent of any view. On-chip: pattern[0] is the partition dim and its
 // stride must be the storage's elements per partition; free dims stay inside a partition. HBM: any pattern
 // inside the storage.
-View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<ViewDim>& pattern, int64_t offset);
+View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<ViewDim>& pattern, int64_t offset,
+             std::string* out_of_bounds = nullptr);  // set: bounds errors go here instead of throwing
 
 bool is_contiguous(const View& v);                            // row-major dense (size-1 dims ignored)
 std::string shape_string(const std::vector<int64_t>& shape);  // "(128, 512)"
