@@ -161,7 +161,32 @@ class Namespace:
         return Ref(self._nki_ref[0], f"{self._nki_ref[1]}.{name}")
 
 
+def static_cast(x, dtype):
+    """nl.static_cast called on the host with a numpy array (the tutorials cast their inputs this way): numpy's
+    astype; a dtype numpy lacks here (bf16 / fp8 without ml_dtypes) gives float32 data marked with that dtype
+    (nkisim.as_dtype), bf16 rounded to nearest even on the host already, so host references see kernel inputs."""
+    import numpy as np
+    from ._host import as_dtype
+    name = _dtypes.dtype_name(dtype)
+    if name is None:
+        raise TypeError(f"static_cast: {dtype!r} is not an NKI dtype")
+    t = _dtypes.DTYPES[name]
+    if not isinstance(t, _dtypes.DType):
+        return np.asarray(x).astype(t)
+    a = np.array(x, dtype=np.float32)
+    if name == "bfloat16":
+        bits = a.view(np.uint32)
+        finite = np.isfinite(a)
+        rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+        bits[finite] = rounded[finite]
+        nan = np.isnan(a)
+        bits[~finite & ~nan] &= np.uint32(0xFFFF0000)  # +-inf
+        bits[nan] = (bits[nan] & np.uint32(0xFFFF0000)) | np.uint32(0x7FC00000)  # a quiet NaN
+    return as_dtype(a, name)
+
+
 _SPECIAL_LANGUAGE = {
+    "static_cast": static_cast,
     "NKIObject": NKIObject,
     "nc": nc,
     "spmd_dim": spmd_dim,

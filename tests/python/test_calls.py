@@ -143,3 +143,25 @@ def test_kernel_named_test_is_not_collected():
 def test_bool_input():
     p = np.random.default_rng(0).random((128, 8)) > 0.5
     np.testing.assert_array_equal(current.bool_to_float(p), p.astype(np.float32))
+
+
+def test_static_cast_on_the_host():
+    import neuronxcc.nki.language as lnl
+    x = np.array([[1.0, 1.00390625, 1.01171875, -3.3]], dtype=np.float64)
+    f = lnl.static_cast(x, np.float32)
+    assert f.dtype == np.float32 and np.array_equal(f, x.astype(np.float32))
+    b = lnl.static_cast(x, lnl.bfloat16)
+    try:
+        import ml_dtypes  # noqa: F401
+    except ImportError:
+        # float32 data rounded to bf16 (RNE: the tie 1.00390625 goes to 1.0, 1.01171875 to 1.015625), marked
+        assert b.dtype == np.float32 and b.nki_dtype == "bfloat16"
+        assert b.tolist() == [[1.0, 1.0, 1.015625, -3.296875]]
+        assert np.isnan(lnl.static_cast(np.array([np.nan]), lnl.bfloat16)[0])
+        assert lnl.static_cast(np.array([-np.inf]), lnl.bfloat16)[0] == -np.inf
+    # as a kernel input it is the bf16 value the host sees
+    out = current.to_bf16(lnl.static_cast(np.tile(x, (128, 1)), lnl.bfloat16))
+    np.testing.assert_array_equal(np.asarray(out, dtype=np.float32),
+                                  np.tile([[1.0, 1.0, 1.015625, -3.296875]], (128, 1)))
+    with pytest.raises(TypeError, match="static_cast: 'nope' is not an NKI dtype"):
+        lnl.static_cast(x, "nope")
