@@ -290,9 +290,11 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
       (sd == DType::float8_e4m3 && md == DType::float8_e4m3fn))
     raise("ValueError", "nc_matmul: float8_e4m3fn cannot be mixed with float8_e4m3");
   if (transpose) {
-    if (dd != sd)
-      raise("ValueError",
-            "nc_matmul: with is_transpose=True dst must have the stationary's dtype " + dts(sd) + ", got " + dts(dd));
+    // The transposed values in the stationary's dtype (the bit-exact 16-bit PSUM output of NC-v3+), or in
+    // float32 (exact; the attention tutorial transposes bf16 into an fp32 PSUM tile): docs/compatibility.md.
+    if (dd != sd && dd != DType::float32)
+      raise("ValueError", "nc_matmul: with is_transpose=True dst must have the stationary's dtype " + dts(sd) +
+                              " or float32, got " + dts(dd));
   } else if (!(dd == DType::float32 || (ncv >= 4 && bf16_out))) {
     raise("ValueError", "nc_matmul: dst must be float32" + std::string(ncv >= 4 ? " or bfloat16" : "") + " on " +
                             target + ", got " + dts(dd));

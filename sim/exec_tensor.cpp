@@ -168,9 +168,9 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
     ctx.fail(ins, os.str());
   }
   if (transpose) {
-    if (dst.dtype != pe.dtype)
+    if (dst.dtype != pe.dtype && dst.dtype != DType::float32)
       ctx.fail(ins, "multiply_moving: in transpose mode dst must have the stationary's dtype " + dt(pe.dtype) +
-                        ", got " + dt(dst.dtype));
+                        " or float32, got " + dt(dst.dtype));
     if (ins.params.accumulate) ctx.fail(ins, "multiply_moving: transpose mode cannot accumulate");
     if (dbl) ctx.fail(ins, "multiply_moving: transpose mode cannot be combined with double_row");
   } else if (!(dst.dtype == DType::float32 || (ncv >= 4 && dst.dtype == DType::bfloat16))) {
@@ -248,11 +248,15 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
         sel[n] = k;
       }
     }
+    // The stationary's raw bits, or (an fp32 dst of a narrower stationary) its values, converted exactly.
+    const bool widen = dst.dtype != pe.dtype;
     uint8_t* row = ctx.bytes(1, size_t(N) * dst.esize);
     for (uint32_t m = 0; m < M; ++m) {
-      for (uint32_t n = 0; n < N; ++n)
+      for (uint32_t n = 0; n < N; ++n) {
+        const size_t at = size_t(sel[n]) * M + m;
         isa::store_bits(row + size_t(n) * dst.esize, dst.esize,
-                        sel[n] == UINT32_MAX ? 0 : pe.bits[size_t(sel[n]) * M + m]);
+                        sel[n] == UINT32_MAX ? 0 : widen ? std::bit_cast<uint32_t>(pe.value[at]) : pe.bits[at]);
+      }
       scatter_raw(dst, m, row);
     }
     return;
