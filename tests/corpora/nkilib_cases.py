@@ -524,8 +524,9 @@ def _expert_mlp(x, gate_up, down, act, clamp, gate_up_b=None, down_b=None):
     return out + down_b if down_b is not None else out
 
 
-def _moe_affinities(r, t, e, k, all_expert):
-    idx = np.stack([r.choice(e, k, replace=False) for _ in range(t)]) if all_expert else r.integers(0, e, (t, k))
+def _moe_affinities(r, t, e, k):
+    """Each token picks k distinct experts; affinities: a random distribution over them, zero elsewhere."""
+    idx = np.stack([r.choice(e, k, replace=False) for _ in range(t)])
     w = r.random((t, k))
     aff = np.zeros((t, e), np.float32)
     for i in range(t):
@@ -537,7 +538,7 @@ def _moe_tkg(lnc, t, h, i_dim, e, top_k, act, all_expert, clamp, bias, dtype="fl
     k = top_k or e
 
     def args(r):
-        idx, aff = _moe_affinities(r, t, e, k, all_expert)
+        idx, aff = _moe_affinities(r, t, e, k)
         a = {"hidden_input": randn(r, t, h, dtype=dtype), "expert_gate_up_weights": randn(r, e, h, 2, i_dim, dtype=dtype),
              "expert_down_weights": randn(r, e, i_dim, h, dtype=dtype),
              "expert_affinities": T(aff, BF16 if all_expert else "float32"), "expert_index": T(idx),
