@@ -177,7 +177,13 @@ class PyBackend:
         return v
 
     def run(self, case, root, args, functional=False):
-        kernel = self._kernel(case, root)
+        try:  # importing the kernel's module runs its host code: what fails there is reported like a kernel error
+            kernel = self._kernel(case, root)
+        except SyntaxError as e:
+            raise KernelError(f"{e.filename}:{e.lineno}:{e.offset}: error: {e.msg}", str(e))
+        except Exception as e:
+            text = str(e) or type(e).__name__
+            raise KernelError(f"importing the kernel's module: {type(e).__name__}: {first_error_line(text)}", text)
         if case.grid:
             kernel = kernel[case.grid if len(case.grid) > 1 else case.grid[0]]
         values = {k: self._value(v) for k, v in args.items()}
