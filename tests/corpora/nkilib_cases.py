@@ -704,6 +704,60 @@ def _rmsnorm_mx_quantize_tkg(b, s, h, h_actual=None, residual=False, dtype="floa
                rtol=1e-2, lnc=2, target="trn3", wrapper=RMSNORM_MX_WRAPPER)
 
 
+# ---------------------------------------------------------------- moe_block_tkg (RMSNorm + router top-k + experts)
+
+MOE_BLOCK_IMPORTS = ("from nkilib.core.utils.common_types import ActFnType, ExpertAffinityScaleMode, RouterActFnType",
+                     "import nki.language as nl")
+
+
+def _moe_block_tkg(lnc, b, s, h, i_dim, e, k, h_actual=None, dtype="float16"):
+    clamp = (7.0, None, 8.0, -6.0)  # the library tests' limits: gate <= 7, up in [-6, 8]
+
+    def args(r):
+        return {"inp": uniform(r, b, s, h, dtype=dtype, lo=-0.1, hi=0.1),
+                "gamma": uniform(r, 1, h, dtype=dtype, lo=-0.1, hi=0.1),
+                "router_weights": uniform(r, h, e, dtype=dtype, lo=-0.1, hi=0.1),
+                "expert_gate_up_weights": randn(r, e, h, 2, i_dim, dtype=dtype),
+                "expert_down_weights": randn(r, e, i_dim, h, dtype=dtype),
+                "router_bias": uniform(r, 1, e, dtype=dtype, lo=-0.1, hi=0.1),
+                "expert_gate_up_bias": randn(r, e, 2, i_dim, dtype=dtype), "expert_down_bias": randn(r, e, h, dtype=dtype),
+                "top_k": k, "router_act_fn": Expr("RouterActFnType.SOFTMAX", MOE_BLOCK_IMPORTS),
+                "router_pre_norm": False, "norm_topk_prob": False,
+                "expert_affinities_scaling_mode": Expr("ExpertAffinityScaleMode.POST_SCALE", MOE_BLOCK_IMPORTS),
+                "hidden_act_fn": Expr("ActFnType.Swish", MOE_BLOCK_IMPORTS),
+                "gate_clamp_upper_limit": clamp[0], "up_clamp_upper_limit": clamp[2], "up_clamp_lower_limit": clamp[3],
+                "router_mm_dtype": Expr(f"nl.{dtype}", MOE_BLOCK_IMPORTS), "hidden_actual": h_actual}
+
+    def ref(i):
+        x = i["inp"].reshape(b * s, h).astype(np.float32)
+        x = x / np.sqrt(np.square(x).sum(-1, keepdims=True) / (h_actual or h) + 1e-6) * i["gamma"]
+        x = x.astype(dtype).astype(np.float64)  # the normalized activations feed both matmuls in the input dtype
+        logits = x @ i["router_weights"] + i["router_bias"]
+        order = np.argsort(-logits, -1, kind="stable")
+        top = order[:, :k]
+        rows = np.arange(b * s)[:, None]
+        aff = _softmax(logits[rows, top])  # router_pre_norm=False: softmax over the top-k logits
+        out = np.zeros((b * s, h))
+        for t in range(b * s):
+            for j, ex in enumerate(top[t]):
+                out[t] += aff[t, j] * _expert_mlp(x[t:t + 1], i["expert_gate_up_weights"][ex],
+                                                  i["expert_down_weights"][ex], "Swish", True,
+                                                  i["expert_gate_up_bias"][ex], i["expert_down_bias"][ex])[0]
+        # a token whose k-th and (k+1)-th logits nearly tie may route either way: its row is not compared
+        srt = np.take_along_axis(logits, order, -1)
+        out[np.abs(srt[:, k - 1] - srt[:, k]) < 1e-3] = np.nan
+        return out
+
+    def post(outs, i):  # rows the reference leaves out (NaN) are left out of the kernel's output too
+        expected = ref(i)
+        o = np.asarray(outs[0], np.float64).reshape(expected.shape).copy()
+        o[np.isnan(expected).any(1)] = np.nan
+        return [o]
+    return lib(f"moe_block_tkg/lnc{lnc}_b{b}_s{s}_h{h}{f'_ha{h_actual}' if h_actual else ''}_i{i_dim}_e{e}_k{k}",
+               "nkilib.core.moe_block.moe_block_tkg", "moe_block_tkg", args, ref, atol=1e-5, rtol=1e-2,
+               atol_scale=1e-2, lnc=lnc, post=post)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -749,5 +803,6 @@ def cases():
         _gen_mask_tkg_hbm(1, 4, 1, 4096, 5), _gen_mask_tkg_hbm(2, 4, 2, 16384, 7),
         _rmsnorm_mx_quantize_tkg(32, 1, 512), _rmsnorm_mx_quantize_tkg(16, 3, 3072, 2880),
         _rmsnorm_mx_quantize_tkg(256, 1, 3072, 2880, residual=True),
+        _moe_block_tkg(2, 1, 1, 3072, 576, 16, 4), _moe_block_tkg(2, 1, 4, 3072, 192, 16, 4, 2880),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]
