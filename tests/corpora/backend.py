@@ -148,6 +148,7 @@ class PyBackend:
 
     def __init__(self, nkisim_module):
         self.nkisim = nkisim_module
+        self.tmp = tempfile.mkdtemp(prefix="nkisim-corpora-")
 
     def _kernel(self, case, root):
         path = os.path.join(root, case.file)
@@ -155,7 +156,7 @@ class PyBackend:
         if inc not in sys.path:
             sys.path.insert(0, inc)
         if case.wrapper:
-            path = write_wrapper(tempfile.mkdtemp(prefix="nkisim-corpora-"), case)
+            path = write_wrapper(tempfile.mkdtemp(dir=self.tmp), case)
         elif case.module:
             return getattr(importlib.import_module(case.module), case.kernel)
         name = "corpus_" + case.name.replace("/", "_").replace("-", "_").replace(".", "_")
