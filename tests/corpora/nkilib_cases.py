@@ -239,7 +239,8 @@ def _out_proj_tkg(lnc, b, n, s, d, h, bias, transpose):
         if transpose:
             out = out.reshape(b * s, lnc, 128, h // (lnc * 128)).transpose(2, 1, 3, 0)
         return out
-    return lib(f"output_projection_tkg/lnc{lnc}_b{b}_n{n}_s{s}_d{d}_h{h}{'_bias' if bias else ''}{'_T' if transpose else ''}",
+    return lib(f"output_projection_tkg/lnc{lnc}_b{b}_n{n}_s{s}_d{d}_h{h}{'_bias' if bias else ''}"
+               f"{'_T' if transpose else ''}",
                "nkilib.core.output_projection.output_projection_tkg", "output_projection_tkg", args, ref,
                atol=1e-3, rtol=2e-2, lnc=lnc)
 
@@ -313,7 +314,8 @@ def _qkv(lnc, b, s, h, i_dim, norm, layout="BSD", fused_add=False, dtype=BF16, n
         elif layout == "NBdS":
             out = out.reshape(b, s, i_dim // d, d).transpose(2, 0, 3, 1)
         return out
-    return lib(f"qkv/lnc{lnc}_b{b}_s{s}_h{h}_i{i_dim}_{norm.lower()}_{layout}{'_fused_add' if fused_add else ''}_{dtype}",
+    return lib(f"qkv/lnc{lnc}_b{b}_s{s}_h{h}_i{i_dim}_{norm.lower()}_{layout}"
+               f"{'_fused_add' if fused_add else ''}_{dtype}",
                "nkilib.core.qkv.qkv", "qkv", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
 
 
@@ -419,7 +421,8 @@ def _router_topk(lnc, t, h, e, k, act, bias, pre_norm, norm_topk=False, x_layout
                 "router_logits": T(np.zeros((t, e), np.float32), BF16),
                 "expert_affinities": T(np.zeros((t, e), np.float32), BF16),
                 "expert_index": T(np.zeros((t, k), np.uint32)),
-                "act_fn": Expr(f"RouterActFnType.{act}", ("from nkilib.core.utils.common_types import RouterActFnType",)),
+                "act_fn": Expr(f"RouterActFnType.{act}",
+                               ("from nkilib.core.utils.common_types import RouterActFnType",)),
                 "k": k, "x_hbm_layout": x_layout, "x_sb_layout": 0, "router_pre_norm": pre_norm,
                 "norm_topk_prob": norm_topk, "use_column_tiling": False, "use_indirect_dma_scatter": indirect,
                 "use_PE_broadcast_w_bias": pe_bcast, "shard_on_tokens": shard_on_tokens}
@@ -539,7 +542,8 @@ def _moe_tkg(lnc, t, h, i_dim, e, top_k, act, all_expert, clamp, bias, dtype="fl
 
     def args(r):
         idx, aff = _moe_affinities(r, t, e, k)
-        a = {"hidden_input": randn(r, t, h, dtype=dtype), "expert_gate_up_weights": randn(r, e, h, 2, i_dim, dtype=dtype),
+        a = {"hidden_input": randn(r, t, h, dtype=dtype),
+             "expert_gate_up_weights": randn(r, e, h, 2, i_dim, dtype=dtype),
              "expert_down_weights": randn(r, e, i_dim, h, dtype=dtype),
              "expert_affinities": T(aff, BF16 if all_expert else "float32"), "expert_index": T(idx),
              "is_all_expert": all_expert,
@@ -656,7 +660,8 @@ def _gen_mask_tkg_hbm(lnc, bs, q_head, s_prior, s_active):
         mask = (np.arange(s_prior)[None, :] < cache_len[:, None]).astype(np.float32)  # [bs, s_prior]
         full = np.broadcast_to(mask[:, None, None, :], (bs, q_head, s_active, s_prior))
         n = s_prior // 128  # strided MM1 layout: k -> (partition k // n, column k % n), stored column-major
-        return full.reshape(bs, q_head, s_active, 128, n).transpose(4, 3, 0, 1, 2).reshape(s_prior, bs, q_head, s_active)
+        tiled = full.reshape(bs, q_head, s_active, 128, n).transpose(4, 3, 0, 1, 2)
+        return tiled.reshape(s_prior, bs, q_head, s_active)
     return lib(f"gen_mask_tkg/hbm_lnc{lnc}_bs{bs}_qh{q_head}_sprior{s_prior}_sa{s_active}",
                "nkilib.core.attention.gen_mask_tkg", "gen_mask_tkg_hbm", args, ref, atol=0, rtol=0, lnc=lnc)
 
@@ -720,7 +725,8 @@ def _moe_block_tkg(lnc, b, s, h, i_dim, e, k, h_actual=None, dtype="float16"):
                 "expert_gate_up_weights": randn(r, e, h, 2, i_dim, dtype=dtype),
                 "expert_down_weights": randn(r, e, i_dim, h, dtype=dtype),
                 "router_bias": uniform(r, 1, e, dtype=dtype, lo=-0.1, hi=0.1),
-                "expert_gate_up_bias": randn(r, e, 2, i_dim, dtype=dtype), "expert_down_bias": randn(r, e, h, dtype=dtype),
+                "expert_gate_up_bias": randn(r, e, 2, i_dim, dtype=dtype),
+                "expert_down_bias": randn(r, e, h, dtype=dtype),
                 "top_k": k, "router_act_fn": Expr("RouterActFnType.SOFTMAX", MOE_BLOCK_IMPORTS),
                 "router_pre_norm": False, "norm_topk_prob": False,
                 "expert_affinities_scaling_mode": Expr("ExpertAffinityScaleMode.POST_SCALE", MOE_BLOCK_IMPORTS),
