@@ -56,6 +56,13 @@ def _params_without_default(path, name):
     return None
 
 
+def write_wrapper(d, case):
+    p = os.path.join(d, "corpus_case.py")
+    with open(p, "w") as f:
+        f.write(case.wrapper)
+    return p
+
+
 class CliBackend:
     name = "cli"
 
@@ -67,14 +74,17 @@ class CliBackend:
         d = tempfile.mkdtemp(prefix=case.name.replace("/", "_") + "-", dir=self.tmp)
         path = os.path.join(root, case.file)
         includes = [os.path.join(root, case.include)] if case.include else [os.path.dirname(path)]
+        name = case.kernel
+        if case.wrapper:
+            path, name = write_wrapper(d, case), "corpus_case"
         tensors = [k for k, v in args.items() if isinstance(v, T)]
         others = {k: v for k, v in args.items() if not isinstance(v, T)}
-        req = _params_without_default(path, case.kernel)
+        req = _params_without_default(path, name)
         direct = all(_is_literal(v) for v in others.values()) and (
             req is None or tensors == [p for p in req if p not in others])
         cmd = [self.nkisim]
         if direct:
-            cmd += [path, "-k", case.kernel]
+            cmd += [path, "-k", name]
             for k, v in others.items():
                 cmd += ["--arg", f"{k}={v!r}"]
         else:
@@ -138,20 +148,22 @@ class PyBackend:
 
     def __init__(self, nkisim_module):
         self.nkisim = nkisim_module
+        self.tmp = tempfile.mkdtemp(prefix="nkisim-corpora-")
 
     def _kernel(self, case, root):
         path = os.path.join(root, case.file)
         inc = os.path.join(root, case.include) if case.include else os.path.dirname(path)
         if inc not in sys.path:
             sys.path.insert(0, inc)
-        if case.module:
-            mod = importlib.import_module(case.module)
-        else:
-            name = "corpus_" + case.name.replace("/", "_").replace("-", "_")
-            spec = importlib.util.spec_from_file_location(name, path)
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-        return getattr(mod, case.kernel)
+        if case.wrapper:
+            path = write_wrapper(tempfile.mkdtemp(dir=self.tmp), case)
+        elif case.module:
+            return getattr(importlib.import_module(case.module), case.kernel)
+        name = "corpus_" + case.name.replace("/", "_").replace("-", "_").replace(".", "_")
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return getattr(mod, "corpus_case" if case.wrapper else case.kernel)
 
     def _value(self, v):
         if isinstance(v, T):
@@ -166,7 +178,13 @@ class PyBackend:
         return v
 
     def run(self, case, root, args, functional=False):
-        kernel = self._kernel(case, root)
+        try:  # importing the kernel's module runs its host code: what fails there is reported like a kernel error
+            kernel = self._kernel(case, root)
+        except SyntaxError as e:
+            raise KernelError(f"{e.filename}:{e.lineno}:{e.offset}: error: {e.msg}", str(e))
+        except Exception as e:
+            text = str(e) or type(e).__name__
+            raise KernelError(f"importing the kernel's module: {type(e).__name__}: {first_error_line(text)}", text)
         if case.grid:
             kernel = kernel[case.grid if len(case.grid) > 1 else case.grid[0]]
         values = {k: self._value(v) for k, v in args.items()}

@@ -58,6 +58,9 @@ class Case:
     include: str = ""  # relative to the corpus root: the import root of `module`
     written: tuple = ()  # names of input tensors the kernel writes; compared after the returned outputs
     skip: str = ""
+    # Source of a small @nki.jit kernel of ours, `corpus_case`, that calls the corpus kernel: for kernels whose operands
+    # live in SBUF (the corpus tests wrap those the same way). Its parameters are the case's args.
+    wrapper: str = ""
     expect_error: str = ""  # an invalid kernel: PASS when nki-sim refuses it with a located error (file:line:col)
     post: Optional[Callable] = None  # post(outputs, inputs) -> outputs to compare (e.g. sorted top-k values)
 

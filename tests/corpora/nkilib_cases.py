@@ -239,7 +239,8 @@ def _out_proj_tkg(lnc, b, n, s, d, h, bias, transpose):
         if transpose:
             out = out.reshape(b * s, lnc, 128, h // (lnc * 128)).transpose(2, 1, 3, 0)
         return out
-    return lib(f"output_projection_tkg/lnc{lnc}_b{b}_n{n}_s{s}_d{d}_h{h}{'_bias' if bias else ''}{'_T' if transpose else ''}",
+    return lib(f"output_projection_tkg/lnc{lnc}_b{b}_n{n}_s{s}_d{d}_h{h}{'_bias' if bias else ''}"
+               f"{'_T' if transpose else ''}",
                "nkilib.core.output_projection.output_projection_tkg", "output_projection_tkg", args, ref,
                atol=1e-3, rtol=2e-2, lnc=lnc)
 
@@ -313,7 +314,8 @@ def _qkv(lnc, b, s, h, i_dim, norm, layout="BSD", fused_add=False, dtype=BF16, n
         elif layout == "NBdS":
             out = out.reshape(b, s, i_dim // d, d).transpose(2, 0, 3, 1)
         return out
-    return lib(f"qkv/lnc{lnc}_b{b}_s{s}_h{h}_i{i_dim}_{norm.lower()}_{layout}{'_fused_add' if fused_add else ''}_{dtype}",
+    return lib(f"qkv/lnc{lnc}_b{b}_s{s}_h{h}_i{i_dim}_{norm.lower()}_{layout}"
+               f"{'_fused_add' if fused_add else ''}_{dtype}",
                "nkilib.core.qkv.qkv", "qkv", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
 
 
@@ -419,7 +421,8 @@ def _router_topk(lnc, t, h, e, k, act, bias, pre_norm, norm_topk=False, x_layout
                 "router_logits": T(np.zeros((t, e), np.float32), BF16),
                 "expert_affinities": T(np.zeros((t, e), np.float32), BF16),
                 "expert_index": T(np.zeros((t, k), np.uint32)),
-                "act_fn": Expr(f"RouterActFnType.{act}", ("from nkilib.core.utils.common_types import RouterActFnType",)),
+                "act_fn": Expr(f"RouterActFnType.{act}",
+                               ("from nkilib.core.utils.common_types import RouterActFnType",)),
                 "k": k, "x_hbm_layout": x_layout, "x_sb_layout": 0, "router_pre_norm": pre_norm,
                 "norm_topk_prob": norm_topk, "use_column_tiling": False, "use_indirect_dma_scatter": indirect,
                 "use_PE_broadcast_w_bias": pe_bcast, "shard_on_tokens": shard_on_tokens}
@@ -524,8 +527,9 @@ def _expert_mlp(x, gate_up, down, act, clamp, gate_up_b=None, down_b=None):
     return out + down_b if down_b is not None else out
 
 
-def _moe_affinities(r, t, e, k, all_expert):
-    idx = np.stack([r.choice(e, k, replace=False) for _ in range(t)]) if all_expert else r.integers(0, e, (t, k))
+def _moe_affinities(r, t, e, k):
+    """Each token picks k distinct experts; affinities: a random distribution over them, zero elsewhere."""
+    idx = np.stack([r.choice(e, k, replace=False) for _ in range(t)])
     w = r.random((t, k))
     aff = np.zeros((t, e), np.float32)
     for i in range(t):
@@ -537,8 +541,9 @@ def _moe_tkg(lnc, t, h, i_dim, e, top_k, act, all_expert, clamp, bias, dtype="fl
     k = top_k or e
 
     def args(r):
-        idx, aff = _moe_affinities(r, t, e, k, all_expert)
-        a = {"hidden_input": randn(r, t, h, dtype=dtype), "expert_gate_up_weights": randn(r, e, h, 2, i_dim, dtype=dtype),
+        idx, aff = _moe_affinities(r, t, e, k)
+        a = {"hidden_input": randn(r, t, h, dtype=dtype),
+             "expert_gate_up_weights": randn(r, e, h, 2, i_dim, dtype=dtype),
              "expert_down_weights": randn(r, e, i_dim, h, dtype=dtype),
              "expert_affinities": T(aff, BF16 if all_expert else "float32"), "expert_index": T(idx),
              "is_all_expert": all_expert,
@@ -655,9 +660,108 @@ def _gen_mask_tkg_hbm(lnc, bs, q_head, s_prior, s_active):
         mask = (np.arange(s_prior)[None, :] < cache_len[:, None]).astype(np.float32)  # [bs, s_prior]
         full = np.broadcast_to(mask[:, None, None, :], (bs, q_head, s_active, s_prior))
         n = s_prior // 128  # strided MM1 layout: k -> (partition k // n, column k % n), stored column-major
-        return full.reshape(bs, q_head, s_active, 128, n).transpose(4, 3, 0, 1, 2).reshape(s_prior, bs, q_head, s_active)
+        tiled = full.reshape(bs, q_head, s_active, 128, n).transpose(4, 3, 0, 1, 2)
+        return tiled.reshape(s_prior, bs, q_head, s_active)
     return lib(f"gen_mask_tkg/hbm_lnc{lnc}_bs{bs}_qh{q_head}_sprior{s_prior}_sa{s_active}",
                "nkilib.core.attention.gen_mask_tkg", "gen_mask_tkg_hbm", args, ref, atol=0, rtol=0, lnc=lnc)
+
+
+# ---------------------------------------------------------------- rmsnorm_mx_quantize_tkg (SBUF outputs: our wrapper)
+
+RMSNORM_MX_WRAPPER = """import nki
+import nki.isa as nisa
+import nki.language as nl
+from nkilib.core.subkernels.rmsnorm_mx_quantize_tkg import rmsnorm_mx_quantize_tkg
+
+
+@nki.jit
+def corpus_case(inp, gamma, residual, hidden_actual=None):
+    b, s, h = inp.shape
+    t, h1 = b * s, h // 128
+    out_sb = nl.ndarray((128, t, h1), dtype=inp.dtype, buffer=nl.sbuf)
+    quant_sb = nl.ndarray((128, h1 // 4, t), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
+    scale_sb = nl.ndarray((128, h1 // 4, t), dtype=nl.uint8, buffer=nl.sbuf)
+    res_out = nl.ndarray((t, h), dtype=inp.dtype, buffer=nl.shared_hbm)
+    rmsnorm_mx_quantize_tkg(input=inp, gamma=gamma, output=out_sb, output_quant=quant_sb, output_scale=scale_sb,
+                            residual=residual, output_residual=res_out, hidden_actual=hidden_actual)
+    out = nl.ndarray((128, t, h1), dtype=inp.dtype, buffer=nl.shared_hbm)
+    half = t // 2
+    rows = nl.ds(nl.program_id(0) * half, half)  # each of the two cores holds its half of the tokens
+    nisa.dma_copy(dst=out[:, rows, :], src=out_sb[:, rows, :])
+    return out, res_out
+"""
+
+
+def _rmsnorm_mx_quantize_tkg(b, s, h, h_actual=None, residual=False, dtype="float16"):
+    def args(r):
+        return {"inp": randn(r, b, s, h, dtype=dtype), "gamma": randn(r, 1, h, dtype=dtype),
+                "residual": randn(r, b, s, h, dtype=dtype) if residual else None, "hidden_actual": h_actual}
+
+    def ref(i):  # compares the normalized output [128, B*S, H/128] (H viewed as (H/128, 128)) and the residual sum;
+        x = i["inp"].astype(np.float32)  # the MX-quantized copy is not compared
+        if residual:
+            x = x + i["residual"]
+        y = x / np.sqrt(np.square(x).sum(-1, keepdims=True) / (h_actual or h) + 1e-6) * i["gamma"]
+        return [y.reshape(b * s, h // 128, 128).transpose(2, 0, 1)] + ([x.reshape(b * s, h)] if residual else [])
+    return lib(f"rmsnorm_mx_quantize_tkg/lnc2_b{b}_s{s}_h{h}{f'_ha{h_actual}' if h_actual else ''}"
+               f"{'_residual' if residual else ''}",
+               "nkilib.core.subkernels.rmsnorm_mx_quantize_tkg", "rmsnorm_mx_quantize_tkg", args, ref, atol=1e-3,
+               rtol=1e-2, lnc=2, target="trn3", wrapper=RMSNORM_MX_WRAPPER)
+
+
+# ---------------------------------------------------------------- moe_block_tkg (RMSNorm + router top-k + experts)
+
+MOE_BLOCK_IMPORTS = ("from nkilib.core.utils.common_types import ActFnType, ExpertAffinityScaleMode, RouterActFnType",
+                     "import nki.language as nl")
+
+
+def _moe_block_tkg(lnc, b, s, h, i_dim, e, k, h_actual=None, dtype="float16"):
+    clamp = (7.0, None, 8.0, -6.0)  # the library tests' limits: gate <= 7, up in [-6, 8]
+
+    def args(r):
+        return {"inp": uniform(r, b, s, h, dtype=dtype, lo=-0.1, hi=0.1),
+                "gamma": uniform(r, 1, h, dtype=dtype, lo=-0.1, hi=0.1),
+                "router_weights": uniform(r, h, e, dtype=dtype, lo=-0.1, hi=0.1),
+                "expert_gate_up_weights": randn(r, e, h, 2, i_dim, dtype=dtype),
+                "expert_down_weights": randn(r, e, i_dim, h, dtype=dtype),
+                "router_bias": uniform(r, 1, e, dtype=dtype, lo=-0.1, hi=0.1),
+                "expert_gate_up_bias": randn(r, e, 2, i_dim, dtype=dtype),
+                "expert_down_bias": randn(r, e, h, dtype=dtype),
+                "top_k": k, "router_act_fn": Expr("RouterActFnType.SOFTMAX", MOE_BLOCK_IMPORTS),
+                "router_pre_norm": False, "norm_topk_prob": False,
+                "expert_affinities_scaling_mode": Expr("ExpertAffinityScaleMode.POST_SCALE", MOE_BLOCK_IMPORTS),
+                "hidden_act_fn": Expr("ActFnType.Swish", MOE_BLOCK_IMPORTS),
+                "gate_clamp_upper_limit": clamp[0], "up_clamp_upper_limit": clamp[2], "up_clamp_lower_limit": clamp[3],
+                "router_mm_dtype": Expr(f"nl.{dtype}", MOE_BLOCK_IMPORTS), "hidden_actual": h_actual}
+
+    def ref(i):
+        x = i["inp"].reshape(b * s, h).astype(np.float32)
+        x = x / np.sqrt(np.square(x).sum(-1, keepdims=True) / (h_actual or h) + 1e-6) * i["gamma"]
+        x = x.astype(dtype).astype(np.float64)  # the normalized activations feed both matmuls in the input dtype
+        logits = x @ i["router_weights"] + i["router_bias"]
+        order = np.argsort(-logits, -1, kind="stable")
+        top = order[:, :k]
+        rows = np.arange(b * s)[:, None]
+        aff = _softmax(logits[rows, top])  # router_pre_norm=False: softmax over the top-k logits
+        out = np.zeros((b * s, h))
+        for t in range(b * s):
+            for j, ex in enumerate(top[t]):
+                out[t] += aff[t, j] * _expert_mlp(x[t:t + 1], i["expert_gate_up_weights"][ex],
+                                                  i["expert_down_weights"][ex], "Swish", True,
+                                                  i["expert_gate_up_bias"][ex], i["expert_down_bias"][ex])[0]
+        # a token whose k-th and (k+1)-th logits nearly tie may route either way: its row is not compared
+        srt = np.take_along_axis(logits, order, -1)
+        out[np.abs(srt[:, k - 1] - srt[:, k]) < 1e-3] = np.nan
+        return out
+
+    def post(outs, i):  # rows the reference leaves out (NaN) are left out of the kernel's output too
+        expected = ref(i)
+        o = np.asarray(outs[0], np.float64).reshape(expected.shape).copy()
+        o[np.isnan(expected).any(1)] = np.nan
+        return [o]
+    return lib(f"moe_block_tkg/lnc{lnc}_b{b}_s{s}_h{h}{f'_ha{h_actual}' if h_actual else ''}_i{i_dim}_e{e}_k{k}",
+               "nkilib.core.moe_block.moe_block_tkg", "moe_block_tkg", args, ref, atol=1e-5, rtol=1e-2,
+               atol_scale=1e-2, lnc=lnc, post=post)
 
 
 def cases():
@@ -703,5 +807,8 @@ def cases():
         _moe_cte(2, "shard_on_i", 3072, 1024, 8, 512, 4, 2048, bias=True),
         _moe_cte(2, "shard_on_block", 3072, 1024, 8, 512, 4, 384, "Swish", True, (7.0, None, 8.0, -9.0)),
         _gen_mask_tkg_hbm(1, 4, 1, 4096, 5), _gen_mask_tkg_hbm(2, 4, 2, 16384, 7),
+        _rmsnorm_mx_quantize_tkg(32, 1, 512), _rmsnorm_mx_quantize_tkg(16, 3, 3072, 2880),
+        _rmsnorm_mx_quantize_tkg(256, 1, 3072, 2880, residual=True),
+        _moe_block_tkg(2, 1, 1, 3072, 576, 16, 4), _moe_block_tkg(2, 1, 4, 3072, 192, 16, 4, 2880),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
     ]

@@ -8,6 +8,7 @@ import fnmatch
 import json
 import os
 import re
+import shutil
 import sys
 import time
 
@@ -74,6 +75,7 @@ def main():
     ap.add_argument("--no-sdk-tests", action="store_true", help="skip the SDK pytest section")
     ap.add_argument("--json", help="also write the results as JSON to this file")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder (inputs, outputs, wrappers)")
     a = ap.parse_args()
 
     import nkilib_cases
@@ -132,6 +134,10 @@ def main():
         import sdk_tests as st
         print("  " + st.totals_line(sdk_tests))
     print(f"  ({time.time() - t0:.0f} s)")
+    if a.keep:
+        print(f"  kept {be.tmp}")
+    else:
+        shutil.rmtree(be.tmp, ignore_errors=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"backend": be.name, "cases": [
