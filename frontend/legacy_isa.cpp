@@ -44,19 +44,9 @@ const LegacySig kSigs[] = {
       {"reverse1"}, {"dtype"}, {"mask"}, {"name"}}},
 };
 
-bool has_kw(const CallArgs& a, const char* n) {
-  for (size_t i = 0; i < a.nkw; ++i)
-    if (sym_name(a.kw[i].first) == n) return true;
-  return false;
-}
-
-Value current_fn(Interp& in, const char* name) {
-  return in.module_cache[intern("nki.isa")].as<ModuleObj>()->globals[intern(name)];
-}
-
 Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   const LegacySig& sig = kSigs[b.data];
-  if (has_kw(a, "dst")) return in.call(current_fn(in, sig.name), a);  // current-style call
+  if (has_kw(a, "dst")) return in.call(current_isa_fn(in, sig.name), a);  // current-style call
   std::vector<Value> v(sig.params.size());
   bind_args(sig.name, sig.params.data(), sig.params.size(), a, v.data());
   for (Value& x : v) x = as_op_code(in, x);  // np.add, nl.max, ... given as the op
@@ -163,15 +153,8 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
     if (o->view.num_elements() == (o->view.dims.empty() ? 1 : o->view.dims[0].count)) bb.resize(1);  // [P,1]
     return view_value(o, restrict_view(o->view, bb));
   };
-  std::vector<std::pair<Sym, Value>> kw;
-  kw.emplace_back(intern("dst"), restrict(dst, true));
-  for (size_t i = 0; i < sig.params.size(); ++i) {
-    const std::string pn = sig.params[i].name;
-    if (pn == "dtype" || pn == "mask" || pn == "shape" || v[i].is_unbound()) continue;
-    kw.emplace_back(intern(sig.params[i].name), restrict(v[i]));
-  }
-  CallArgs ca{nullptr, 0, kw.data(), kw.size(), in.current_site()};
-  in.call(current_fn(in, sig.name), ca);
+  forward_with_dst(in, sig.name, restrict(dst, true), sig.params.data(), v.data(), sig.params.size(),
+                   [&](const std::string&, const Value& x) { return restrict(x); });
   return dst;
 }
 
@@ -180,7 +163,7 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
 // predicated copy (nl_mask_fill.cpp).
 Value legacy_affine_select(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (has_kw(a, "dst") || (a.npos > 0 && a.pos[0].is(VK::Tensor)))
-    return in.call(current_fn(in, "affine_select"), a);  // current-style call
+    return in.call(current_isa_fn(in, "affine_select"), a);  // current-style call
   static const ParamSpec ps[] = {{"pred", true}, {"on_true_tile", true}, {"on_false_value", true}, {"dtype"},
                                  {"mask"}, {"name"}};
   Value v[6];
@@ -205,6 +188,30 @@ Value legacy_affine_select(Interp& in, const BuiltinObj&, CallArgs& a) {
 }
 
 }  // namespace
+
+bool has_kw(const CallArgs& a, const char* name) {
+  for (size_t i = 0; i < a.nkw; ++i)
+    if (sym_name(a.kw[i].first) == name) return true;
+  return false;
+}
+
+Value current_isa_fn(Interp& in, const char* name) {
+  return in.module_cache[intern("nki.isa")].as<ModuleObj>()->globals[intern(name)];
+}
+
+Value forward_with_dst(Interp& in, const char* name, Value dst, const ParamSpec* ps, const Value* v, size_t n,
+                       const std::function<Value(const std::string& param, const Value& v)>& arg) {
+  std::vector<std::pair<Sym, Value>> kw;
+  kw.emplace_back(intern("dst"), dst);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string pn = ps[i].name;
+    if (pn == "dtype" || pn == "mask" || pn == "shape" || v[i].is_unbound()) continue;
+    kw.emplace_back(intern(ps[i].name), arg(pn, v[i]));
+  }
+  CallArgs ca{nullptr, 0, kw.data(), kw.size(), in.current_site()};
+  in.call(current_isa_fn(in, name), ca);
+  return dst;
+}
 
 void install_legacy_isa(Interp& in, ModuleObj* legacy_isa) {
   for (size_t i = 0; i < sizeof(kSigs) / sizeof(kSigs[0]); ++i)

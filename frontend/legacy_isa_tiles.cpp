@@ -53,16 +53,6 @@ const TileSig kSigs[] = {
      Rule::same},
 };
 
-bool has_kw(const CallArgs& a, const char* n) {
-  for (size_t i = 0; i < a.nkw; ++i)
-    if (sym_name(a.kw[i].first) == n) return true;
-  return false;
-}
-
-Value current_fn(Interp& in, const char* name) {
-  return in.module_cache[intern("nki.isa")].as<ModuleObj>()->globals[intern(name)];
-}
-
 int64_t free_elems(const TensorObj* t) {
   const int64_t p = t->view.dims.empty() ? 1 : t->view.dims[0].count;
   return t->view.num_elements() / std::max<int64_t>(p, 1);
@@ -116,7 +106,7 @@ std::vector<int64_t> result_shape(Interp& in, const TileSig& sig, const TensorOb
 
 Value legacy_tile_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   const TileSig& sig = kSigs[b.data];
-  if (has_kw(a, "dst")) return in.call(current_fn(in, sig.name), a);  // current-style call
+  if (has_kw(a, "dst")) return in.call(current_isa_fn(in, sig.name), a);  // current-style call
   std::vector<ParamSpec> ps = sig.params;
   ps.push_back({"dtype"});
   ps.push_back({"mask"});
@@ -143,15 +133,10 @@ Value legacy_tile_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   // the input's shape).
   AxisBounds dst_bounds = bounds;
   if (sig.rule != Rule::same && !dst_bounds.empty()) dst_bounds.resize(1);
-  std::vector<std::pair<Sym, Value>> kw;
-  kw.emplace_back(intern("dst"), restrict_value(dst, dst_bounds));
-  for (size_t i = 0; i < ps.size(); ++i) {
-    const std::string pn = ps[i].name;
-    if (pn == "dtype" || pn == "mask" || v[i].is_unbound()) continue;
-    kw.emplace_back(intern(ps[i].name), pn == sig.data ? restrict_value(v[i], bounds) : v[i]);
-  }
-  CallArgs ca{nullptr, 0, kw.data(), kw.size(), in.current_site()};
-  in.call(current_fn(in, sig.name), ca);
+  forward_with_dst(in, sig.name, restrict_value(dst, dst_bounds), ps.data(), v.data(), ps.size(),
+                   [&](const std::string& pn, const Value& x) {
+                     return pn == sig.data ? restrict_value(x, bounds) : x;
+                   });
   return dst;
 }
 
@@ -160,7 +145,7 @@ Value legacy_tile_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
 // free axis, offset = the constant.
 Value legacy_iota(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (has_kw(a, "dst") || (a.npos > 0 && a.pos[0].is(VK::Tensor)))
-    return in.call(current_fn(in, "iota"), a);  // current-style call
+    return in.call(current_isa_fn(in, "iota"), a);  // current-style call
   static const ParamSpec ps[] = {{"expr", true}, {"dtype", true}, {"mask"}, {"name"}};
   Value v[4];
   bind_args("iota", ps, 4, a, v);
@@ -209,7 +194,7 @@ Value legacy_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   }
   if (rmw.is_none()) {
     CallArgs ca{a.pos, a.npos, kw.data(), kw.size(), a.site};
-    return in.call(current_fn(in, "dma_copy"), ca);
+    return in.call(current_isa_fn(in, "dma_copy"), ca);
   }
   static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"oob_mode"}};
   Value v[3];
@@ -219,7 +204,7 @@ Value legacy_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
       {intern("dst"), v[0]}, {intern("srcs"), make_list({v[0], v[1]})}, {intern("reduce_op"), rmw}};
   if (present(v[2])) ck.push_back({intern("oob_mode"), v[2]});
   CallArgs ca{nullptr, 0, ck.data(), ck.size(), a.site};
-  return in.call(current_fn(in, "dma_compute"), ca);
+  return in.call(current_isa_fn(in, "dma_compute"), ca);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 //   nl_ops_more.cpp   matmul, transpose, reductions, softmax, rms_norm, where, shape ops, ...
 //   legacy_isa.cpp    neuronxcc.nki.isa: instructions returning tiles (no dst=, dtype=/mask= keywords)
 #pragma once
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -166,6 +167,13 @@ void install_nl_ops_more(Interp& in, ModuleObj* nl);
 void install_nl_constants(Interp& in, ModuleObj* nl);  // nl.shared_identity_matrix (nl_constants.cpp)
 void install_legacy_isa(Interp& in, ModuleObj* legacy_isa);
 void install_legacy_isa_tiles(Interp& in, ModuleObj* legacy_isa);  // legacy_isa_tiles.cpp
+// Shared by the legacy nisa bindings (legacy_isa.cpp): whether keyword `name` was given; nki.isa.NAME (the
+// current-API binding a legacy call forwards to); and that forwarding: nki.isa.NAME(dst=dst, P=arg(P, v) ...)
+// over the bound legacy parameters ps[0..n) except dtype / mask / shape and unbound ones. Returns dst.
+bool has_kw(const CallArgs& a, const char* name);
+Value current_isa_fn(Interp& in, const char* name);
+Value forward_with_dst(Interp& in, const char* name, Value dst, const ParamSpec* ps, const Value* v, size_t n,
+                       const std::function<Value(const std::string& param, const Value& v)>& arg);
 void install_nki_compiler(Interp& in);  // neuronxcc.nki.compiler (nki_compiler.cpp)
 // nl.ndarray(buffer=...): the buffer, and for a neuronxcc.nki.compiler allocation directive its placement
 // (start partition, byte offset) in *address; `shape` has `lead` block dims before the partition dim. For a
