@@ -92,7 +92,8 @@ auto guarded(F&& f) -> decltype(f()) {
 }
 
 // ("n",) ("b", v) ("i", v) ("f", v) ("s", v) ("t", [..]) ("l", [..]) ("d", [k, v, ...]) ("T", index, name)
-// ("a", module, file, path) ("o", module, file, path, [names], [values]) -> HostValue (python/nkisim/_host.py).
+// ("a", module, file, path) ("o", module, file, path, [names], [values]) ("S", index, name)
+// ("O", name, shape, dtype, split axis or -1) -> HostValue (python/nkisim/_host.py).
 frontend::HostValue to_host_value(const py::handle& o) {
   using K = frontend::HostValue::Kind;
   auto t = py::reinterpret_borrow<py::tuple>(o);
@@ -111,6 +112,14 @@ frontend::HostValue to_host_value(const py::handle& o) {
     case 'l': h.kind = K::List; items(t[1]); break;
     case 'd': h.kind = K::Dict; items(t[1]); break;
     case 'T': h.kind = K::Tensor; h.i = t[1].cast<int64_t>(); h.s = t[2].cast<std::string>(); break;
+    case 'S': h.kind = K::SbufIn; h.i = t[1].cast<int64_t>(); h.s = t[2].cast<std::string>(); break;
+    case 'O':
+      h.kind = K::SbufOut;
+      h.s = t[1].cast<std::string>();
+      h.shape = t[2].cast<std::vector<int64_t>>();
+      h.dtype = t[3].cast<std::string>();
+      h.i = t[4].cast<int64_t>();
+      break;
     case 'a':
     case 'o':
       h.kind = tag[0] == 'a' ? K::Attr : K::Object;

@@ -168,6 +168,9 @@ def compile_program(kernel, args, kwargs, target=None, lnc=None):
     conv = _host.Converter()
     host_args = [(name, conv.convert(v, name)) for name, v in bound.arguments.items()]
     inputs = [_input(a, conv.names[k]) for k, a in enumerate(conv.arrays)]
+    if conv.sbuf and kernel.api == LEGACY:
+        raise TypeError(f"kernel {fn.__qualname__}: nkisim.sbuf / nkisim.sbuf_output arguments are for nki.jit "
+                        "(current API) functions, not legacy neuronxcc.nki kernels")
     launch_lnc, grid = kernel.launch_config()
     lnc = lnc if lnc is not None else launch_lnc if launch_lnc is not None else 1
     target = _target_name(target) or _target_name(kernel.platform_target) or "trn2"
