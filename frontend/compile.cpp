@@ -123,6 +123,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
 
   InterpOptions io;
   io.include_dirs = opts.include_dirs;
+  io.import_packages = opts.import_packages;
   io.step_budget = opts.max_steps;
   io.instruction_budget = opts.max_instructions;
   io.max_frames = opts.max_recursion;
