@@ -52,7 +52,7 @@ FunctionObj* find_kernel(Interp& in, ModuleObj* m, const CompileOptions& opts, c
 
 // A Python call (CompileOptions::host_call): the arguments from their host values, the defaults for the rest.
 // Input tensor i becomes the kernel's parameter tensor i, named after where the host found it.
-std::vector<Value> bind_host_args(Interp& in, FunctionObj* fn, const CompileOptions& opts) {
+std::vector<Value> bind_host_args(Interp& in, FunctionObj* fn, const CompileOptions& opts, HostSbuf* sbuf) {
   const FuncCode* code = fn->code;
   const std::string kname = sym_str(code->name);
   auto* fn_module = fn->module.as<ModuleObj>();
@@ -101,7 +101,7 @@ std::vector<Value> bind_host_args(Interp& in, FunctionObj* fn, const CompileOpti
       if (n == name) h = &v;
     if (h) {
       try {
-        args.push_back(host_to_value(in, *h, tensor, "kernel '" + kname + "': argument '" + name + "'"));
+        args.push_back(host_to_value(in, *h, tensor, "kernel '" + kname + "': argument '" + name + "'", sbuf));
       } catch (Error& e) {
         if (!e.loc) e.loc = SourceLoc{fn_module->path, p.line, p.col};  // at the parameter
         throw;
@@ -123,6 +123,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
 
   InterpOptions io;
   io.include_dirs = opts.include_dirs;
+  io.import_packages = opts.import_packages;
   io.step_budget = opts.max_steps;
   io.instruction_budget = opts.max_instructions;
   io.max_frames = opts.max_recursion;
@@ -171,8 +172,12 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
                   "' (parameters: " + join_names(all_names) + ")");
   }
   std::vector<Value> args;
+  HostSbuf sbuf;  // SBUF-resident host arguments: their tiles are DMA'd to HBM outputs after the call
   if (opts.host_call) {
-    args = bind_host_args(in, fn, opts);
+    // (as for the call below: SBUF arguments emit their allocations and DMAs while binding)
+    in.nki->current_api = opts.api == CompileOptions::Api::from_decorator ? fn->jit && !fn->legacy_jit
+                                                                          : opts.api == CompileOptions::Api::current;
+    args = bind_host_args(in, fn, opts, &sbuf);
   } else
   for (size_t i = 0; i < code->params.size(); ++i) {
     const Param& p = code->params[i];
@@ -266,6 +271,16 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     }
     in.in_kernel = false;
   }
+  std::vector<Value> sbuf_outs;
+  if (!sbuf.outputs.empty()) {
+    ModuleScope ms(in, fn_module);
+    try {
+      sbuf_outs = host_sbuf_outputs(in, sbuf);
+    } catch (Error& e) {
+      if (!e.loc) e.loc = SourceLoc{fn_module->path, code->line, code->col};
+      throw;
+    }
+  }
 
   // Outputs: a tensor or a tuple/list of tensors.
   SourceLoc def_loc{fn_module->path, code->line, code->col};
@@ -277,6 +292,17 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   else if (!result.is_none())
     throw Error("kernel '" + kname + "' must return a tensor or a tuple of tensors, not '" + type_name(result) + "'",
                 def_loc);
+  // An SBUF output tile the function returns comes back in that place (its HBM copy); the others follow.
+  std::vector<bool> sbuf_returned(sbuf_outs.size());
+  for (auto& o : outs)
+    for (size_t k = 0; k < sbuf_outs.size(); ++k)
+      if (o.is(VK::Tensor) && o.obj() == sbuf.outputs[k].first.obj() && !sbuf_returned[k]) {
+        o = sbuf_outs[k];
+        sbuf_returned[k] = true;
+        break;
+      }
+  for (size_t k = 0; k < sbuf_outs.size(); ++k)
+    if (!sbuf_returned[k]) outs.push_back(sbuf_outs[k]);
   for (auto& o : outs) {
     if (!o.is(VK::Tensor))
       throw Error("kernel '" + kname + "' must return tensors, but its result contains a '" + type_name(o) + "'",

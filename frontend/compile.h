@@ -27,6 +27,9 @@ struct CompileOptions {
   // --arg NAME=VALUE: VALUE is a Python literal (int, float, bool, None, string, tuple/list of those).
   std::vector<std::pair<std::string, std::string>> args;
   std::vector<std::string> include_dirs;  // -I search paths for the kernel's own imports
+  // Packages the host imported that the kernel's module imports (the Python package passes their __path__ /
+  // __file__): importable by their top-level name only (InterpOptions::import_packages).
+  std::vector<std::string> import_packages;
   // Compile-time limits (each is a located error when exceeded):
   uint64_t max_steps = 100'000'000;        // --max-steps N: evaluation steps (statements, iterations, calls)
   uint64_t max_instructions = 5'000'000;   // --max-instructions N: nki.isa instructions emitted

@@ -380,6 +380,11 @@ Value Interp::import_module(const std::string& dotted_in, const Node* at, Module
         for (const std::string& p : parts_of(name_so_far)) base /= p;
         if ((file = find_module_file(base, &src))) break;
       }
+      for (size_t k = 0; !file && k < opts.import_packages.size(); ++k) {  // (name_so_far is a top-level name)
+        fs::path pkg = opts.import_packages[k];
+        if ((pkg.extension() == ".py" ? pkg.stem() : pkg.filename()).string() == name_so_far)
+          file = find_module_file(pkg.parent_path() / name_so_far, &src);
+      }
     }
     if (!file) {
       if (parent.is(VK::Module)) raise("ModuleNotFoundError", "No module named '" + name_so_far + "'");

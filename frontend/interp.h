@@ -143,6 +143,9 @@ struct InterpOptions {
   uint64_t instruction_budget = kDefaultInstructionBudget;  // ops appended to `kernel`
   int max_frames = kDefaultMaxFrames;                       // Python call depth
   std::vector<std::string> include_dirs;
+  // Top-level packages importable by name only: a package folder (`.../src/nkilib`) or a module file
+  // (`.../util.py`); nothing else in their parent folders becomes importable.
+  std::vector<std::string> import_packages;
   std::string* print_sink = nullptr;  // print() output goes here instead of stderr (tests)
   // Set by another thread (the Python package on Ctrl-C): evaluation stops with Error("interrupted").
   const std::atomic<bool>* interrupt = nullptr;

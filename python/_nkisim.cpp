@@ -92,7 +92,8 @@ auto guarded(F&& f) -> decltype(f()) {
 }
 
 // ("n",) ("b", v) ("i", v) ("f", v) ("s", v) ("t", [..]) ("l", [..]) ("d", [k, v, ...]) ("T", index, name)
-// ("a", module, file, path) ("o", module, file, path, [names], [values]) -> HostValue (python/nkisim/_host.py).
+// ("a", module, file, path) ("o", module, file, path, [names], [values]) ("S", index, name)
+// ("O", name, shape, dtype, split axis or -1) -> HostValue (python/nkisim/_host.py).
 frontend::HostValue to_host_value(const py::handle& o) {
   using K = frontend::HostValue::Kind;
   auto t = py::reinterpret_borrow<py::tuple>(o);
@@ -111,6 +112,14 @@ frontend::HostValue to_host_value(const py::handle& o) {
     case 'l': h.kind = K::List; items(t[1]); break;
     case 'd': h.kind = K::Dict; items(t[1]); break;
     case 'T': h.kind = K::Tensor; h.i = t[1].cast<int64_t>(); h.s = t[2].cast<std::string>(); break;
+    case 'S': h.kind = K::SbufIn; h.i = t[1].cast<int64_t>(); h.s = t[2].cast<std::string>(); break;
+    case 'O':
+      h.kind = K::SbufOut;
+      h.s = t[1].cast<std::string>();
+      h.shape = t[2].cast<std::vector<int64_t>>();
+      h.dtype = t[3].cast<std::string>();
+      h.i = t[4].cast<int64_t>();
+      break;
     case 'a':
     case 'o':
       h.kind = tag[0] == 'a' ? K::Attr : K::Object;
@@ -142,7 +151,7 @@ isa::TargetDesc target_of(const std::string& name) {
 std::shared_ptr<Program> compile(const std::string& path, const std::string& kernel, const std::string& module,
                                  int api_kind, const py::list& args, const std::vector<std::pair<std::vector<int64_t>, std::string>>& inputs,
                                  const std::string& target, std::optional<int> lnc, std::vector<int64_t> grid,
-                                 std::vector<std::string> include_dirs) {
+                                 std::vector<std::string> include_dirs, std::vector<std::string> import_packages) {
   return guarded([&] {
     api::CompileRequest req;
     req.kernel_path = path;
@@ -155,6 +164,7 @@ std::shared_ptr<Program> compile(const std::string& path, const std::string& ker
     c.host_call = true;
     c.grid = std::move(grid);
     c.include_dirs = std::move(include_dirs);
+    c.import_packages = std::move(import_packages);
     for (auto a : args) {
       auto pair = py::reinterpret_borrow<py::tuple>(a);
       c.host_args.push_back({pair[0].cast<std::string>(), to_host_value(pair[1])});
@@ -322,7 +332,8 @@ PYBIND11_MODULE(_nkisim, m) {
     });
   }, py::arg("target") = "trn2");
   m.def("compile", &compile, py::arg("path"), py::arg("kernel"), py::arg("module"), py::arg("api"), py::arg("args"),
-        py::arg("inputs"), py::arg("target"), py::arg("lnc"), py::arg("grid"), py::arg("include_dirs"));
+        py::arg("inputs"), py::arg("target"), py::arg("lnc"), py::arg("grid"), py::arg("include_dirs"),
+        py::arg("import_packages") = std::vector<std::string>{});
   m.def("simulate", &simulate, py::arg("program"), py::arg("inputs"), py::arg("mode"), py::arg("timeline"),
         py::arg("trace_path"));
 }

@@ -7,14 +7,14 @@
 kernel[2] launch, or a plain function (taken as an nki.jit kernel).
 """
 from . import _nkisim
-from ._host import as_dtype
+from ._host import as_dtype, sbuf, sbuf_output
 from ._kernel import CURRENT, BenchmarkResult, Kernel, Result, as_kernel
 from ._kernel import compile_program as _compile_program
 from ._kernel import run as _run
 
 KernelError = _nkisim.KernelError
 
-__all__ = ["simulate", "compile", "as_dtype", "KernelError", "Result", "Program", "Kernel"]
+__all__ = ["simulate", "compile", "as_dtype", "sbuf", "sbuf_output", "KernelError", "Result", "Program", "Kernel"]
 
 
 def simulate(kernel, *args, target="trn2", lnc=None, timing=True, trace=None, **kwargs):

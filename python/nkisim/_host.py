@@ -38,6 +38,55 @@ def as_dtype(array, dtype):
     return out
 
 
+class SbufInput:
+    """An input the function takes in SBUF (nkisim.sbuf): the array goes to HBM and is DMA'd into an SBUF tile of
+    its shape (partition dimension first) before the call."""
+
+    def __init__(self, array):
+        if isinstance(array, (SbufInput, SbufOutput)):
+            raise TypeError("nkisim.sbuf: the argument is already an SBUF argument")
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"nkisim.sbuf expects a numpy array, got {type(array).__name__}")
+        self.array = array
+
+    def __repr__(self):
+        return f"nkisim.sbuf(<array {self.array.shape} {self.array.dtype}>)"
+
+
+class SbufOutput:
+    """An SBUF tile the function writes (nkisim.sbuf_output): passed in empty, DMA'd to HBM after the call and
+    returned after the function's own return values, in argument order. `split`: with lnc=2, the axis along
+    which each core holds its share (core c copies out part c); None: core 0 copies out the whole tile."""
+
+    def __init__(self, shape, dtype, split=None):
+        try:
+            shape = tuple(int(d) for d in shape)
+        except TypeError:
+            raise TypeError(f"nkisim.sbuf_output: shape must be a tuple of ints, got {shape!r}") from None
+        if not shape or any(d <= 0 for d in shape):
+            raise ValueError(f"nkisim.sbuf_output: invalid shape {shape}")
+        name = _dtypes.dtype_name(dtype)
+        if name is None:
+            raise TypeError(f"nkisim.sbuf_output: unknown NKI dtype {dtype!r}")
+        if split is not None and not (isinstance(split, int) and 0 <= split < len(shape)):
+            raise ValueError(f"nkisim.sbuf_output: split axis {split!r} is not an axis of shape {shape}")
+        self.shape, self.dtype, self.split = shape, name, split
+
+    def __repr__(self):
+        return f"nkisim.sbuf_output({self.shape}, {self.dtype!r}, split={self.split})"
+
+
+def sbuf(array):
+    """Passes `array` to a function that takes an SBUF tile: DMA'd from HBM into SBUF before the call."""
+    return SbufInput(array)
+
+
+def sbuf_output(shape, dtype, split=None):
+    """An SBUF tile of `shape` (partition dimension first) and NKI `dtype` that the function writes; the call
+    returns its contents after the function's own return values (SbufOutput)."""
+    return SbufOutput(shape, dtype, split)
+
+
 def _module_file(modname):
     mod = sys.modules.get(modname)
     f = getattr(mod, "__file__", None) or ""
@@ -55,6 +104,7 @@ class Converter:
         self.arrays = []      # numpy arrays, in input order
         self.names = []       # their names ("a", "cfg.weight", "xs[1]")
         self.roots = []       # folders to add to the front end's import path
+        self.sbuf = False     # an SBUF argument was seen
 
     def _add_root(self, modname, file):
         if not file:
@@ -88,6 +138,12 @@ class Converter:
             return ("b", bool(v))
         if isinstance(v, np.ndarray):
             return self._tensor(v, name)
+        if isinstance(v, SbufInput):
+            self.sbuf = True
+            return ("S",) + self._tensor(v.array, name)[1:]
+        if isinstance(v, SbufOutput):
+            self.sbuf = True
+            return ("O", name, list(v.shape), v.dtype, -1 if v.split is None else v.split)
         if isinstance(v, enum.Enum):
             t = type(v)
             ref = getattr(v, "_nki_ref", None)

@@ -1,4 +1,5 @@
 """Decorated kernels on the host: argument binding, the compile cache, the simulator call, outputs."""
+import ast
 import copy
 import functools
 import inspect
@@ -145,6 +146,55 @@ def _module_root(modname, file):
     return path
 
 
+_imports_cache = {}  # (kernel file, mtime) -> the top-level names of its absolute imports
+
+
+def _imported_names(path, mtime):
+    key = (path, mtime)
+    names = _imports_cache.get(key)
+    if names is None:
+        names = []
+        try:
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read(), path)
+        except (OSError, SyntaxError, ValueError):
+            tree = None  # the front end reports what is wrong with the file
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                mods = [node.module]
+            else:
+                continue
+            for m in mods:
+                top = m.split(".")[0]
+                if top not in names:
+                    names.append(top)
+        _imports_cache[key] = names
+    return names
+
+
+def _import_packages(path, mtime, own_top):
+    """The folders (__path__) or files (__file__) of the host-imported packages the kernel's module imports:
+    the front end may import these by name, and nothing else beside them. Not the packages built into the front
+    end (nki, numpy, ...), the standard library, extension modules, or the kernel's own package."""
+    out = []
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    for top in _imported_names(path, mtime):
+        mod = sys.modules.get(top)
+        if mod is None or top == own_top or top in stdlib or top == "nkisim" or _host._is_builtin_module(top):
+            continue
+        paths = list(getattr(mod, "__path__", None) or ())
+        f = getattr(mod, "__file__", None)
+        if not paths and f and f.endswith(".py"):
+            paths = [f]
+        for p in paths:
+            p = os.path.abspath(p)
+            if p not in out:
+                out.append(p)
+    return out
+
+
 def _input(a, name):
     dt = _dtypes.array_dtype(a)
     if dt is None and a.dtype.name == "bool":
@@ -168,6 +218,9 @@ def compile_program(kernel, args, kwargs, target=None, lnc=None):
     conv = _host.Converter()
     host_args = [(name, conv.convert(v, name)) for name, v in bound.arguments.items()]
     inputs = [_input(a, conv.names[k]) for k, a in enumerate(conv.arrays)]
+    if conv.sbuf and kernel.api == LEGACY:
+        raise TypeError(f"kernel {fn.__qualname__}: nkisim.sbuf / nkisim.sbuf_output arguments are for nki.jit "
+                        "(current API) functions, not legacy neuronxcc.nki kernels")
     launch_lnc, grid = kernel.launch_config()
     lnc = lnc if lnc is not None else launch_lnc if launch_lnc is not None else 1
     target = _target_name(target) or _target_name(kernel.platform_target) or "trn2"
@@ -183,11 +236,12 @@ def compile_program(kernel, args, kwargs, target=None, lnc=None):
         mtime = os.stat(path).st_mtime_ns
     except OSError:
         mtime = 0
-    key = repr((path, mtime, fn.__name__, module, kernel.api, host_args, specs, target, lnc, grid, dirs))
+    packages = _import_packages(path, mtime, module.split(".")[0] if module != "__main__" else None)
+    key = repr((path, mtime, fn.__name__, module, kernel.api, host_args, specs, target, lnc, grid, dirs, packages))
     prog = _cache.get(key)
     if prog is None:
         prog = _nkisim.compile(path, fn.__name__, module, kernel.api or 0, host_args, specs, target, lnc, grid,
-                               dirs)
+                               dirs, packages)
         if len(_cache) >= _CACHE_MAX:
             _cache.pop(next(iter(_cache)))
         _cache[key] = prog

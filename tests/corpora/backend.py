@@ -71,6 +71,8 @@ class CliBackend:
         self.tmp = jobs_tmp or tempfile.mkdtemp(prefix="nkisim-corpora-")
 
     def run(self, case, root, args, functional=False):
+        if any(isinstance(v, Expr) and "nkisim.sbuf" in v.src for v in args.values()):
+            raise KernelError("SBUF-resident arguments (nkisim.sbuf / nkisim.sbuf_output) need the python backend")
         d = tempfile.mkdtemp(prefix=case.name.replace("/", "_") + "-", dir=self.tmp)
         path = os.path.join(root, case.file)
         includes = [os.path.join(root, case.include)] if case.include else [os.path.dirname(path)]

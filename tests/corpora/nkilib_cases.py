@@ -666,47 +666,34 @@ def _gen_mask_tkg_hbm(lnc, bs, q_head, s_prior, s_active):
                "nkilib.core.attention.gen_mask_tkg", "gen_mask_tkg_hbm", args, ref, atol=0, rtol=0, lnc=lnc)
 
 
-# ---------------------------------------------------------------- rmsnorm_mx_quantize_tkg (SBUF outputs: our wrapper)
+# ---------------------------------------------------------------- rmsnorm_mx_quantize_tkg (SBUF outputs: nkisim.sbuf_output)
 
-RMSNORM_MX_WRAPPER = """import nki
-import nki.isa as nisa
-import nki.language as nl
-from nkilib.core.subkernels.rmsnorm_mx_quantize_tkg import rmsnorm_mx_quantize_tkg
-
-
-@nki.jit
-def corpus_case(inp, gamma, residual, hidden_actual=None):
-    b, s, h = inp.shape
-    t, h1 = b * s, h // 128
-    out_sb = nl.ndarray((128, t, h1), dtype=inp.dtype, buffer=nl.sbuf)
-    quant_sb = nl.ndarray((128, h1 // 4, t), dtype=nl.float8_e4m3fn_x4, buffer=nl.sbuf)
-    scale_sb = nl.ndarray((128, h1 // 4, t), dtype=nl.uint8, buffer=nl.sbuf)
-    res_out = nl.ndarray((t, h), dtype=inp.dtype, buffer=nl.shared_hbm)
-    rmsnorm_mx_quantize_tkg(input=inp, gamma=gamma, output=out_sb, output_quant=quant_sb, output_scale=scale_sb,
-                            residual=residual, output_residual=res_out, hidden_actual=hidden_actual)
-    out = nl.ndarray((128, t, h1), dtype=inp.dtype, buffer=nl.shared_hbm)
-    half = t // 2
-    rows = nl.ds(nl.program_id(0) * half, half)  # each of the two cores holds its half of the tokens
-    nisa.dma_copy(dst=out[:, rows, :], src=out_sb[:, rows, :])
-    return out, res_out
-"""
+def _sbuf_out(shape, dtype, split):  # an SBUF tile the kernel writes; each of the two cores holds its half of `split`
+    return Expr(f"nkisim.sbuf_output({shape!r}, {dtype!r}, split={split})", ("import nkisim",))
 
 
 def _rmsnorm_mx_quantize_tkg(b, s, h, h_actual=None, residual=False, dtype="float16"):
-    def args(r):
-        return {"inp": randn(r, b, s, h, dtype=dtype), "gamma": randn(r, 1, h, dtype=dtype),
-                "residual": randn(r, b, s, h, dtype=dtype) if residual else None, "hidden_actual": h_actual}
+    t, h1 = b * s, h // 128
 
-    def ref(i):  # compares the normalized output [128, B*S, H/128] (H viewed as (H/128, 128)) and the residual sum;
-        x = i["inp"].astype(np.float32)  # the MX-quantized copy is not compared
+    def args(r):
+        return {"input": randn(r, b, s, h, dtype=dtype), "gamma": randn(r, 1, h, dtype=dtype),
+                "output": _sbuf_out((128, t, h1), dtype, 1),
+                "output_quant": _sbuf_out((128, h1 // 4, t), "float8_e4m3fn_x4", 2),
+                "output_scale": _sbuf_out((128, h1 // 4, t), "uint8", 2),
+                "residual": randn(r, b, s, h, dtype=dtype) if residual else None,
+                "output_residual": T(np.zeros((t, h), np.float32), dtype) if residual else None,
+                "hidden_actual": h_actual}
+
+    def ref(i):  # the normalized output [128, B*S, H/128] (H viewed as (H/128, 128)) and the residual sum; the
+        x = i["input"].astype(np.float32)  # MX-quantized copy and its scales are not compared
         if residual:
             x = x + i["residual"]
         y = x / np.sqrt(np.square(x).sum(-1, keepdims=True) / (h_actual or h) + 1e-6) * i["gamma"]
-        return [y.reshape(b * s, h // 128, 128).transpose(2, 0, 1)] + ([x.reshape(b * s, h)] if residual else [])
+        return [y.reshape(t, h1, 128).transpose(2, 0, 1), None, None] + ([x.reshape(t, h)] if residual else [])
     return lib(f"rmsnorm_mx_quantize_tkg/lnc2_b{b}_s{s}_h{h}{f'_ha{h_actual}' if h_actual else ''}"
                f"{'_residual' if residual else ''}",
                "nkilib.core.subkernels.rmsnorm_mx_quantize_tkg", "rmsnorm_mx_quantize_tkg", args, ref, atol=1e-3,
-               rtol=1e-2, lnc=2, target="trn3", wrapper=RMSNORM_MX_WRAPPER)
+               rtol=1e-2, lnc=2, target="trn3")
 
 
 # ---------------------------------------------------------------- moe_block_tkg (RMSNorm + router top-k + experts)
