@@ -59,6 +59,7 @@ class Case:
     written: tuple = ()  # names of input tensors the kernel writes; compared after the returned outputs
     skip: str = ""
     expect_error: str = ""  # an invalid kernel: PASS when nki-sim refuses it with a located error (file:line:col)
+    error_text: str = ""  # with expect_error: the refusal must contain this text (else MISMATCH)
     post: Optional[Callable] = None  # post(outputs, inputs) -> outputs to compare (e.g. sorted top-k values)
 
 

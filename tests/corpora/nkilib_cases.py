@@ -533,7 +533,7 @@ def _moe_affinities(r, t, e, k, all_expert):
     return idx.astype(np.int32), aff
 
 
-def _moe_tkg(lnc, t, h, i_dim, e, top_k, act, all_expert, clamp, bias, dtype="float16"):
+def _moe_tkg(lnc, t, h, i_dim, e, top_k, act, all_expert, clamp, bias, dtype="float16", **kw):
     k = top_k or e
 
     def args(r):
@@ -554,17 +554,19 @@ def _moe_tkg(lnc, t, h, i_dim, e, top_k, act, all_expert, clamp, bias, dtype="fl
     def ref(i):
         x = i["hidden_input"].astype(np.float64)
         out = np.zeros_like(x)
-        for ex in range(e):
-            rows = np.nonzero(np.any(i["expert_index"] == ex, 1))[0]
-            if len(rows) == 0:
-                continue
+        # all-expert: every expert, weighted by its affinity column; selective: every (token, slot) of
+        # expert_index, as the test's reference does -- indices are drawn with replacement, so an expert listed
+        # twice for a token contributes twice
+        slots = [(np.arange(t), ex) for ex in range(e)] if all_expert else \
+            [([tok], int(i["expert_index"][tok, j])) for tok in range(t) for j in range(k)]
+        for rows, ex in slots:
             y = _expert_mlp(x[rows], i["expert_gate_up_weights"][ex], i["expert_down_weights"][ex], act, clamp,
                             i["expert_gate_up_bias"][ex] if bias else None, i["expert_down_bias"][ex] if bias else None)
             out[rows] += i["expert_affinities"][rows, ex:ex + 1] * y
         return out
     return lib(f"moe_tkg/lnc{lnc}_t{t}_h{h}_i{i_dim}_e{e}_k{top_k}_{act}_{'all' if all_expert else 'selective'}"
                f"{'_clamp' if clamp else ''}{'_bias' if bias else ''}_{dtype}", "nkilib.core.moe.moe_tkg.moe_tkg",
-               "moe_tkg", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
+               "moe_tkg", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc, **kw)
 
 
 # ---------------------------------------------------------------- moe_cte (blockwise matmul)
@@ -696,7 +698,9 @@ def cases():
         _router_topk(2, 48, 3072, 128, 4, "SOFTMAX", True, False, shard_on_tokens=True),
         _attention_bwd(2, 1, 12, 12, 1024, 64, BF16, True), _attention_bwd(2, 1, 16, 16, 1024, 64, BF16, False),
         _attention_bwd(2, 1, 4, 2, 4096, 128, BF16, True),
-        _moe_tkg(2, 4, 384, 128, 4, None, "SiLU", True, True, False),
+        _moe_tkg(2, 4, 384, 128, 4, None, "SiLU", True, True, False,
+                 expect_error="the test's negative case: H1 = H/128 must divide by the LNC",
+                 error_text="Invalid sharding: H1=3 cannot be evenly divided across 2 cores"),
         _moe_tkg(2, 4, 512, 128, 2, 1, "Swish", False, True, True),
         _moe_tkg(2, 4, 3072, 192, 128, 4, "Swish", False, True, True),
         _moe_cte(2, "shard_on_i", 3072, 1024, 8, 512, 1, 2048), _moe_cte(2, "shard_on_i", 1024, 1024, 8, 512, 1, 512),
