@@ -722,6 +722,7 @@ def cases():
                  expect_error="the test's negative case: H1 = H/128 must divide by the LNC",
                  error_text="Invalid sharding: H1=3 cannot be evenly divided across 2 cores"),
         _moe_tkg(2, 4, 512, 128, 2, 1, "Swish", False, True, True),
+        _moe_tkg(2, 4, 3072, 256, 4, None, "SiLU", True, True, False),
         _moe_tkg(2, 4, 3072, 192, 128, 4, "Swish", False, True, True),
         _moe_cte(2, "shard_on_i", 3072, 1024, 8, 512, 1, 2048), _moe_cte(2, "shard_on_i", 1024, 1024, 8, 512, 1, 512),
         _moe_cte(2, "shard_on_i", 3072, 1024, 8, 512, 4, 2048, bias=True),
