@@ -708,6 +708,15 @@ Value dict_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
 
 bool one_of(Sym s, std::initializer_list<Sym> l) { return std::find(l.begin(), l.end(), s) != l.end(); }
 
+// numpy scalars (np.float32(x), np.finfo(t).min, np.int32(n)) are plain numbers here, so their .item() -- the
+// Python number -- is accepted on every int/float (nki-library: np.finfo(np.float32).min.item()).
+bool is_numpy_item(Sym name) { return sym_str(name) == "item"; }
+
+Value numpy_item(Interp&, const BuiltinObj& b, CallArgs& a) {
+  want(b, a, 0, 0);
+  return b.self;
+}
+
 }  // namespace
 
 bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
@@ -754,6 +763,7 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
         *out = Value::integer(0);
         return true;
       }
+      if (is_numpy_item(name)) return bind("int", numpy_item);
       if (name == S::bit_length || name == S::conjugate)
         return bind("int", [](Interp&, const BuiltinObj& b, CallArgs&) -> Value {
           if (Sym(b.data) == S::conjugate) return Value::integer(b.self.i());
@@ -775,6 +785,7 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
         *out = Value::floating(0);
         return true;
       }
+      if (is_numpy_item(name)) return bind("float", numpy_item);
       if (name == S::is_integer)
         return bind("float", [](Interp&, const BuiltinObj& b, CallArgs&) -> Value {
           double f = b.self.f();

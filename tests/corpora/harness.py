@@ -62,6 +62,7 @@ class Case:
     # live in SBUF (the corpus tests wrap those the same way). Its parameters are the case's args.
     wrapper: str = ""
     expect_error: str = ""  # an invalid kernel: PASS when nki-sim refuses it with a located error (file:line:col)
+    error_text: str = ""  # with expect_error: the refusal must contain this text (else MISMATCH)
     post: Optional[Callable] = None  # post(outputs, inputs) -> outputs to compare (e.g. sorted top-k values)
 
 

@@ -35,6 +35,8 @@ def _run_case(be, case, root, functional=False):
         try:
             be.run(case, root, make_args(case), functional=functional)
         except backends.KernelError as e:
+            if case.error_text and case.error_text not in str(e):
+                return Result(case, "MISMATCH", message=f"refused, but not with '{case.error_text}': {e}")
             located = re.search(r"\.py:\d+:\d+: error: ", str(e))
             return Result(case, "PASS", message=("refused as expected: " if located else "refused (unlocated): ")
                           + str(e))
