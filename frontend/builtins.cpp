@@ -5,6 +5,7 @@
 
 #include "frontend/builtin_util.h"
 #include "frontend/interp.h"
+#include "frontend/ndarray.h"
 #include "frontend/lexer.h"
 #include "frontend/nki.h"
 #include "frontend/utf8.h"
@@ -67,6 +68,12 @@ Value b_len(Interp& in, const BuiltinObj&, CallArgs& a) {
     }
     case VK::Class:
       if (v.as<ClassObj>()->is_enum) return Value::integer(int64_t(in.to_vector(v).size()));
+      break;
+    case VK::Other:
+      if (auto* nd = as_ndarray(v)) {
+        if (nd->shape.empty()) raise("TypeError", "len() of unsized object");
+        return Value::integer(nd->shape[0]);
+      }
       break;
     default:
       break;

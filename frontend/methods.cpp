@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cmath>
 
+#include "frontend/builtin_util.h"
 #include "frontend/interp.h"
+#include "frontend/ndarray.h"
 #include "frontend/lexer.h"
 #include "frontend/utf8.h"
 
@@ -754,6 +756,11 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
         *out = Value::integer(0);
         return true;
       }
+      if (sym_name(name) == "item")  // numpy scalars are Python numbers in nki-sim: np.int32(3).item()
+        return bind("int", [](Interp&, const BuiltinObj& b, CallArgs& a) -> Value {
+          detail::nargs("item", a, 0, 0);
+          return b.self;
+        });
       if (name == S::bit_length || name == S::conjugate)
         return bind("int", [](Interp&, const BuiltinObj& b, CallArgs&) -> Value {
           if (Sym(b.data) == S::conjugate) return Value::integer(b.self.i());
@@ -775,6 +782,11 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
         *out = Value::floating(0);
         return true;
       }
+      if (sym_name(name) == "item")  // np.finfo(np.float32).min.item()
+        return bind("float", [](Interp&, const BuiltinObj& b, CallArgs& a) -> Value {
+          detail::nargs("item", a, 0, 0);
+          return b.self;
+        });
       if (name == S::is_integer)
         return bind("float", [](Interp&, const BuiltinObj& b, CallArgs&) -> Value {
           double f = b.self.f();
@@ -808,6 +820,7 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
       return false;
     }
     case VK::Other: {
+      if (ndarray_attr(in, obj, name, out) || virtual_file_attr(in, obj, name, out)) return true;
       auto* sup = dynamic_cast<SuperObj*>(obj.obj());
       if (!sup) return false;
       ClassObj* start = sup->cls.as<ClassObj>();
