@@ -5,6 +5,7 @@
 
 #include "frontend/builtin_util.h"
 #include "frontend/interp.h"
+#include "frontend/ndarray.h"
 #include "frontend/lexer.h"
 #include "frontend/nki.h"
 #include "frontend/utf8.h"
@@ -67,6 +68,12 @@ Value b_len(Interp& in, const BuiltinObj&, CallArgs& a) {
     }
     case VK::Class:
       if (v.as<ClassObj>()->is_enum) return Value::integer(int64_t(in.to_vector(v).size()));
+      break;
+    case VK::Other:
+      if (auto* nd = as_ndarray(v)) {
+        if (nd->shape.empty()) raise("TypeError", "len() of unsized object");
+        return Value::integer(nd->shape[0]);
+      }
       break;
     default:
       break;
@@ -433,6 +440,18 @@ Value b_setattr(Interp& in, const BuiltinObj&, CallArgs& a) {
   in.set_attr(a.pos[0], intern(str_of(a.pos[1])), a.pos[2]);
   return Value();
 }
+// object.__setattr__(obj, name, value): sets the attribute past a frozen dataclass's guard, as CPython's does
+// (frozen dataclasses' own __post_init__ and helpers set fields this way).
+Value b_object_setattr(Interp& in, const BuiltinObj&, CallArgs& a) {
+  nargs("object.__setattr__", a, 3, 3);
+  if (!a.pos[1].is(VK::Str)) raise("TypeError", "attribute name must be string");
+  if (a.pos[0].is(VK::Instance)) {
+    a.pos[0].as<InstanceObj>()->attrs[intern(str_of(a.pos[1]))] = a.pos[2];
+    return Value();
+  }
+  in.set_attr(a.pos[0], intern(str_of(a.pos[1])), a.pos[2]);
+  return Value();
+}
 Value b_hasattr(Interp& in, const BuiltinObj&, CallArgs& a) {
   nargs("hasattr", a, 2, 2);
   if (!a.pos[1].is(VK::Str)) raise("TypeError", "attribute name must be string");
@@ -631,6 +650,7 @@ void install_builtins(Interp& in) {
   obj.as<ClassObj>()->mro.push_back(obj.as<ClassObj>());
   obj.as<ClassObj>()->builtin = true;
   obj.as<ClassObj>()->set(S::__init__, in.builtin("object.__init__", b_object_init));
+  obj.as<ClassObj>()->set(intern("__setattr__"), in.builtin("object.__setattr__", b_object_setattr));
   b->globals[intern("object")] = obj;
 
   // Exception hierarchy.

@@ -74,6 +74,7 @@ Interp::~Interp() {
   nki.reset();
   loaded_modules.clear();
   raised.clear();
+  virtual_files.clear();
   module_cache.clear();
   // heap_ (declared last but one) frees everything left, cycles included.
 }

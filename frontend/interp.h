@@ -167,6 +167,10 @@ class Interp {
   Value load_main(const std::string& path, std::string source, const std::string& module_name);
   Value import_module(const std::string& dotted, const Node* at, ModuleObj* from, int level);
 
+  // Virtual files (ndarray.h): what np.save wrote, by name; never host files.
+  std::unordered_map<std::string, Value> virtual_files;
+  int virtual_file_count = 0;
+
   // --- evaluation
   Value eval(const Expr* e, FrameObj* f);
   Flow exec_body(const Body& body, FrameObj* f);

@@ -1,6 +1,7 @@
 // interp_call.cpp - calling (user functions with Python argument binding, built-ins, classes, methods),
 // attribute access and subscription.
 #include "frontend/interp.h"
+#include "frontend/ndarray.h"
 #include "frontend/nki.h"
 #include "frontend/small_vec.h"
 #include "frontend/utf8.h"
@@ -620,6 +621,7 @@ Value Interp::get_item(const Value& obj, const Value& key) {
       return make<OpaqueObj>(obj.as<OpaqueObj>()->what + "[...]");
     case VK::Other:
       if (is_index(obj)) return index_get_item(*this, obj, key);
+      if (as_ndarray(obj)) return ndarray_get_item(*this, obj, key);
       raise("TypeError", "'" + type_name(obj) + "' object is not subscriptable");
     case VK::Builtin:
       return obj;  // typing: list[int], tuple[int, ...]
@@ -667,6 +669,9 @@ void Interp::set_item(const Value& obj, const Value& key, Value v) {
     case VK::Tensor:
       nl_set_item(*this, obj, key, std::move(v));
       return;
+    case VK::Other:
+      if (as_ndarray(obj)) return ndarray_set_item(*this, obj, key, v);
+      raise("TypeError", "'" + type_name(obj) + "' object does not support item assignment");
     default:
       raise("TypeError", "'" + type_name(obj) + "' object does not support item assignment");
   }

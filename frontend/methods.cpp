@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cmath>
 
+#include "frontend/builtin_util.h"
 #include "frontend/interp.h"
+#include "frontend/ndarray.h"
 #include "frontend/lexer.h"
 #include "frontend/utf8.h"
 
@@ -819,6 +821,7 @@ bool builtin_type_attr(Interp& in, const Value& obj, Sym name, Value* out) {
       return false;
     }
     case VK::Other: {
+      if (ndarray_attr(in, obj, name, out) || virtual_file_attr(in, obj, name, out)) return true;
       auto* sup = dynamic_cast<SuperObj*>(obj.obj());
       if (!sup) return false;
       ClassObj* start = sup->cls.as<ClassObj>();

@@ -1,5 +1,7 @@
-// nl_constants.cpp - nki.language constant tiles: nl.shared_identity_matrix (nki-language.md; the compiler
-// loads a shared constant, nki-sim builds it with instructions: docs/compatibility.md).
+// nl_constants.cpp - nki.language constants: nl.shared_identity_matrix (nki-language.md; the compiler loads a
+// shared constant, nki-sim builds it with instructions: docs/compatibility.md) and nl.shared_constant (an HBM
+// tensor whose bytes the program carries: isa::HbmTensor::init).
+#include "frontend/ndarray.h"
 #include "frontend/nl_ops.h"
 
 namespace nkisim::frontend {
@@ -38,9 +40,37 @@ Value fn_shared_identity_matrix(Interp& in, const BuiltinObj&, CallArgs& a) {
            {{"dst", out}, {"data", diff}, {"op0", alu_value(AluOp::equal)}, {"operand0", Value::integer(0)}});
   return out;
 }
+
+// shared_constant(constant, dtype=None): an HBM tensor holding `constant` (a compile-time numpy array, or the
+// name of a file np.save wrote during this compile), converted to `dtype` with the hardware's rounding.
+Value fn_shared_constant(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"constant", true}, {"dtype"}};
+  Value v[2];
+  bind_args("shared_constant", ps, 2, a, v);
+  Value fname;
+  Value arr = v[0].is(VK::Str) ? virtual_file_load(in, str_of(v[0]), "shared_constant")
+              : virtual_file_attr(in, v[0], intern("name"), &fname) ? virtual_file_load(in, str_of(fname), "shared_constant")
+                                                                     : to_ndarray(in, v[0]);
+  const NdArrayObj* nd = as_ndarray(arr);
+  std::optional<DType> dt = dtype_opt(v[1], "shared_constant");
+  if (!dt && nd->wide != NdArrayObj::Wide::None)
+    raise("TypeError", "shared_constant: the array is " + nd->dtype_str() +
+                           ", which nki-sim has no device dtype for; pass dtype= or convert it with .astype()");
+  if (nd->shape.empty()) raise("ValueError", "shared_constant: the constant must have at least one dimension");
+  Value conv = ndarray_astype(*nd, dt ? *dt : nd->dtype);
+  ir::Tensor t;
+  t.name = "shared_constant";
+  t.dtype = as_ndarray(conv)->dtype;
+  t.shape = nd->shape;
+  t.buffer = ir::Buffer::shared_hbm;
+  t.loc = in.loc_of(in.current_site());
+  t.init = ndarray_bytes(*as_ndarray(conv));
+  return new_tensor(in, std::move(t));
+}
 }  // namespace
 
 void install_nl_constants(Interp& in, ModuleObj* nl) {
+  nl->globals[intern("shared_constant")] = in.builtin("shared_constant", fn_shared_constant);
   nl->globals[intern("shared_identity_matrix")] = in.builtin("shared_identity_matrix", fn_shared_identity_matrix);
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "frontend/builtin_util.h"
+#include "frontend/ndarray.h"
 #include "frontend/nki.h"
 
 namespace nkisim::frontend {
@@ -162,6 +163,7 @@ void install_numpy(Interp& in) {
   const char* unary[] = {"ceil", "floor", "sqrt", "exp", "log", "log2", "abs", "round", "asarray", "trunc"};
   for (int i = 0; i < int(std::size(unary)); ++i) def(unary[i], np_unary, i);
   def("isscalar", np_isscalar);
+  install_numpy_arrays(in, np);
   in.set_global(np, "pi", Value::floating(M_PI));
   in.set_global(np, "e", Value::floating(M_E));
   in.set_global(np, "inf", Value::floating(INFINITY));

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "frontend/interp.h"
+#include "frontend/ndarray.h"
 #include "frontend/nki.h"
 #include "frontend/nki_control.h"
 #include "frontend/utf8.h"
@@ -182,6 +183,10 @@ Value Interp::binop(BinKind k, const Value& a, const Value& b) {
                  : r;
   } else if (a.is_number() && b.is_number()) {
     Value r = float_binop(k, a.num(), b.num());
+    if (!r.is_unbound()) return r;
+  }
+  if (as_ndarray(a) || as_ndarray(b)) {
+    Value r = ndarray_binop(*this, k, a, b);
     if (!r.is_unbound()) return r;
   }
   switch (k) {
@@ -631,6 +636,7 @@ std::vector<Value> Interp::to_vector(const Value& v) {
     case VK::Opaque:
       opaque_used(v);
     case VK::Other:
+      if (as_ndarray(v)) return ndarray_rows(v);
       if (auto* it = dynamic_cast<IteratorObj*>(v.obj())) {  // the rest of an iterator, which it exhausts
         std::vector<Value> rest(it->items.begin() + long(it->pos), it->items.end());
         it->pos = it->items.size();

@@ -143,6 +143,7 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
     h.address = uint64_t(hbm);
     h.kind = tt.role == Tensor::Role::Param ? isa::HbmTensor::Kind::Input : isa::HbmTensor::Kind::Internal;
     h.param_index = tt.param_index;
+    h.init = tt.init;
     hbm = align_up(hbm + int64_t(h.bytes), kHbmAlign);
     pl[size_t(ti)] = Placement{isa::Memory::HBM, 0, int64_t(h.address), true};
     hbm_index[size_t(ti)] = int(p.hbm_tensors.size());

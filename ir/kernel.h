@@ -27,6 +27,7 @@ struct Tensor {
   // `address=` placement for on-chip tensors: (start partition, byte offset in each partition).
   std::optional<std::pair<int64_t, int64_t>> address;
   SourceLoc loc;  // where it was created
+  std::vector<uint8_t> init;  // HBM constant data (nl.shared_constant): the initial bytes, or empty
   int64_t num_elements() const {
     int64_t n = 1;
     for (auto d : shape) n *= d;

@@ -169,6 +169,11 @@ void print_program_body(std::ostringstream& os, const Program& p) {
     os << "] @" << hex(t.address) << " bytes=" << t.bytes;
     if (t.param_index != -1) os << " param=" << t.param_index;
     if (t.output_index != -1) os << " out=" << t.output_index;
+    if (!t.init.empty()) {  // the constant data: two lowercase hex digits a byte, in address order
+      static const char* hexd = "0123456789abcdef";
+      os << " init=";
+      for (uint8_t b : t.init) os << hexd[b >> 4] << hexd[b & 15];
+    }
     os << "\n";
   }
   for (size_t i = 1; i < p.locations.size(); ++i)
@@ -199,6 +204,15 @@ std::string print_asm_cores(std::span<const Program> cores) {
     print_program_body(os, cores[c]);
   }
   return os.str();
+}
+
+void check_constant_data(const HbmTensor& t) {
+  if (t.init.empty()) return;
+  if (t.kind != HbmTensor::Kind::Internal)
+    throw Error("tensor '" + t.name + "': only an internal tensor may carry constant data");
+  if (t.init.size() != t.bytes)
+    throw Error("tensor '" + t.name + "': constant data of " + std::to_string(t.init.size()) +
+                " bytes for a tensor of " + std::to_string(t.bytes) + " bytes");
 }
 
 uint32_t Program::add_location(const SourceLoc& l) {

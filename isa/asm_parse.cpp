@@ -405,13 +405,26 @@ void Parser::tensor(const std::vector<Token>& t) {
     const Token& f = t[k];
     const size_t eq = f.quoted ? std::string::npos : f.text.find('=');
     const std::string key = f.text.substr(0, eq);
-    const int which = key == "bytes" ? 0 : key == "param" ? 1 : key == "out" ? 2 : -1;
+    const int which = key == "bytes" ? 0 : key == "param" ? 1 : key == "out" ? 2 : key == "init" ? 3 : -1;
     if (eq == std::string::npos || which < 0)
-      fail(f.col, "unexpected '" + f.text + "' in .tensor (expected bytes=N, param=I or out=J)");
+      fail(f.col, "unexpected '" + f.text + "' in .tensor (expected bytes=N, param=I, out=J or init=HEX)");
     if (seen & (1u << which)) fail(f.col, "duplicate field '" + key + "'");
     seen |= 1u << which;
     if (which == 0) {
       h.bytes = whole_uint(f, eq + 1, std::numeric_limits<uint64_t>::max());
+    } else if (which == 3) {  // constant data: two hex digits a byte
+      const std::string_view hx = std::string_view(f.text).substr(eq + 1);
+      auto digit = [&](size_t i) -> uint8_t {
+        const char ch = hx[i];
+        if (ch >= '0' && ch <= '9') return uint8_t(ch - '0');
+        if (ch >= 'a' && ch <= 'f') return uint8_t(ch - 'a' + 10);
+        if (ch >= 'A' && ch <= 'F') return uint8_t(ch - 'A' + 10);
+        fail(f.col + uint32_t(eq + 1 + i), std::string("expected a hex digit in init=, found '") + ch + "'");
+      };
+      if (hx.empty() || hx.size() % 2)
+        fail(f.col + uint32_t(eq + 1), "init= needs two hex digits a byte (" + std::to_string(hx.size()) + " digits)");
+      h.init.resize(hx.size() / 2);
+      for (size_t i = 0; i < h.init.size(); ++i) h.init[i] = uint8_t(digit(2 * i) << 4 | digit(2 * i + 1));
     } else {
       Cursor v(*this, std::string_view(f.text).substr(eq + 1), f.col + uint32_t(eq + 1), "number");
       const int64_t x = v.signed_num();
@@ -420,6 +433,11 @@ void Parser::tensor(const std::vector<Token>& t) {
         fail(f.col + uint32_t(eq + 1), "number " + std::to_string(x) + " out of range for a 32-bit index");
       (which == 1 ? h.param_index : h.output_index) = int32_t(x);
     }
+  }
+  try {
+    check_constant_data(h);
+  } catch (const Error& e) {
+    fail(t[0].col, e.what());
   }
   p_.hbm_tensors.push_back(std::move(h));
 }

@@ -139,6 +139,13 @@ class Reader {
   uint16_t u16(const char* what) { return uint16_t(le(2, what)); }
   uint32_t u32(const char* what) { return uint32_t(le(4, what)); }
   uint64_t u64(const char* what) { return le(8, what); }
+  // n raw bytes (bounds-checked).
+  std::vector<uint8_t> raw(uint64_t n, const char* what) {
+    need(n > left() ? left() + 1 : size_t(n), what);
+    std::vector<uint8_t> v(d_.begin() + long(pos_), d_.begin() + long(pos_ + n));
+    pos_ += size_t(n);
+    return v;
+  }
   int32_t i32(const char* what) { return int32_t(uint32_t(le(4, what))); }
   int64_t i64(const char* what) { return int64_t(le(8, what)); }
   float f32(const char* what) { return bits_to_float(u32(what)); }
@@ -318,6 +325,8 @@ void write_core(Writer& w, const Program& p) {
     w.u64(t.bytes);
     w.i32(t.param_index);
     w.i32(t.output_index);
+    w.u64(t.init.size());  // version 6: the constant data
+    w.out.insert(w.out.end(), t.init.begin(), t.init.end());
   }
   w.end_section(s);
 
@@ -368,6 +377,14 @@ Program read_core(Reader& r) {
     t.bytes = r.u64("tensor size");
     t.param_index = r.i32("parameter index");
     t.output_index = r.i32("output index");
+    const uint64_t ni = r.u64("constant data size");
+    const size_t at = r.pos();
+    t.init = r.raw(ni, "constant data");
+    try {
+      check_constant_data(t);
+    } catch (const Error& e) {
+      r.fail_at(at, e.what());
+    }
     p.hbm_tensors.push_back(std::move(t));
   }
   r.leave_section();

@@ -9,7 +9,7 @@
 
 namespace nkisim::isa {
 
-inline constexpr uint32_t kBinaryFormatVersion = 5;  // 2: register/branch params; 3: STRS, device_print, dup_idx; 4: CORE (LNC=2); 5: operand dynamic offsets (docs/binary-format.md)
+inline constexpr uint32_t kBinaryFormatVersion = 6;  // 2: register/branch params; 3: STRS, device_print, dup_idx; 4: CORE (LNC=2); 5: operand dynamic offsets; 6: tensor constant data (docs/binary-format.md)
 inline constexpr size_t kMaxBinaryCores = 2;          // LNC=2: a file holds one program per physical core
 
 // Serialises a program: magic "NKISIMB\0", format version, then the header, HBM tensor, location and

@@ -22,6 +22,9 @@ struct HbmTensor {
   uint64_t bytes = 0;
   int32_t param_index = -1;   // Input: position among the kernel's tensor parameters
   int32_t output_index = -1;  // Output (or an Input that is also returned): position in the return tuple
+  // Constant data (nl.shared_constant): an Internal tensor's initial contents, loaded into HBM before the
+  // run. Empty (no initial contents) or exactly `bytes` long (check_constant_data).
+  std::vector<uint8_t> init;
   bool operator==(const HbmTensor&) const = default;
 };
 
@@ -52,5 +55,9 @@ std::string print_asm(const Program& p);
 // exactly like print_asm.
 std::string print_asm_cores(std::span<const Program> cores);
 std::string print_instruction(const Instruction& ins);
+
+// Throws a located-free Error when a tensor's constant data is not `bytes` long or belongs to a non-Internal
+// tensor. The asm parser, the binary decoder and the simulator call it.
+void check_constant_data(const HbmTensor& t);
 
 }  // namespace nkisim::isa

@@ -123,6 +123,14 @@ void bind_inputs(ExecContext& ctx, std::span<const HostArray> inputs, const Opti
     if (a.source) a.source->read_into(ctx.mem.hbm.ptr(0, t.address));  // e.g. straight from the .npy file
     else std::memcpy(ctx.mem.hbm.ptr(0, t.address), a.bytes(), t.bytes);
   }
+  // Constant data (nl.shared_constant) is in HBM before the run, like the inputs.
+  for (const HbmTensor& t : p.hbm_tensors) {
+    if (t.init.empty()) continue;
+    isa::check_constant_data(t);
+    if (opts.timing_only) continue;
+    ctx.mem.hbm.prepare_overwrite(0, 1, t.address, t.address + t.bytes);
+    std::memcpy(ctx.mem.hbm.ptr(0, t.address), t.init.data(), t.bytes);
+  }
 }
 
 void read_results(ExecContext& ctx, Result& r) { collect_results(ctx, r, false); }

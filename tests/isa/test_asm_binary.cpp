@@ -493,7 +493,7 @@ TEST_CASE("parser errors: located at the offending token") {
   CHECK(parse_error(".tensor a input float32 [1,] @0x0") == "1:28: malformed shape: expected a number, found ']'");
   CHECK(parse_error(".tensor a input float32 [1] 0x0") == "1:29: expected the address @0x..., found '0x0'");
   CHECK(parse_error(".tensor a input float32 [1] @0x0 size=4") ==
-        "1:34: unexpected 'size=4' in .tensor (expected bytes=N, param=I or out=J)");
+        "1:34: unexpected 'size=4' in .tensor (expected bytes=N, param=I, out=J or init=HEX)");
   CHECK(parse_error(".tensor a input float32 [1] @0x0 param=2147483648") ==
         "1:40: number 2147483648 out of range for a 32-bit index");
   CHECK(parse_error("\"x\"") == "1:1: expected a directive or an instruction, found a string");
@@ -710,4 +710,26 @@ TEST_CASE("string table (device_print prefixes): .str round trip through asm and
   CHECK(diff(decode_program(encode_program(p), "p.nkibin"), p) == "");
   CHECK(parse_error(".str S1 \"x\"\n") == "1:6: expected label S0, found 'S1' (strings are numbered from S0 in order)");
   CHECK(parse_error(".str S0 x\n") == "1:9: expected a quoted string, found 'x'");
+}
+
+TEST_CASE("constant data (nl.shared_constant): init= round trip through asm and binary, size checked") {
+  Program p = small_program();
+  p.hbm_tensors.push_back({"c", HbmTensor::Kind::Internal, DType::bfloat16, {2, 2}, 0x2800, 8, -1, -1,
+                           {0x80, 0x3f, 0x00, 0x00, 0x00, 0xc0, 0xff, 0x7f}});
+  const std::string text = print_asm(p);
+  CHECK(text.find(".tensor c internal bfloat16 [2,2] @0x2800 bytes=8 init=803f0000 00c0ff7f") == std::string::npos);
+  CHECK(text.find(".tensor c internal bfloat16 [2,2] @0x2800 bytes=8 init=803f000000c0ff7f\n") != std::string::npos);
+  CHECK(diff(parse_asm(text, "p.s"), p) == "");
+  CHECK(diff(decode_program(encode_program(p), "p.nkibin"), p) == "");
+  CHECK(parse_error(".tensor c internal int8 [2] @0x0 bytes=2 init=0a\n") ==
+        "1:1: tensor 'c': constant data of 1 bytes for a tensor of 2 bytes");
+  CHECK(parse_error(".tensor c internal int8 [2] @0x0 bytes=2 init=0a0\n") ==
+        "1:47: init= needs two hex digits a byte (3 digits)");
+  CHECK(parse_error(".tensor c internal int8 [2] @0x0 bytes=2 init=0ag0\n") ==
+        "1:49: expected a hex digit in init=, found 'g'");
+  CHECK(parse_error(".tensor c input int8 [2] @0x0 bytes=2 init=0a0b\n") ==
+        "1:1: tensor 'c': only an internal tensor may carry constant data");
+  Program bad = p;
+  bad.hbm_tensors.back().bytes = 6;
+  CHECK(decode_error(encode_program(bad)).find("tensor 'c': constant data of 8 bytes for a tensor of 6 bytes (at byte ") == 0);
 }
