@@ -214,7 +214,13 @@ int run(int argc, char** argv) {
       char* end = nullptr;
       double v = std::strtod(value.c_str(), &end);
       if (value.empty() || *end != '\0') throw cli::UsageError("--param " + name + ": '" + value + "' is not a number");
-      if (!isa::set_target_param(*target, name, v)) throw cli::UsageError("--param: unknown target parameter '" + name + "'");
+      bool known = false;
+      try {
+        known = isa::set_target_param(*target, name, v);
+      } catch (const Error& e) {
+        throw cli::UsageError("--param " + s + ": " + e.what());
+      }
+      if (!known) throw cli::UsageError("--param: unknown target parameter '" + name + "'");
       params.push_back({name, v});
     }
   const bool functional = vm.count("functional") > 0, timing_only = vm.count("timing-only") > 0;
@@ -320,6 +326,7 @@ int run(int argc, char** argv) {
       for (auto& s : params) isa::set_target_param(*t, s.first, s.second);
       target = t;
     }
+    for (const isa::Program& p : programs) isa::check_program_fits(p, *target, kernel_path);
     if (lnc > int(target->max_lnc))
       throw Error(kernel_path + ": an LNC=" + std::to_string(lnc) + " program, but " + target->name +
                   " supports only LNC=" + std::to_string(int(target->max_lnc)));
