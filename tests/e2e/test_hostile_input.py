@@ -31,6 +31,11 @@ check_equal(first_line([fifo, "-o", os.path.join(d, "x.bin")], "nki-as"),
 check_equal(first_line([ADD, "--inputs", fifo, fifo, "-o", out]),
             (1, f"nki-sim: error: {fifo}: cannot open: not a regular file"), "FIFO as --inputs")
 check_equal(first_line([d, "-o", out]), (1, f"{d}: error: cannot read kernel file: Is a directory"), "directory as the kernel")
+import numpy as np  # noqa: E402
+s7 = os.path.join(d, "s7.npy")
+np.save(s7, np.ones((1,) * 7, np.float32))
+check_equal(first_line([ADD, "--inputs", s7, s7, "-o", out]),
+            (1, f"nki-sim: error: {s7}: a 7-d array; a kernel tensor has at most 6 dimensions"), "7-d .npy names the file")
 check(not os.path.exists(out), "no output after refused inputs")
 
 # Numeric options: negative, zero or overflowing values are a bad command line.
