@@ -116,10 +116,9 @@ std::vector<Value> bind_host_args(Interp& in, FunctionObj* fn, const CompileOpti
 }
 
 ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack_bytes, int* launched_lnc) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(std::string("cannot read kernel file: ") + std::strerror(errno), SourceLoc{path, 0, 0});
+  // A FIFO, device or directory is refused, not waited on or read forever (kMaxSourceBytes bounds a file).
   std::stringstream ss;
-  ss << f.rdbuf();
+  ss << read_regular_file(path, kMaxSourceBytes, "cannot read kernel file");
 
   InterpOptions io;
   io.include_dirs = opts.include_dirs;

@@ -17,6 +17,9 @@ struct TensorArgSpec {  // what an input tensor looks like (the kernel is specia
   std::vector<int64_t> shape;
 };
 
+// A kernel source file larger than this is refused (a runaway or device file, not a kernel).
+constexpr uint64_t kMaxSourceBytes = uint64_t(64) << 20;
+
 struct CompileOptions {
   std::string kernel_name;            // -k; empty = the only @nki.jit function in the file
   std::string target = "trn2";        // trn1 | trn2 | trn3

@@ -3,6 +3,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -254,6 +255,7 @@ Value Interp::load_main(const std::string& path, std::string source, const std::
   Value mv = make<ModuleObj>(module_name);
   auto* m = mv.as<ModuleObj>();
   m->path = path;
+  register_source_file(path);  // diagnostics may quote it
   m->ast = parse_module(std::move(source), path);
   resolve_module(*m->ast);
   m->globals[S::__name__] = make_str(module_name);
@@ -277,6 +279,7 @@ Value Interp::load_source_module(const std::string& name, const fs::path& file, 
   Value mv = make<ModuleObj>(name);
   auto* m = mv.as<ModuleObj>();
   m->path = file.string();
+  register_source_file(m->path);  // diagnostics may quote it
   m->globals[S::__name__] = make_str(name);
   m->globals[S::__file__] = make_str(m->path);
   module_cache[intern(name)] = mv;
@@ -325,9 +328,23 @@ Value Interp::import_module(const std::string& dotted_in, const Node* at, Module
       p = dot == std::string::npos ? "" : p.substr(0, dot);
     };
     if (!is_pkg) up(pkg);
+    // Each level above the module's own folder must still be a package (it has an __init__.py) or lie inside
+    // an -I folder: like CPython, a relative import never climbs above the top-level package.
+    auto inside_include = [&](const fs::path& d) {
+      std::error_code ec;
+      const fs::path canon = fs::weakly_canonical(d, ec);
+      for (const std::string& inc : opts.include_dirs) {
+        const fs::path root = fs::weakly_canonical(inc, ec);
+        auto mis = std::mismatch(root.begin(), root.end(), canon.begin(), canon.end());
+        if (mis.first == root.end()) return true;
+      }
+      return false;
+    };
     for (int k = 1; k < level; ++k) {
       dir = dir.parent_path();
       up(pkg);
+      if (!fs::is_regular_file(dir / "__init__.py") && !inside_include(dir))
+        raise("ImportError", "attempted relative import beyond top-level package");
     }
     std::string full = pkg.empty() ? dotted : dotted.empty() ? pkg : pkg + "." + dotted;
     if (full.empty()) full = dir.filename().string();

@@ -10,15 +10,24 @@
 // * The gutter is the line number right-aligned in 5 columns (wider numbers just widen it), then " | ".
 // * The caret line copies tabs from the source line so the caret lines up; UTF-8 continuation bytes are
 //   skipped so a multi-byte character before the column takes one display column.
+// * A column more than 80 past the end of the line puts the caret just after its last byte.
 // * col == 0 (unknown column): `file:line: error: ...`, the source line, no caret line.
 // * line == 0: `file: error: ...` (no source), or `nki-sim: error: ...` when the file is empty too.
 //   A known line with an empty file name prints as `<unknown>:line:col`.
 // Notes use the same rules with `note` as the severity.
 #include "isa/diagnostic.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 
 namespace nkisim {
 namespace {
@@ -48,9 +57,11 @@ std::string printable(const std::string& s) {
 }
 
 void append_located(std::string& out, const std::optional<SourceLoc>& loc, const char* severity, const std::string& msg,
-                    const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line) {
+                    const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line,
+                    const char* tool) {
   if (!loc || (loc->file.empty() && !loc->known())) {
-    out += "nki-sim: ";
+    out += tool;
+    out += ": ";
   } else if (!loc->known()) {
     out += loc->file + ": ";
   } else {
@@ -73,7 +84,9 @@ void append_located(std::string& out, const std::optional<SourceLoc>& loc, const
   out += num + " | " + *text + '\n';
   if (loc->col == 0) return;
   out += blank + " | ";
-  for (size_t i = 0; i + 1 < loc->col; ++i) {
+  // A column far past the end of the line (a program's .loc may say 2147483647) puts the caret just after it.
+  const size_t col = loc->col > text->size() + 81 ? text->size() + 1 : loc->col;
+  for (size_t i = 0; i + 1 < col; ++i) {
     if (i < text->size()) {
       const unsigned char c = static_cast<unsigned char>((*text)[i]);
       if (c == '\t') {
@@ -90,11 +103,68 @@ void append_located(std::string& out, const std::optional<SourceLoc>& loc, const
 }  // namespace
 
 std::string format_diagnostic(
-    const Error& e, const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line) {
+    const Error& e, const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line,
+    const char* tool) {
   std::string out;
-  append_located(out, e.loc, "error", e.what(), read_line);
-  for (const auto& [loc, text] : e.notes) append_located(out, loc, "note", text, read_line);
+  append_located(out, e.loc, "error", e.what(), read_line, tool);
+  for (const auto& [loc, text] : e.notes) append_located(out, loc, "note", text, read_line, tool);
   return out;
+}
+
+std::string read_regular_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
+  const SourceLoc at{path};
+  // O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting; fstat then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw Error(what + ": " + std::strerror(errno), at);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) throw Error(what + ": " + std::strerror(errno), at);
+  if (S_ISDIR(st.st_mode)) throw Error(what + ": " + std::strerror(EISDIR), at);
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device"
+                       : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "a special file";
+    throw Error(what + ": not a regular file (" + kind + ")", at);
+  }
+  if (uint64_t(st.st_size) > max_bytes)
+    throw Error(what + ": the file has " + std::to_string(st.st_size) + " bytes, more than the " +
+                    std::to_string(max_bytes) + " an input file may have",
+                at);
+  std::string data;
+  data.resize(size_t(st.st_size));
+  size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(what + ": " + std::strerror(errno), at);
+    if (n == 0) break;  // the file shrank while being read
+    got += size_t(n);
+  }
+  data.resize(got);
+  return data;
+}
+
+namespace {
+std::mutex registered_mu;
+std::set<std::string>& registered_files() {
+  static std::set<std::string> files;
+  return files;
+}
+}  // namespace
+
+void register_source_file(const std::string& file) {
+  std::lock_guard<std::mutex> lock(registered_mu);
+  registered_files().insert(file);
+}
+
+std::optional<std::string> read_registered_source_line(const std::string& file, uint32_t line) {
+  {
+    std::lock_guard<std::mutex> lock(registered_mu);
+    if (!registered_files().count(file)) return std::nullopt;
+  }
+  return read_source_line(file, line);
 }
 
 std::optional<std::string> read_source_line(const std::string& file, uint32_t line) {

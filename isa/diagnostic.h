@@ -32,9 +32,21 @@ struct Error : std::runtime_error {
 
 // Formats `file:line:col: error: msg`, then the source line and a caret under the column, then notes.
 // `read_line(file, line)` returns the text of that line if available. Without a location:
-// `nki-sim: error: msg` (or `file: error: msg` when only the file is known, line == 0).
+// `TOOL: error: msg` (or `file: error: msg` when only the file is known, line == 0).
 std::string format_diagnostic(const Error& e,
-                              const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line);
+                              const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line,
+                              const char* tool = "nki-sim");
+// The whole of a regular file, read without blocking on a FIFO or device. A missing or unreadable file, a
+// directory, a FIFO, device or socket, or a file over `max_bytes` is an Error located at `path` whose message
+// starts with `what` (e.g. "cannot open: Is a directory", "cannot open: not a regular file (a FIFO)").
+std::string read_regular_file(const std::string& path, uint64_t max_bytes, const std::string& what = "cannot open");
+
+// Source files whose lines a command-line tool's diagnostics may quote: the kernel files a run compiled
+// (the front end registers each file it loads). A location a program names (.loc "/etc/passwd" 1 1) is
+// printed but its file never read. read_registered_source_line is read_source_line for registered files only.
+void register_source_file(const std::string& file);
+std::optional<std::string> read_registered_source_line(const std::string& file, uint32_t line);
+
 // Reads line `line` (1-based) of a file from disk; nullopt if unreadable.
 std::optional<std::string> read_source_line(const std::string& file, uint32_t line);
 

@@ -4,6 +4,8 @@
 #include "isa/target.h"
 
 #include <array>
+#include <cmath>
+#include <sstream>
 
 namespace nkisim::isa {
 namespace {
@@ -44,6 +46,7 @@ TargetDesc make_trn1() {
   // latency of machine.md §11 (~1300 ns, DMABW), since sendrecv's CoreBarrier sync travels the same way.
   t.core_barrier_ns = 1300;
   t.hbm_bytes_per_ns = 410;   // [inferred] 820 GB/s chip / 2 cores (machine.md §11)
+  t.hbm_capacity_bytes = 16.0 * (1ull << 30);  // [inferred] 32 GiB HBM per Trainium chip / 2 cores
   t.profiler_ghz = 1.4;       // NeuronCore base clock of Trn1 for neuroncore_cycle_count (machine.md §3, NX)
   // ActReadAccumulator ~64 ScalarE cycles (nki-isa.md §1.8/§1.9, [A1], stated for v2); [inferred] same on v3/v4.
   t.act_read_accumulator_cycles = 64;
@@ -117,6 +120,7 @@ TargetDesc make_trn2() {
   // 23 B/ns per engine (DMABW table); matches the measured 32 KiB single-engine transfer (machine.md §11).
   t.dma_engine_bytes_per_ns = 23;
   t.hbm_bytes_per_ns = 362;  // [inferred] 725 GB/s per stack shared by 2 cores (machine.md §11)
+  t.hbm_capacity_bytes = 24.0 * (1ull << 30);  // [inferred] 96 GiB = 4 stacks; one stack per LNC=2 core
   t.vector_perf_mode = 1;  // NC-v3 2x/4x Vector performance modes (machine.md §6, ARCH3)
   // [conflict] the NC-v3 table gives VectorE 256 elements/cycle for "other dtypes" but the perf-mode text
   // grants 2x/4x only to BF16/FP16 (machine.md §3): FP32 stays at 128/cycle, as machine.md advises.
@@ -147,6 +151,7 @@ TargetDesc make_trn3() {
   t.dma_engine_bytes_per_ns = 33;       // DMABW table (machine.md §11); [conflict] 38.4 GB/s in DMAOV
   t.dma_compute_sbuf_rmw_factor = 1;    // NC-v4 SBUF read-add-write at copy speed (nki-isa.md §3.5, ARCH4)
   t.hbm_bytes_per_ns = 590;             // [inferred] ~4.7 TB/s chip / 8 cores (machine.md §11)
+  t.hbm_capacity_bytes = 36.0 * (1ull << 30);  // [inferred] 144 GB / 4 stacks, one per LNC=2 core
   t.vector_perf_fp8 = 1;     // NC-v4 VectorE: 512 elements/cycle for BF16/FP16/FP8 (machine.md §3, ARCH4)
   t.scalar_fast_factor = 2;  // NC-v4 ScalarE: 256 BF16/FP16/FP8 vs 128 other (machine.md §3, §7, ARCH4)
   // [conflict] chip HBM 4.7 TB/s (ARCH4) vs 4.9 TB/s (HWPAGES, derived from UltraServer totals): we take the
@@ -155,64 +160,67 @@ TargetDesc make_trn3() {
   return t;
 }
 
-#define P(field, unit, doc) TargetParam{#field, &TargetDesc::field, unit, doc}
+// P(field, lo, hi, integer, unit, doc): the valid settings are lo <= value <= hi (whole numbers when
+// `integer`); every built-in target lies inside (tests/isa/test_table.cpp) and --param is checked against it.
+#define P(field, lo, hi, integer, unit, doc) TargetParam{#field, &TargetDesc::field, unit, doc, lo, hi, integer}
 const TargetParam kParams[] = {
-    P(tensor_ghz, "GHz", "Tensor Engine clock"),
-    P(vector_ghz, "GHz", "Vector Engine clock"),
-    P(scalar_ghz, "GHz", "Scalar Engine clock"),
-    P(gpsimd_ghz, "GHz", "GpSimd Engine clock"),
-    P(sync_ghz, "GHz", "Sync sequencer clock"),
-    P(partitions, "", "SBUF/PSUM partitions"),
-    P(sbuf_partition_bytes, "B", "SBUF bytes per partition"),
-    P(psum_partition_bytes, "B", "PSUM bytes per partition"),
-    P(psum_banks, "", "PSUM banks per partition"),
-    P(min_ii_cycles, "cycles", "MIN_II: minimum initiation interval of a streaming instruction"),
-    P(gpsimd_start_cycles, "cycles", "GPSIMD_START: GpSimd instruction start-up"),
-    P(min_ii_dynamic_cycles, "cycles", "MIN_II_DYNAMIC: floor of an instruction with a dynamic-offset operand"),
-    P(dma_engines, "", "DMA engines per NeuronCore"),
-    P(dma_queues, "", "DMA queues per engine"),
-    P(dma_partitions_per_engine, "", "partitions each DMA engine serves by default"),
-    P(dma_engine_bytes_per_ns, "B/ns", "bandwidth of one DMA engine"),
-    P(dma_fixed_ns, "ns", "fixed cost of a DMA transfer before data moves"),
-    P(dma_trigger_cycles, "cycles", "cost of a DMA trigger on the issuing sequencer"),
-    P(control_cycles, "cycles", "cost of a sequencer control instruction"),
-    P(sequencer_registers, "", "32-bit scalar registers per sequencer"),
-    P(max_lnc, "", "largest LNC (physical cores per logical core)"),
-    P(core_barrier_ns, "ns", "core_barrier: the semaphore write reaching the other core"),
-    P(hbm_bytes_per_ns, "B/ns", "this core's share of HBM bandwidth"),
-    P(pe_rows, "", "Tensor Engine PE rows"),
-    P(pe_cols, "", "Tensor Engine PE columns"),
-    P(profiler_ghz, "GHz", "profiler base clock: total_cycles = total_ns x this"),
-    P(act_read_accumulator_cycles, "cycles", "ScalarE accumulator read-out (activation reduce_res)"),
-    P(access_overhead_cycles, "cycles", "SBUF/PSUM access initiation, exposed on RAW-dependent instructions"),
-    P(dep_static_cycles, "cycles", "static overhead of a RAW-dependent back-to-back instruction"),
-    P(stride_penalty_bytes, "B", "innermost stride above which an access runs at reduced rate"),
-    P(stride_penalty_factor, "", "streaming-time factor of the stride penalty"),
-    P(vector_perf_mode, "0/1", "Vector 2x/4x performance modes (NC-v3+)"),
-    P(vector_perf_fp8, "0/1", "Vector performance modes also for FP8 (NC-v4)"),
-    P(scalar_fast_factor, "", "Scalar speed-up for BF16/FP16/FP8 operands (NC-v4: 2)"),
-    P(pe_background_ls, "0/1", "LoadStationary overlaps the previous MultiplyMoving"),
-    P(pe_throttle, "0/1", "model the Tensor Engine dI/dt throttling ramp (Trn2/Trn3)"),
-    P(pe_throttle_start, "", "throttling: initial fraction of peak"),
-    P(pe_throttle_ramp_ns, "ns", "throttling: ramp time to 100%"),
-    P(pe_throttle_window_ns, "ns", "throttling: utilisation window"),
-    P(pe_throttle_threshold, "", "throttling: utilisation below which the limit re-engages"),
-    P(psum_bank_conflicts, "0/1", "Vector/Scalar PSUM accesses serialise on a shared bank"),
-    P(dma_buffer_overhead_ns, "ns", "DMA engine cost per contiguous buffer"),
-    P(dma_hwdge_ns, "ns", "hardware DGE time per DMA instruction (0: no hardware DGE)"),
-    P(dma_dge_blocks, "", "hardware DGE blocks per core"),
-    P(dma_swdge_cycles_per_buffer, "cycles", "software DGE: GpSimd cycles per descriptor"),
-    P(dma_dge_mode, "", "DGE mode of dge_mode=unknown static DMA transfers: 0 unknown (= none), 1 swdge, 2 hwdge, 3 none"),
-    P(dma_transpose_hbm_factor, "", "dma_transpose throughput as a fraction of copy throughput (HBM source)"),
-    P(dma_transpose_sbuf_factor, "", "dma_transpose throughput as a fraction of copy throughput (SBUF source)"),
-    P(dma_compute_factor, "", "dma_compute throughput as a fraction of copy throughput"),
-    P(dma_compute_sbuf_rmw_factor, "", "dma_compute SBUF read-add-write throughput as a fraction of copy throughput"),
-    P(hbm_peak_bytes_per_ns, "B/ns", "one HBM stack's bandwidth: the peak of mbu_estimated_percent"),
-    P(mm_init_cycles, "cycles", "MM_INIT_LATENCY: minimum Tensor Engine multiply initiation interval"),
-    P(ls_speedup, "", "LoadStationary speed-up over a multiply of the same free size"),
-    P(pe_fp32_factor, "", "Tensor Engine cost factor of float32 matmul inputs"),
-    P(pe_fp32_transpose_factor, "", "Tensor Engine cost factor of 4-byte transposes"),
-    P(pe_mx_macs_per_cycle, "", "MX matmul MACs per PE per cycle (nc_matmul_mx, trn3)"),
+    P(tensor_ghz, 1e-3, 1e3, false, "GHz", "Tensor Engine clock"),
+    P(vector_ghz, 1e-3, 1e3, false, "GHz", "Vector Engine clock"),
+    P(scalar_ghz, 1e-3, 1e3, false, "GHz", "Scalar Engine clock"),
+    P(gpsimd_ghz, 1e-3, 1e3, false, "GHz", "GpSimd Engine clock"),
+    P(sync_ghz, 1e-3, 1e3, false, "GHz", "Sync sequencer clock"),
+    P(partitions, 1, 128, true, "", "SBUF/PSUM partitions"),
+    P(sbuf_partition_bytes, 64, 16777216, true, "B", "SBUF bytes per partition"),
+    P(psum_partition_bytes, 64, 1048576, true, "B", "PSUM bytes per partition"),
+    P(psum_banks, 1, 32, true, "", "PSUM banks per partition"),
+    P(min_ii_cycles, 0, 1e6, false, "cycles", "MIN_II: minimum initiation interval of a streaming instruction"),
+    P(gpsimd_start_cycles, 0, 1e6, false, "cycles", "GPSIMD_START: GpSimd instruction start-up"),
+    P(min_ii_dynamic_cycles, 0, 1e6, false, "cycles", "MIN_II_DYNAMIC: floor of an instruction with a dynamic-offset operand"),
+    P(dma_engines, 1, 256, true, "", "DMA engines per NeuronCore"),
+    P(dma_queues, 1, 256, true, "", "DMA queues per engine"),
+    P(dma_partitions_per_engine, 1, 128, true, "", "partitions each DMA engine serves by default"),
+    P(dma_engine_bytes_per_ns, 1e-3, 1e6, false, "B/ns", "bandwidth of one DMA engine"),
+    P(dma_fixed_ns, 0, 1e9, false, "ns", "fixed cost of a DMA transfer before data moves"),
+    P(dma_trigger_cycles, 0, 1e6, false, "cycles", "cost of a DMA trigger on the issuing sequencer"),
+    P(control_cycles, 0, 1e6, false, "cycles", "cost of a sequencer control instruction"),
+    P(sequencer_registers, 1, 1024, true, "", "32-bit scalar registers per sequencer"),
+    P(max_lnc, 1, 2, true, "", "largest LNC (physical cores per logical core)"),
+    P(core_barrier_ns, 0, 1e9, false, "ns", "core_barrier: the semaphore write reaching the other core"),
+    P(hbm_bytes_per_ns, 0, 1e6, false, "B/ns", "this core's share of HBM bandwidth"),
+    P(hbm_capacity_bytes, 1048576, 1099511627776, true, "B", "HBM a (logical) core's program may address: every tensor must fit below it"),
+    P(pe_rows, 1, 128, true, "", "Tensor Engine PE rows"),
+    P(pe_cols, 1, 128, true, "", "Tensor Engine PE columns"),
+    P(profiler_ghz, 1e-3, 1e3, false, "GHz", "profiler base clock: total_cycles = total_ns x this"),
+    P(act_read_accumulator_cycles, 0, 1e6, false, "cycles", "ScalarE accumulator read-out (activation reduce_res)"),
+    P(access_overhead_cycles, 0, 1e6, false, "cycles", "SBUF/PSUM access initiation, exposed on RAW-dependent instructions"),
+    P(dep_static_cycles, 0, 1e6, false, "cycles", "static overhead of a RAW-dependent back-to-back instruction"),
+    P(stride_penalty_bytes, 0, 1e9, false, "B", "innermost stride above which an access runs at reduced rate"),
+    P(stride_penalty_factor, 1e-3, 1e3, false, "", "streaming-time factor of the stride penalty"),
+    P(vector_perf_mode, 0, 1, true, "0/1", "Vector 2x/4x performance modes (NC-v3+)"),
+    P(vector_perf_fp8, 0, 1, true, "0/1", "Vector performance modes also for FP8 (NC-v4)"),
+    P(scalar_fast_factor, 1e-3, 1e3, false, "", "Scalar speed-up for BF16/FP16/FP8 operands (NC-v4: 2)"),
+    P(pe_background_ls, 0, 1, true, "0/1", "LoadStationary overlaps the previous MultiplyMoving"),
+    P(pe_throttle, 0, 1, true, "0/1", "model the Tensor Engine dI/dt throttling ramp (Trn2/Trn3)"),
+    P(pe_throttle_start, 1e-3, 1, false, "", "throttling: initial fraction of peak"),
+    P(pe_throttle_ramp_ns, 0, 1e9, false, "ns", "throttling: ramp time to 100%"),
+    P(pe_throttle_window_ns, 0, 1e9, false, "ns", "throttling: utilisation window"),
+    P(pe_throttle_threshold, 0, 1, false, "", "throttling: utilisation below which the limit re-engages"),
+    P(psum_bank_conflicts, 0, 1, true, "0/1", "Vector/Scalar PSUM accesses serialise on a shared bank"),
+    P(dma_buffer_overhead_ns, 0, 1e9, false, "ns", "DMA engine cost per contiguous buffer"),
+    P(dma_hwdge_ns, 0, 1e9, false, "ns", "hardware DGE time per DMA instruction (0: no hardware DGE)"),
+    P(dma_dge_blocks, 0, 64, true, "", "hardware DGE blocks per core"),
+    P(dma_swdge_cycles_per_buffer, 0, 1e6, false, "cycles", "software DGE: GpSimd cycles per descriptor"),
+    P(dma_dge_mode, 0, 3, true, "", "DGE mode of dge_mode=unknown static DMA transfers: 0 unknown (= none), 1 swdge, 2 hwdge, 3 none"),
+    P(dma_transpose_hbm_factor, 1e-3, 1e3, false, "", "dma_transpose throughput as a fraction of copy throughput (HBM source)"),
+    P(dma_transpose_sbuf_factor, 1e-3, 1e3, false, "", "dma_transpose throughput as a fraction of copy throughput (SBUF source)"),
+    P(dma_compute_factor, 1e-3, 1e3, false, "", "dma_compute throughput as a fraction of copy throughput"),
+    P(dma_compute_sbuf_rmw_factor, 1e-3, 1e3, false, "", "dma_compute SBUF read-add-write throughput as a fraction of copy throughput"),
+    P(hbm_peak_bytes_per_ns, 1e-3, 1e6, false, "B/ns", "one HBM stack's bandwidth: the peak of mbu_estimated_percent"),
+    P(mm_init_cycles, 0, 1e6, false, "cycles", "MM_INIT_LATENCY: minimum Tensor Engine multiply initiation interval"),
+    P(ls_speedup, 1e-3, 1e3, false, "", "LoadStationary speed-up over a multiply of the same free size"),
+    P(pe_fp32_factor, 1e-3, 1e3, false, "", "Tensor Engine cost factor of float32 matmul inputs"),
+    P(pe_fp32_transpose_factor, 1e-3, 1e3, false, "", "Tensor Engine cost factor of 4-byte transposes"),
+    P(pe_mx_macs_per_cycle, 1e-3, 1e6, false, "", "MX matmul MACs per PE per cycle (nc_matmul_mx, trn3)"),
 };
 #undef P
 
@@ -241,10 +249,54 @@ std::optional<TargetDesc> find_target(std::string_view name) {
 bool set_target_param(TargetDesc& t, std::string_view name, double value) {
   for (auto& p : kParams)
     if (name == p.name) {
+      if (!(value >= p.lo && value <= p.hi) || (p.integer && value != std::floor(value))) {
+        std::ostringstream os;
+        os.precision(15);
+        os << "target parameter '" << p.name << "' must be " << (p.integer ? "a whole number" : "a number")
+           << " from " << p.lo << " to " << p.hi << (*p.unit ? std::string(" ") + p.unit : "") << ", got " << value;
+        throw Error(os.str());
+      }
       t.*(p.field) = value;
       return true;
     }
   return false;
+}
+
+namespace {
+std::string tensor_fit_error(const HbmTensor& h, uint64_t capacity, const std::string& cap) {
+  const std::string what = "tensor '" + h.name + "'";
+  uint64_t elements = 1;
+  for (int64_t d : h.shape) {
+    if (d < 0) return what + ": negative dimension " + std::to_string(d);
+    if (__builtin_mul_overflow(elements, uint64_t(d), &elements) || elements > capacity)
+      return what + ": the shape has more elements than the target's HBM holds" + cap;
+  }
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(elements, uint64_t(dtype_size(h.dtype)), &bytes) || bytes > capacity)
+    return what + ": the shape needs more bytes than the target's HBM holds" + cap;
+  if (h.bytes != bytes)
+    return what + ": bytes=" + std::to_string(h.bytes) + " but its shape and dtype take " + std::to_string(bytes) +
+           " bytes";
+  if (h.address > capacity || h.bytes > capacity - h.address)
+    return what + ": address " + std::to_string(h.address) + " + " + std::to_string(h.bytes) +
+           " bytes is past the end of the target's HBM" + cap;
+  return "";
+}
+}  // namespace
+
+void check_program_fits(const Program& p, const TargetDesc& t, const std::string& file) {
+  const std::optional<SourceLoc> loc = file.empty() ? std::nullopt : std::optional<SourceLoc>(SourceLoc{file});
+  const uint64_t capacity = uint64_t(t.hbm_capacity_bytes);
+  const std::string cap = " (" + t.name + " HBM capacity " + std::to_string(capacity) +
+                          " bytes; --param hbm_capacity_bytes=N raises it)";
+  // Semaphore indices are 16-bit (isa::SemWait); more counters than that cannot be named.
+  if (p.num_semaphores > 65536)
+    throw Error("program declares " + std::to_string(p.num_semaphores) + " semaphores; at most 65536 can be addressed",
+                loc);
+  if (p.hbm_bytes > capacity)
+    throw Error("program declares .hbm_bytes " + std::to_string(p.hbm_bytes) + cap, loc);
+  for (const HbmTensor& h : p.hbm_tensors)
+    if (std::string e = tensor_fit_error(h, capacity, cap); !e.empty()) throw Error(e, loc);
 }
 
 }  // namespace nkisim::isa

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "isa/instruction.h"
+#include "isa/program.h"
 
 namespace nkisim::isa {
 
@@ -32,6 +33,7 @@ struct TargetDesc {
   double max_lnc = 1;               // largest logical-NeuronCore size: kernel[lnc] launches on up to this many cores
   double core_barrier_ns = 0;       // a core_barrier's semaphore write reaching the other core
   double hbm_bytes_per_ns = 0;      // this core's share of HBM bandwidth
+  double hbm_capacity_bytes = 0;    // HBM a (logical) core's program may address (program tensors must fit)
   double pe_rows = 128, pe_cols = 128;
   double profiler_ghz = 0;  // base clock of the profiler's neuroncore_cycle_count (total_cycles)
 
@@ -80,11 +82,20 @@ struct TargetParam {
   double TargetDesc::*field;
   const char* unit;
   const char* doc;
+  double lo, hi;  // the valid settings: lo <= value <= hi
+  bool integer;   // whole numbers only
 };
 std::span<const TargetParam> target_params();
 
 std::optional<TargetDesc> find_target(std::string_view name);  // a fresh copy of the built-in data
-// Sets a parameter by name; returns false if no such parameter.
+// Sets a parameter by name; returns false if no such parameter. A value outside the parameter's valid range
+// (NaN, infinities, a fraction for a count) is an Error naming the parameter and the range.
 bool set_target_param(TargetDesc& t, std::string_view name, double value);
+
+// Checks a program's declarations against the target before anything is allocated: the semaphore count,
+// .hbm_bytes and every HBM tensor (bytes = shape elements x dtype size, address + bytes) within the target's
+// HBM capacity, with overflow-checked arithmetic. Throws an Error located at `file` (the program file; may be
+// empty) naming the culprit.
+void check_program_fits(const Program& p, const TargetDesc& t, const std::string& file);
 
 }  // namespace nkisim::isa

@@ -210,11 +210,15 @@ bool normalise_descr(const std::string& d, char& order, char& kind, unsigned& si
 NpyHandle open_npy(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) fail(path, std::string("cannot open: ") + std::strerror(EISDIR));
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO without a writer must not block the open; only regular files are read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
   NpyHandle out;
   out.path = path;
   out.file = std::make_shared<const NpyHandle::Fd>(fd);
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) fail(path, "cannot open: not a regular file");
   const off_t end = ::lseek(fd, 0, SEEK_END);
   if (end < 0) fail(path, std::string("cannot read: ") + std::strerror(errno));
   const uint64_t file_size = uint64_t(end);

@@ -71,6 +71,7 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   if (!target) target = isa::find_target(p.target);
   if (!target) throw Error("unknown target '" + p.target + "'");
 
+  isa::check_program_fits(p, *target, "");  // before anything is allocated
   ExecContext ctx(p, *target, hbm_space_bytes(p));
   ctx.interrupt = opts.interrupt;
   if (!opts.timing_only) ctx.prepare_pages(true);

@@ -51,6 +51,7 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
       throw Error("LNC: core " + std::to_string(c) + " lays out its HBM tensors differently from core 0 (the cores "
                   "must allocate the same HBM tensors in the same order)");
   uint64_t hbm_bytes = 0;
+  for (const isa::Program& p : programs) isa::check_program_fits(p, *target, "");  // before anything is allocated
   for (const isa::Program& p : programs) hbm_bytes = std::max(hbm_bytes, hbm_space_bytes(p));
 
   std::vector<std::unique_ptr<ExecContext>> ctx;

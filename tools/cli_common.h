@@ -40,15 +40,14 @@ inline po::variables_map parse(int argc, char** argv, const po::options_descript
   return vm;
 }
 
-// The whole file; a missing, unreadable or directory path is an Error naming the file and the reason.
+// Input files (programs, assembly) larger than this are refused: --help and README.md list it.
+constexpr uint64_t kMaxInputFileBytes = uint64_t(4) << 30;
+
+// The whole file; a missing, unreadable or directory path, a FIFO or device (which could block or never end),
+// or a file over kMaxInputFileBytes is an Error naming the file and the reason.
 inline std::vector<uint8_t> read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": cannot open: Is a directory");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(path + ": cannot open: " + std::strerror(errno));
-  std::vector<uint8_t> b{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  if (f.bad()) throw Error(path + ": cannot read file");
-  return b;
+  const std::string s = read_regular_file(path, kMaxInputFileBytes);
+  return std::vector<uint8_t>(s.begin(), s.end());
 }
 
 // Runs `run` and maps its failures to messages and exit codes.
@@ -61,7 +60,7 @@ int tool_main(const char* tool, const char* usage, Run&& run) {
               << usage << "Try '" << tool << " --help' for more information.\n";
     return 2;
   } catch (const Error& e) {
-    std::cerr << format_diagnostic(e, read_source_line);
+    std::cerr << format_diagnostic(e, read_registered_source_line, tool);
     return 1;
   } catch (const std::bad_alloc&) {
     std::cerr << tool << ": error: out of memory\n";

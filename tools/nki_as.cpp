@@ -10,6 +10,7 @@
 #include "isa/asm_parse.h"
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
+#include "isa/target.h"
 #include "tools/cli_common.h"
 
 namespace po = boost::program_options;
@@ -38,6 +39,9 @@ int run(int argc, char** argv) {
   // One program, or one per core after '.core C' directives (LNC=2).
   const std::vector<isa::Program> cores =
       isa::parse_asm_cores([&] { auto b = cli::read_file(in); return std::string(b.begin(), b.end()); }(), in);
+  // The program must fit the target it names (its HBM capacity, semaphores): checked here as nki-sim does.
+  for (const isa::Program& p : cores)
+    if (std::optional<isa::TargetDesc> t = isa::find_target(p.target)) isa::check_program_fits(p, *t, in);
   const std::vector<uint8_t> bytes = isa::encode_programs(cores);
   std::ofstream f(out, std::ios::binary);
   if (!f || !f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size())) || !f.flush())

@@ -1,5 +1,6 @@
 // nki_sim.cpp - the nki-sim command line: compile an NKI kernel, simulate it, write outputs and reports.
 #include <boost/program_options.hpp>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <ctime>
@@ -8,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "api/run.h"
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
+#include "ir/kernel.h"
 #include "tools/cli_common.h"
 #include "sim/npy.h"
 #include "sim/simulate.h"
@@ -31,6 +34,10 @@ constexpr const char* kUsage =
 
 // The end of --help: exit status and environment (README.md "Exit status", docs/performance.md).
 constexpr const char* kHelpEpilog =
+    "Budgets (exceeding one is an error naming the option that raises it): --max-steps 100000000,\n"
+    "--max-instructions 5000000, --max-recursion 1000, --max-loop-iterations 1000000 (per engine), --grid at most\n"
+    "65536 programs, kernel source files up to 64 MiB, --program files up to 4 GiB, program HBM within the\n"
+    "target's capacity (--param hbm_capacity_bytes: trn1 16 GiB, trn2 24 GiB, trn3 36 GiB).\n"
     "Exit status: 0 on success, 1 for a kernel, input or run-time error, 2 for a bad command line.\n"
     "Environment: NKISIM_THREADS=N caps the threads the simulator uses (results never depend on it);\n"
     "NKISIM_HUGEPAGES=1|auto uses transparent huge pages for the simulated memories (default off).\n";
@@ -85,6 +92,20 @@ class PhaseTimer {
   std::vector<Phase> phases_;
 };
 
+// --grid: the most kernel instances one run simulates (each is compiled and run serially).
+constexpr uint64_t kMaxGridPrograms = 65536;
+
+// A budget option (--max-steps, ...): a whole number from 1 to 2^63 - 1, written in decimal.
+uint64_t count_option(const po::variables_map& vm, const char* option) {
+  const std::string text = vm[option].as<std::string>();
+  bool ok = !text.empty() && text.size() <= 19;
+  for (char c : text) ok = ok && c >= '0' && c <= '9';
+  const uint64_t v = ok ? std::stoull(text) : 0;
+  if (!ok || v == 0 || v > uint64_t(std::numeric_limits<int64_t>::max()))
+    throw cli::UsageError(std::string("--") + option + " expects a positive whole number, got '" + text + "'");
+  return v;
+}
+
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* what) {
   size_t eq = s.find('=');
   if (eq == std::string::npos || eq == 0) throw cli::UsageError(std::string(what) + " expects NAME=VALUE, got '" + s + "'");
@@ -106,7 +127,7 @@ sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& tar
   o.timeline = vm.count("profile") > 0 || vm.count("explain") > 0;
   o.functional = functional;
   o.timing_only = timing_only;
-  if (vm.count("max-loop-iterations")) o.max_loop_iterations = vm["max-loop-iterations"].as<uint64_t>();
+  if (vm.count("max-loop-iterations")) o.max_loop_iterations = count_option(vm, "max-loop-iterations");
   return o;
 }
 
@@ -136,7 +157,12 @@ std::vector<std::string> write_outputs(const std::string& out_dir, const std::ve
     sim::write_npy(written.back(), outputs[i], raw);
   }
   for (auto& [name, arr] : written_inputs) {
-    written.push_back((fs::path(out_dir) / ("input_" + name + ".npy")).string());
+    // A program names its tensors freely: only [A-Za-z0-9_.-] reach the file name, so a name such as
+    // "/../../x" stays one file inside the output directory.
+    std::string safe = name;
+    for (char& c : safe)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+    written.push_back((fs::path(out_dir) / ("input_" + safe + ".npy")).string());
     sim::write_npy(written.back(), arr, raw);
   }
   return written;
@@ -174,9 +200,9 @@ int run(int argc, char** argv) {
        "ir|asm|bin FILE: write the kernel IR, the assembly text or the binary program")
       ("program", po::value<std::string>(), "run a binary program (from --emit bin or nki-as) instead of a kernel")
       ("include,I", po::value<std::vector<std::string>>()->composing(), "add a directory to the kernel import search path")
-      ("max-steps", po::value<uint64_t>(), "compile-time evaluation budget in steps (default 100000000)")
-      ("max-instructions", po::value<uint64_t>(), "budget of nki.isa instructions a kernel may emit (default 5000000)")
-      ("max-loop-iterations", po::value<uint64_t>(), "run-time budget of taken branches per engine in dynamic loops (default 1000000)")
+      ("max-steps", po::value<std::string>(), "compile-time evaluation budget in steps (default 100000000)")
+      ("max-instructions", po::value<std::string>(), "budget of nki.isa instructions a kernel may emit (default 5000000)")
+      ("max-loop-iterations", po::value<std::string>(), "run-time budget of taken branches per engine in dynamic loops (default 1000000)")
       ("lnc", po::value<int>(), "1|2: logical NeuronCore size (kernel[N]); 2 compiles the kernel once per core (nl.program_id(0) = 0, 1) and simulates both cores sharing HBM (trn2/trn3); default: the kernel file's kernel[N] launch, else 1")
       ("max-recursion", po::value<int>(), "depth limit of compile-time Python calls (default 1000)")
       ("grid", po::value<std::string>(),
@@ -214,7 +240,13 @@ int run(int argc, char** argv) {
       char* end = nullptr;
       double v = std::strtod(value.c_str(), &end);
       if (value.empty() || *end != '\0') throw cli::UsageError("--param " + name + ": '" + value + "' is not a number");
-      if (!isa::set_target_param(*target, name, v)) throw cli::UsageError("--param: unknown target parameter '" + name + "'");
+      bool known = false;
+      try {
+        known = isa::set_target_param(*target, name, v);
+      } catch (const Error& e) {
+        throw cli::UsageError("--param " + s + ": " + e.what());
+      }
+      if (!known) throw cli::UsageError("--param: unknown target parameter '" + name + "'");
       params.push_back({name, v});
     }
   const bool functional = vm.count("functional") > 0, timing_only = vm.count("timing-only") > 0;
@@ -230,8 +262,9 @@ int run(int argc, char** argv) {
       std::string num = colon == std::string::npos ? spec : spec.substr(colon + 1);
       if (colon != std::string::npos) explain_file = spec.substr(0, colon);
       char* end = nullptr;
+      errno = 0;
       long v = std::strtol(num.c_str(), &end, 10);
-      if (num.empty() || *end != '\0' || v <= 0)
+      if (num.empty() || *end != '\0' || v <= 0 || errno == ERANGE || v > std::numeric_limits<int>::max())
         throw cli::UsageError("--explain expects LINE or FILE:LINE (a positive line number), got '" + spec + "'");
       explain_line = int(v);
     }
@@ -254,8 +287,9 @@ int run(int argc, char** argv) {
   if (vm.count("arg"))
     for (auto& s : vm["arg"].as<std::vector<std::string>>()) copts.args.push_back(split_assignment(s, "--arg"));
   if (vm.count("include")) copts.include_dirs = vm["include"].as<std::vector<std::string>>();
-  if (vm.count("max-steps")) copts.max_steps = vm["max-steps"].as<uint64_t>();
-  if (vm.count("max-instructions")) copts.max_instructions = vm["max-instructions"].as<uint64_t>();
+  if (vm.count("max-steps")) copts.max_steps = count_option(vm, "max-steps");
+  if (vm.count("max-instructions")) copts.max_instructions = count_option(vm, "max-instructions");
+  if (vm.count("max-loop-iterations")) count_option(vm, "max-loop-iterations");  // checked before any work
   if (vm.count("grid")) {
     std::stringstream ss(vm["grid"].as<std::string>());
     std::string item;
@@ -269,6 +303,11 @@ int run(int argc, char** argv) {
     }
     if (copts.grid.empty() || copts.grid.size() > 4)
       throw cli::UsageError("--grid expects 1 to 4 dimensions, got '" + vm["grid"].as<std::string>() + "'");
+    uint64_t programs = 1;  // saturates: 65536^4 would wrap to 0
+    for (int64_t n : copts.grid) programs = std::min<uint64_t>(programs * uint64_t(n), kMaxGridPrograms + 1);
+    if (programs > kMaxGridPrograms)
+      throw cli::UsageError("--grid " + vm["grid"].as<std::string>() + " launches more than " + std::to_string(kMaxGridPrograms) +
+                            " programs (the most one run simulates)");
   }
   if (vm.count("max-recursion")) {
     copts.max_recursion = vm["max-recursion"].as<int>();
@@ -293,6 +332,9 @@ int run(int argc, char** argv) {
       } catch (const Error& e) {
         throw Error(path + ": " + e.what());
       }
+      if (!from_binary && inputs.back().shape.size() > ir::kMaxViewDims)
+        throw Error(path + ": a " + std::to_string(inputs.back().shape.size()) + "-d array; a kernel tensor has at most " +
+                    std::to_string(ir::kMaxViewDims) + " dimensions");
       copts.inputs.push_back({inputs.back().dtype, inputs.back().shape});
     }
   phases.lap("inputs");
@@ -320,6 +362,7 @@ int run(int argc, char** argv) {
       for (auto& s : params) isa::set_target_param(*t, s.first, s.second);
       target = t;
     }
+    for (const isa::Program& p : programs) isa::check_program_fits(p, *target, kernel_path);
     if (lnc > int(target->max_lnc))
       throw Error(kernel_path + ": an LNC=" + std::to_string(lnc) + " program, but " + target->name +
                   " supports only LNC=" + std::to_string(int(target->max_lnc)));

@@ -45,6 +45,27 @@ TEST_CASE("error with source line, caret and a note") {
         "      |   ^\n");
 }
 
+TEST_CASE("a column past the end of the line (a program's .loc) puts the caret just after it") {
+  Error e("message", SourceLoc{"k.py", 1, 2147483647});
+  CHECK(nkisim::format_diagnostic(e, reader({{"k.py", {"x = 1"}}})) ==
+        "k.py:1:2147483647: error: message\n"
+        "    1 | x = 1\n"
+        "      |      ^\n");
+}
+
+TEST_CASE("the command-line tools quote only registered (compiled) source files") {
+  const std::string path = std::filesystem::temp_directory_path() / ("nkisim_reg_" + std::to_string(getpid()) + ".py");
+  std::ofstream(path) << "secret line\n";
+  CHECK_FALSE(nkisim::read_registered_source_line(path, 1).has_value());  // e.g. a program's .loc "/etc/passwd"
+  nkisim::register_source_file(path);
+  CHECK(nkisim::read_registered_source_line(path, 1) == std::optional<std::string>("secret line"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("tools other than nki-sim name themselves in unlocated messages") {
+  CHECK(nkisim::format_diagnostic(Error("bad input"), reader({}), "nki-as") == "nki-as: error: bad input\n");
+}
+
 TEST_CASE("source unavailable: location lines only") {
   Error e("message", SourceLoc{"kernel.py", 12, 5});
   e.notes.push_back({SourceLoc{"other.py", 3, 1}, "called from here"});

@@ -1,6 +1,7 @@
 // test_table.cpp - the instruction table's C++ view, the asm printer, target data and docs/isa.md.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -98,6 +99,58 @@ TEST_CASE("targets carry the published numbers and accept overrides") {
   CHECK_FALSE(set_target_param(t2, "no_such_param", 1));
   CHECK_FALSE(find_target("trn9").has_value());
   CHECK(target_params().size() > 15);
+}
+
+TEST_CASE("every target parameter has a valid range that holds the built-in targets and is enforced") {
+  for (const char* name : {"trn1", "trn2", "trn3"}) {
+    const TargetDesc t = *find_target(name);
+    for (const TargetParam& p : target_params()) {
+      const double v = t.*(p.field);
+      CHECK_MESSAGE((v >= p.lo && v <= p.hi && (!p.integer || v == double(int64_t(v)))), name, " ", p.name);
+    }
+  }
+  TargetDesc t = *find_target("trn2");
+  for (double bad : {0.0, -1.0, std::nan(""), 1.0 / 0.0, 1e30, 2.5})
+    CHECK_THROWS_WITH_AS(set_target_param(t, "psum_banks", bad),
+                         doctest::Contains("target parameter 'psum_banks' must be a whole number from 1 to 32"),
+                         nkisim::Error);
+  CHECK_THROWS_AS(set_target_param(t, "vector_ghz", 0), nkisim::Error);
+  CHECK_THROWS_AS(set_target_param(t, "psum_partition_bytes", -1), nkisim::Error);
+  CHECK(t.psum_banks == 8);  // a refused value leaves the target unchanged
+  CHECK(set_target_param(t, "vector_ghz", 0.5));
+}
+
+TEST_CASE("check_program_fits: addresses, sizes and counts within the target, overflow-checked") {
+  const TargetDesc t = *find_target("trn2");
+  auto fits = [&](const Program& p) -> std::string {
+    try {
+      check_program_fits(p, t, "p.s");
+      return "";
+    } catch (const nkisim::Error& e) {
+      CHECK(e.loc == nkisim::SourceLoc{"p.s"});
+      return e.what();
+    }
+  };
+  Program p;
+  p.hbm_tensors.push_back({"t", HbmTensor::Kind::Input, DType::bfloat16, {2048}, 0, 4096, 0, -1});
+  CHECK(fits(p) == "");
+  p.hbm_tensors[0].address = 0xfffffffffffff000ull;  // address + bytes wraps past 2^64
+  CHECK(fits(p).starts_with("tensor 't': address 18446744073709547520 + 4096 bytes is past the end of the target's HBM"));
+  p.hbm_tensors[0].address = 0;
+  p.hbm_tensors[0].bytes = 65600;
+  CHECK(fits(p) == "tensor 't': bytes=65600 but its shape and dtype take 4096 bytes");
+  p.hbm_tensors[0].shape = {int64_t(1) << 32, int64_t(1) << 32};  // 2^64 elements wrap to 0
+  p.hbm_tensors[0].bytes = 0;
+  CHECK(fits(p).starts_with("tensor 't': the shape has more elements than the target's HBM holds (trn2 HBM capacity"));
+  p.hbm_tensors[0].shape = {-1};
+  CHECK(fits(p) == "tensor 't': negative dimension -1");
+  p.hbm_tensors.clear();
+  p.num_semaphores = 4294967295u;
+  CHECK(fits(p) == "program declares 4294967295 semaphores; at most 65536 can be addressed");
+  p.num_semaphores = 1;
+  p.hbm_bytes = uint64_t(1) << 40;
+  CHECK(fits(p) == "program declares .hbm_bytes 1099511627776 (trn2 HBM capacity 25769803776 bytes; "
+                   "--param hbm_capacity_bytes=N raises it)");
 }
 
 TEST_CASE("docs/isa.md is generated from the table and up to date") {
