@@ -78,6 +78,11 @@ class OnChipAllocator {
     }
     return os.str();
   }
+  std::vector<std::pair<int, int64_t>> live_tensors(int failing, int64_t bytes) const {
+    std::vector<std::pair<int, int64_t>> out{{failing, bytes}};
+    for (auto& [off, b] : blocks_) out.emplace_back(b.tensor, b.bytes);
+    return out;
+  }
   const std::string& name() const { return name_; }
   int64_t capacity() const { return cap_; }
 
@@ -94,7 +99,8 @@ class OnChipAllocator {
 
 }  // namespace
 
-std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p) {
+std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p,
+                                std::optional<CapacityFailure>* fail) {
   std::vector<Placement> pl(k.tensors.size());
 
   // Live ranges from first to last op that touches a tensor.
@@ -196,9 +202,13 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
       continue;
     }
     int64_t off = a.place(ti, bytes);
-    if (off < 0)
-      throw Error(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
-                      " bytes per partition; " + a.describe_live(k), loc);
+    if (off < 0) {
+      Error e(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
+                  " bytes per partition; " + a.describe_live(k), loc);
+      if (!fail) throw e;
+      *fail = CapacityFailure{std::move(e), a.live_tensors(ti, bytes)};
+      return {};
+    }
     pl[size_t(ti)] = Placement{mem, 0, off, true};
   }
   return pl;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <unordered_map>
 
 #include "ir/passes.h"
@@ -30,15 +31,52 @@ class LocationTable {
   std::unordered_map<uint64_t, std::vector<uint32_t>> index_;
 };
 
+// Allocates, spilling automatically allocated tensors that do not fit (the largest spillable tensor live at the
+// failure, in that memory) until everything fits; the kernel is copied into `spilled` on the first spill.
+// A failure with nothing left to spill throws the first capacity error; so does any failure of a kernel that
+// places some of its tensors itself (address=, mod_alloc, alloc): it manages its memory, and gets the error.
+std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc& target, isa::Program& p,
+                                         std::optional<Kernel>& spilled, std::vector<std::string>* notes) {
+  if (std::any_of(k.tensors.begin(), k.tensors.end(), [](const Tensor& t) { return t.address.has_value(); }))
+    return allocate(k, target, p);
+  std::optional<CapacityFailure> fail;
+  std::optional<Error> first;
+  for (;;) {
+    const Kernel& cur = spilled ? *spilled : k;
+    fail.reset();
+    p.hbm_tensors.clear();
+    std::vector<Placement> pl = allocate(cur, target, p, &fail);
+    if (!fail) return pl;
+    if (!first) first = fail->error;
+    int best = -1;
+    int64_t best_bytes = -1;
+    for (auto [ti, bytes] : fail->live)
+      if (bytes > best_bytes && size_t(ti) < k.tensors.size() && spillable(cur, ti)) best = ti, best_bytes = bytes;
+    if (best < 0) throw *first;
+    if (!spilled) spilled = k;
+    SpillNote n = spill_tensor(*spilled, best);
+    if (notes) {
+      const Tensor& t = spilled->tensors[size_t(best)];
+      std::string where = t.loc.known() ? t.loc.file + ":" + std::to_string(t.loc.line) + ":" + std::to_string(t.loc.col) + ": " : "";
+      notes->push_back(where + "note: tensor '" + n.name + "' (" + std::to_string(n.bytes) + " bytes per partition) does not fit in " +
+                       (n.from == Buffer::psum ? "PSUM" : "SBUF") + "; spilled to HBM with " + std::to_string(n.reloads) +
+                       " reload and " + std::to_string(n.spills) + " spill DMAs");
+    }
+  }
+}
+
 }  // namespace
 
-isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
+isa::Program lower(const Kernel& kernel, const isa::TargetDesc& target, std::vector<std::string>* notes) {
   isa::Program p;
   p.target = target.name;
-  p.kernel_name = k.name;
-  p.strings = k.strings;
-  std::vector<isa::Engine> engines = assign_engines(k);
-  std::vector<Placement> pl = allocate(k, target, p);
+  p.kernel_name = kernel.name;
+  p.strings = kernel.strings;
+  std::vector<isa::Engine> engines = assign_engines(kernel);
+  std::optional<Kernel> spilled;
+  std::vector<Placement> pl = allocate_spilling(kernel, target, p, spilled, notes);
+  const Kernel& k = spilled ? *spilled : kernel;
+  if (spilled) engines = assign_engines(k);  // the rewritten ops
   LocationTable locs(p);
   auto make = [&](size_t i, isa::Instruction& ins) {
     const Op& op = k.ops[i];
