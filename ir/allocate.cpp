@@ -61,6 +61,13 @@ class OnChipAllocator {
   }
 
   void reserve(int tensor, int64_t off, int64_t bytes) { blocks_[off] = Block{tensor, bytes}; }
+  void remove(int tensor) {
+    for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
+      if (it->second.tensor == tensor) {
+        blocks_.erase(it);
+        return;
+      }
+  }
 
   std::string describe_live(const Kernel& k) const {
     std::ostringstream os;
@@ -99,8 +106,7 @@ class OnChipAllocator {
 
 }  // namespace
 
-std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p,
-                                std::optional<CapacityFailure>* fail) {
+std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p, SpillChoice* spill) {
   std::vector<Placement> pl(k.tensors.size());
 
   // Live ranges from first to last op that touches a tensor.
@@ -202,13 +208,23 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
       continue;
     }
     int64_t off = a.place(ti, bytes);
-    if (off < 0) {
-      Error e(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
-                  " bytes per partition; " + a.describe_live(k), loc);
-      if (!fail) throw e;
-      *fail = CapacityFailure{std::move(e), a.live_tensors(ti, bytes)};
-      return {};
+    // Spilling (lower()): the chosen tensor leaves the allocator (its block freed if placed) until this one fits.
+    while (off < 0 && spill) {
+      if (!spill->error)
+        spill->error = Error(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
+                                 " bytes per partition; " + a.describe_live(k), loc);
+      const int victim = spill->choose(a.live_tensors(ti, bytes));
+      if (victim < 0) throw *spill->error;
+      spill->spilled.push_back(victim);
+      if (victim == ti) break;
+      a.remove(victim);
+      pl[size_t(victim)] = Placement{};
+      off = a.place(ti, bytes);
     }
+    if (spill && !spill->spilled.empty() && spill->spilled.back() == ti) continue;
+    if (off < 0)
+      throw Error(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
+                      " bytes per partition; " + a.describe_live(k), loc);
     pl[size_t(ti)] = Placement{mem, 0, off, true};
   }
   return pl;

@@ -84,6 +84,30 @@ if rc == 0:
     g = np.exp(x3) + x3[:, ::-1, :]
     check(np.allclose(o, g, rtol=1e-5, atol=1e-5), f"sbuf_big: max error {np.abs(o - g).max()}")
 
+# ---- a write that keeps what its predicate does not select: the spilled block is reloaded before it
+pred = write_kernel(d, "sbuf_predicated", """@nki.jit
+def k(x, y):
+    out = nl.ndarray((8, 64 * 1024), dtype=nl.float32, buffer=nl.shared_hbm)
+    big = nl.ndarray((nl.par_dim(8), 64, 1024), dtype=nl.float32, buffer=nl.sbuf)
+    for i in nl.affine_range(64):
+        big[:, i, :] = nl.load(x[:, i * 1024:(i + 1) * 1024])
+    for i in nl.affine_range(64):
+        t = nl.load(y[:, i * 1024:(i + 1) * 1024])
+        nisa.tensor_copy_predicated(src=t, dst=big[:, i, :], predicate=nl.greater(t, 0.0))
+    for i in nl.affine_range(64):
+        nl.store(out[:, i * 1024:(i + 1) * 1024], value=big[:, i, :])
+    return out
+""")
+y = rng.standard_normal((8, 64 * 1024)).astype(f32)
+out = os.path.join(d, "out_pred")
+rc, so, se = run(pred, "--target", "trn1", "--inputs", xp, save(d, "y.npy", y), "-o", out)
+check_equal(rc, 0, f"sbuf_predicated exit code (stderr: {se})")
+check("sbuf_predicated.py:9:11: note: tensor 'big' (262144 bytes per partition) does not fit in SBUF; spilled to HBM "
+      "with 64 reload and 128 spill DMAs" in se, f"sbuf_predicated spill note: {se!r}")
+if rc == 0:
+    o = np.load(os.path.join(out, "output_0.npy"))
+    check(np.array_equal(o, np.where(y > 0, y, x)), "sbuf_predicated: the unselected elements keep x")
+
 # ---- a kernel that places a tensor itself manages its memory: the capacity error stays
 placed = write_kernel(d, "sbuf_placed", SBUF_BODY.format(
     placed="\n    fixed = nl.ndarray((nl.par_dim(8), 16), dtype=nl.float32, buffer=nl.sbuf, address=(0, 0))"))
