@@ -40,7 +40,7 @@ Compiled compile_kernel(CompileRequest req) {
       out.target = *t;
     }
     if (req.want_ir) out.ir_text += (lnc > 1 ? "# core " + std::to_string(c) + "\n" : "") + ir::print_kernel(kernel);
-    out.programs.push_back(ir::lower(kernel, out.target));
+    out.programs.push_back(ir::lower(kernel, out.target, c == 0 ? &out.notes : nullptr));
   }
   return out;
 }

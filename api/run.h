@@ -31,6 +31,7 @@ struct Compiled {
   std::vector<isa::Program> programs;  // one per physical core of the logical core
   isa::TargetDesc target;              // what the programs were lowered for (simulate with it)
   std::string ir_text;                 // CompileRequest::want_ir
+  std::vector<std::string> notes;      // one line per tensor spilled to HBM (docs/spill.md); callers print them
   int lnc() const { return int(programs.size()); }
 };
 

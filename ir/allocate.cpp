@@ -61,6 +61,13 @@ class OnChipAllocator {
   }
 
   void reserve(int tensor, int64_t off, int64_t bytes) { blocks_[off] = Block{tensor, bytes}; }
+  void remove(int tensor) {
+    for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
+      if (it->second.tensor == tensor) {
+        blocks_.erase(it);
+        return;
+      }
+  }
 
   std::string describe_live(const Kernel& k) const {
     std::ostringstream os;
@@ -78,6 +85,11 @@ class OnChipAllocator {
     }
     return os.str();
   }
+  std::vector<std::pair<int, int64_t>> live_tensors(int failing, int64_t bytes) const {
+    std::vector<std::pair<int, int64_t>> out{{failing, bytes}};
+    for (auto& [off, b] : blocks_) out.emplace_back(b.tensor, b.bytes);
+    return out;
+  }
   const std::string& name() const { return name_; }
   int64_t capacity() const { return cap_; }
 
@@ -94,7 +106,7 @@ class OnChipAllocator {
 
 }  // namespace
 
-std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p) {
+std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p, SpillChoice* spill) {
   std::vector<Placement> pl(k.tensors.size());
 
   // Live ranges from first to last op that touches a tensor.
@@ -197,6 +209,20 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
       continue;
     }
     int64_t off = a.place(ti, bytes);
+    // Spilling (lower()): the chosen tensor leaves the allocator (its block freed if placed) until this one fits.
+    while (off < 0 && spill) {
+      if (!spill->error)
+        spill->error = Error(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
+                                 " bytes per partition; " + a.describe_live(k), loc);
+      const int victim = spill->choose(a.live_tensors(ti, bytes));
+      if (victim < 0) throw *spill->error;
+      spill->spilled.push_back(victim);
+      if (victim == ti) break;
+      a.remove(victim);
+      pl[size_t(victim)] = Placement{};
+      off = a.place(ti, bytes);
+    }
+    if (spill && !spill->spilled.empty() && spill->spilled.back() == ti) continue;
     if (off < 0)
       throw Error(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
                       " bytes per partition; " + a.describe_live(k), loc);

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <tuple>
+#include <optional>
 #include <unordered_map>
 
 #include "ir/passes.h"
@@ -30,15 +33,89 @@ class LocationTable {
   std::unordered_map<uint64_t, std::vector<uint32_t>> index_;
 };
 
+void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::vector<std::string>& notes);
+
+// Allocates, spilling automatically allocated tensors that do not fit (at each overflow, the largest spillable
+// tensor live in that memory) until everything fits: each round spills what the allocation chose, in one
+// rewrite of the kernel (copied into `spilled` the first time), and allocates again (the staging tiles are new
+// tensors). A failure with nothing left to spill throws the first capacity error; so does any failure of a
+// kernel that places some of its tensors itself (address=, mod_alloc, alloc): it manages its memory.
+std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc& target, isa::Program& p,
+                                         std::optional<Kernel>& spilled, std::vector<std::string>* notes) {
+  if (std::any_of(k.tensors.begin(), k.tensors.end(), [](const Tensor& t) { return t.address.has_value(); }))
+    return allocate(k, target, p);
+  std::optional<Error> first;
+  std::vector<SpillNote> all;
+  for (;;) {
+    const Kernel& cur = spilled ? *spilled : k;
+    SpillChoice choice;
+    choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
+      int best = -1;
+      int64_t best_bytes = -1;
+      for (auto [ti, bytes] : live)  // never a staging tile of an earlier round (ids past the kernel's own)
+        if (bytes > best_bytes && size_t(ti) < k.tensors.size() && spillable(cur, ti)) best = ti, best_bytes = bytes;
+      return best;
+    };
+    p.hbm_tensors.clear();
+    std::vector<Placement> pl;
+    try {
+      pl = allocate(cur, target, p, &choice);
+    } catch (const Error&) {
+      if (first) throw *first;
+      throw;
+    }
+    if (!first && choice.error) first = choice.error;
+    if (choice.spilled.empty()) {
+      if (notes) add_spill_notes(cur, all, *notes);
+      return pl;
+    }
+    if (!spilled) spilled = k;
+    for (SpillNote& n : spill_tensors(*spilled, choice.spilled)) all.push_back(std::move(n));
+  }
+}
+
+// One note per place that made spilled tensors (a loop makes one tensor per iteration), in order of first spill.
+void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::vector<std::string>& notes) {
+  struct Group {
+    const SpillNote* first;
+    int count = 0, reloads = 0, spills = 0;
+  };
+  std::vector<Group> groups;
+  std::map<std::tuple<std::string, uint32_t, uint32_t, int, int64_t>, size_t> index;
+  for (const SpillNote& n : all) {
+    const SourceLoc& l = k.tensors[size_t(n.tensor)].loc;
+    auto [it, fresh] = index.try_emplace({l.file, l.line, l.col, int(n.from), n.bytes}, groups.size());
+    if (fresh) groups.push_back(Group{&n});
+    Group& g = groups[it->second];
+    ++g.count;
+    g.reloads += n.reloads;
+    g.spills += n.spills;
+  }
+  for (const Group& g : groups) {
+    const SourceLoc& l = k.tensors[size_t(g.first->tensor)].loc;
+    std::string where = l.known() ? l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.col) + ": " : "";
+    std::string what = g.count == 1 ? "tensor '" + g.first->name + "' (" + std::to_string(g.first->bytes) +
+                                          " bytes per partition) does"
+                                    : std::to_string(g.count) + " tensors made here (the first '" + g.first->name +
+                                          "', " + std::to_string(g.first->bytes) + " bytes per partition each) do";
+    notes.push_back(where + "note: " + what + " not fit in " + (g.first->from == Buffer::psum ? "PSUM" : "SBUF") +
+                    "; spilled to HBM with " + std::to_string(g.reloads) + " reload and " + std::to_string(g.spills) +
+                    " spill DMAs");
+  }
+}
+
 }  // namespace
 
-isa::Program lower(const Kernel& k, const isa::TargetDesc& target) {
+isa::Program lower(const Kernel& kernel, const isa::TargetDesc& target, std::vector<std::string>* notes) {
   isa::Program p;
   p.target = target.name;
-  p.kernel_name = k.name;
-  p.strings = k.strings;
-  std::vector<isa::Engine> engines = assign_engines(k);
-  std::vector<Placement> pl = allocate(k, target, p);
+  p.kernel_name = kernel.name;
+  p.strings = kernel.strings;
+  std::vector<isa::Engine> engines = assign_engines(kernel);
+  std::optional<Kernel> spilled;
+  std::vector<Placement> pl = allocate_spilling(kernel, target, p, spilled, notes);
+  const Kernel& k = spilled ? *spilled : kernel;
+  if (spilled) engines = assign_engines(k);  // the rewritten ops
   LocationTable locs(p);
   auto make = [&](size_t i, isa::Instruction& ins) {
     const Op& op = k.ops[i];

@@ -1,5 +1,8 @@
 // lower.h - the back end: Kernel IR -> isa::Program (engine choice, allocation, semaphores, emission).
 #pragma once
+#include <string>
+#include <vector>
+
 #include "ir/kernel.h"
 #include "isa/program.h"
 #include "isa/target.h"
@@ -7,7 +10,9 @@
 namespace nkisim::ir {
 
 // Runs verify -> assign_engines -> allocate -> insert_semaphores -> emit. Throws nkisim::Error located at
-// the offending op or tensor (e.g. SBUF capacity exceeded, partition rule violated).
-isa::Program lower(const Kernel& k, const isa::TargetDesc& target);
+// the offending op or tensor (e.g. SBUF capacity exceeded, partition rule violated). An automatically
+// allocated tensor that does not fit on chip is spilled to private HBM instead (docs/spill.md); `notes`, if
+// given, receives one line per spilled tensor.
+isa::Program lower(const Kernel& k, const isa::TargetDesc& target, std::vector<std::string>* notes = nullptr);
 
 }  // namespace nkisim::ir

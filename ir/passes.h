@@ -1,6 +1,8 @@
 // passes.h - the back end's passes over the Kernel IR (internal to ir/; lower.cpp runs them in order).
 #pragma once
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/kernel.h"
@@ -21,9 +23,38 @@ struct Placement {
 // their trigger engine later (insert_semaphores). Throws if an op names an engine that cannot run it.
 std::vector<isa::Engine> assign_engines(const Kernel& k);
 
+// Spilling during allocation (lower()): when an on-chip tensor without address= does not fit, `choose` gets the
+// tensors of that memory live at that point with their bytes per partition (the failing one first) and returns
+// the one to spill, or -1 to throw the capacity error. The spilled tensor leaves the allocation (unplaced) and
+// is listed in `spilled`; `error` keeps the first capacity error.
+struct SpillChoice {
+  std::function<int(const std::vector<std::pair<int, int64_t>>& live)> choose;
+  std::vector<int> spilled;
+  std::optional<Error> error;
+};
+
 // Places HBM tensors (inputs first, in parameter order) and on-chip tensors (SBUF/PSUM, liveness-based
-// reuse with next-fit placement, address= honoured). Fills the program's hbm_tensors / hbm_bytes.
-std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p);
+// reuse with next-fit placement, address= honoured). Fills the program's hbm_tensors / hbm_bytes. When a
+// tensor without address= does not fit: throws the capacity error, or with `spill` asks it what to spill.
+std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::Program& p,
+                                SpillChoice* spill = nullptr);
+
+// Spilling (ir/spill.cpp, docs/spill.md), for kernels that place none of their tensors. spillable: an on-chip
+// tensor the kernel did not place (no address=, no mod_alloc/alloc) without run-time offsets (lower() never
+// spills the staging tiles it made). spill_tensors moves each to private HBM and rewrites every op touching it: a
+// compute operand that cannot be in HBM gets a fresh staging tile (SBUF, or PSUM for a matmul dst) with a DMA
+// reload before a read or an accumulating write and a DMA spill after a write (through SBUF from PSUM);
+// consecutive accumulating matmuls into the same block share one staging tile.
+struct SpillNote {
+  int tensor = -1;
+  std::string name;
+  Buffer from = Buffer::sbuf;
+  int64_t bytes = 0;  // per partition
+  int reloads = 0, spills = 0;
+};
+// spill_tensors rewrites for all of `tensors` in one pass over the ops; one note per tensor, in that order.
+bool spillable(const Kernel& k, int tensor);
+std::vector<SpillNote> spill_tensors(Kernel& k, const std::vector<int>& tensors);
 
 // Lowers an ir::View to an access pattern with the tensor's placement; validates it for `slot` of `op`
 // (memory kinds, partition count and start, at most 4 free dims). Throws located errors.

@@ -6,12 +6,13 @@
 namespace nkisim::isa {
 namespace {
 
-// Operand flags of instructions.def: required?, written?
+// Operand flags of instructions.def: required?, written?, may the write leave elements unchanged?
 struct OperandFlags {
-  bool required, written;
+  bool required, written, keeps = false;
 };
-constexpr OperandFlags IN{true, false}, OUT{true, true}, OPT_IN{false, false}, OPT_OUT{false, true};
-#define OPND(n, mem, flags) OperandSpec{#n, uint8_t(mem), flags.required, flags.written},
+constexpr OperandFlags IN{true, false}, OUT{true, true}, OPT_IN{false, false}, OPT_OUT{false, true},
+    OUT_KEEP{true, true, true};
+#define OPND(n, mem, flags) OperandSpec{#n, uint8_t(mem), flags.required, flags.written, flags.keeps},
 
 template <size_t N>
 constexpr uint8_t count_operands(const std::array<OperandSpec, N>& a) {

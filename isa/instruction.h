@@ -76,6 +76,7 @@ struct OperandSpec {
   uint8_t memories = 0;  // MemoryBit mask
   bool required = false;
   bool written = false;  // the instruction writes this operand (all others are only read)
+  bool keeps = false;    // written, but some elements may keep their value (a spill reloads it first)
 };
 
 // One row of the instruction table.

@@ -181,6 +181,10 @@ std::shared_ptr<Program> compile(const std::string& path, const std::string& ker
       p->compiled = api::compile_kernel(std::move(req));
       p->target = p->compiled.target;
     });
+    if (!p->compiled.notes.empty()) {
+      py::object err = py::module_::import("sys").attr("stderr");
+      for (const std::string& n : p->compiled.notes) py::print(n, py::arg("file") = err);
+    }
     return p;
   });
 }

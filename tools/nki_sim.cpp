@@ -371,6 +371,7 @@ int run(int argc, char** argv) {
     api::CompileRequest req{kernel_path, copts, *target, params, std::nullopt, emit_kind == "ir"};
     if (vm.count("lnc") || vm.count("grid")) req.lnc = lnc;
     api::Compiled compiled = api::compile_kernel(std::move(req));
+    for (const std::string& n : compiled.notes) std::cerr << n << "\n";
     programs = std::move(compiled.programs);
     target = compiled.target;
     phases.lap("compile");
