@@ -13,6 +13,7 @@
 
 #include "frontend/host_args.h"
 #include "frontend/interp.h"
+#include "frontend/ndarray.h"
 #include "frontend/nki.h"
 #include "frontend/nl_ops.h"
 
@@ -48,6 +49,21 @@ FunctionObj* find_kernel(Interp& in, ModuleObj* m, const CompileOptions& opts, c
   if (jits.size() > 1)
     throw Error("several @nki.jit kernels in file: " + join_names(names) + "; choose one with -k NAME", file_loc);
   return jits[0];
+}
+
+// A host-read .npy file (CompileOptions::host_files) as a compile-time array.
+Value host_file_array(const CompileOptions::HostFile& f) {
+  NdArrayObj::Wide wide = f.dtype == "float64" ? NdArrayObj::Wide::F64
+                          : f.dtype == "int64" ? NdArrayObj::Wide::I64
+                                               : NdArrayObj::Wide::None;
+  std::optional<isa::DType> dt = isa::parse_dtype(f.dtype);
+  if (wide == NdArrayObj::Wide::None && !dt)
+    throw Error("host file '" + f.name + "': unsupported dtype '" + f.dtype + "'");
+  Value v = new_ndarray(f.shape, wide, dt.value_or(isa::DType::float32));
+  NdArrayObj* a = v.as<NdArrayObj>();
+  if (a->data.size() != f.data.size()) throw Error("host file '" + f.name + "': data does not match its shape");
+  a->data = f.data;
+  return v;
 }
 
 // A Python call (CompileOptions::host_call): the arguments from their host values, the defaults for the rest.
@@ -177,6 +193,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     in.nki->current_api = opts.api == CompileOptions::Api::from_decorator ? fn->jit && !fn->legacy_jit
                                                                           : opts.api == CompileOptions::Api::current;
     args = bind_host_args(in, fn, opts, &sbuf);
+    for (const CompileOptions::HostFile& f : opts.host_files) in.virtual_files[f.name] = host_file_array(f);
   } else
   for (size_t i = 0; i < code->params.size(); ++i) {
     const Param& p = code->params[i];

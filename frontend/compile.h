@@ -33,6 +33,15 @@ struct CompileOptions {
   // Packages the host imported that the kernel's module imports (the Python package passes their __path__ /
   // __file__): importable by their top-level name only (InterpOptions::import_packages).
   std::vector<std::string> import_packages;
+  // .npy files named by strings in a Python call's arguments that the host has read (the host made them, e.g.
+  // nki-library's rotational top-k constants): np.load / nl.shared_constant of that name read this copy as if
+  // np.save had written it. The CLI passes none: kernel code never reads host files.
+  struct HostFile {
+    std::string name, dtype;  // dtype: an NKI dtype name, or numpy's "float64" / "int64"
+    std::vector<int64_t> shape;
+    std::vector<double> data;  // row-major values
+  };
+  std::vector<HostFile> host_files;
   // Compile-time limits (each is a located error when exceeded):
   uint64_t max_steps = 100'000'000;        // --max-steps N: evaluation steps (statements, iterations, calls)
   uint64_t max_instructions = 5'000'000;   // --max-instructions N: nki.isa instructions emitted

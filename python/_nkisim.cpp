@@ -151,7 +151,9 @@ isa::TargetDesc target_of(const std::string& name) {
 std::shared_ptr<Program> compile(const std::string& path, const std::string& kernel, const std::string& module,
                                  int api_kind, const py::list& args, const std::vector<std::pair<std::vector<int64_t>, std::string>>& inputs,
                                  const std::string& target, std::optional<int> lnc, std::vector<int64_t> grid,
-                                 std::vector<std::string> include_dirs, std::vector<std::string> import_packages) {
+                                 std::vector<std::string> include_dirs, std::vector<std::string> import_packages,
+                                 const std::vector<std::tuple<std::string, std::string, std::vector<int64_t>,
+                                                              std::vector<double>>>& host_files) {
   return guarded([&] {
     api::CompileRequest req;
     req.kernel_path = path;
@@ -165,6 +167,7 @@ std::shared_ptr<Program> compile(const std::string& path, const std::string& ker
     c.grid = std::move(grid);
     c.include_dirs = std::move(include_dirs);
     c.import_packages = std::move(import_packages);
+    for (auto& [name, dt, shape, data] : host_files) c.host_files.push_back({name, dt, shape, data});
     for (auto a : args) {
       auto pair = py::reinterpret_borrow<py::tuple>(a);
       c.host_args.push_back({pair[0].cast<std::string>(), to_host_value(pair[1])});
@@ -337,7 +340,9 @@ PYBIND11_MODULE(_nkisim, m) {
   }, py::arg("target") = "trn2");
   m.def("compile", &compile, py::arg("path"), py::arg("kernel"), py::arg("module"), py::arg("api"), py::arg("args"),
         py::arg("inputs"), py::arg("target"), py::arg("lnc"), py::arg("grid"), py::arg("include_dirs"),
-        py::arg("import_packages") = std::vector<std::string>{});
+        py::arg("import_packages") = std::vector<std::string>{},
+        py::arg("host_files") =
+            std::vector<std::tuple<std::string, std::string, std::vector<int64_t>, std::vector<double>>>{});
   m.def("simulate", &simulate, py::arg("program"), py::arg("inputs"), py::arg("mode"), py::arg("timeline"),
         py::arg("trace_path"));
 }

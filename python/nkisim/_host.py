@@ -105,6 +105,7 @@ class Converter:
         self.names = []       # their names ("a", "cfg.weight", "xs[1]")
         self.roots = []       # folders to add to the front end's import path
         self.sbuf = False     # an SBUF argument was seen
+        self.host_files = {}  # .npy names in the arguments -> (name, dtype, shape, values, mtime): host-made files
 
     def _add_root(self, modname, file):
         if not file:
@@ -131,6 +132,18 @@ class Converter:
         self.names.append(name)
         return ("T", len(self.arrays) - 1, name)
 
+    def _note_host_file(self, s):
+        # A string naming an .npy file the host made (e.g. constants a library prepares on the host and names in a
+        # config): the kernel's np.load / nl.shared_constant of that name reads this copy (CompileOptions::host_files)
+        if s in self.host_files or not s.endswith(".npy") or not os.path.isfile(s):
+            return
+        a = np.load(s, allow_pickle=False)
+        name = "float64" if a.dtype == np.float64 else "int64" if a.dtype == np.int64 else _dtypes.dtype_name(a.dtype)
+        if name is None:
+            raise TypeError(f"{s}: an .npy file of dtype {a.dtype} cannot be a kernel constant")
+        self.host_files[s] = (s, name, list(a.shape), np.ascontiguousarray(a, dtype=np.float64).ravel().tolist(),
+                              os.stat(s).st_mtime_ns)
+
     def convert(self, v, name):
         if v is None:
             return ("n",)
@@ -155,6 +168,7 @@ class Converter:
         if isinstance(v, (float, np.floating)):
             return ("f", float(v))
         if isinstance(v, str):
+            self._note_host_file(v)
             return ("s", v)
         ref = getattr(v, "_nki_ref", None)
         if isinstance(ref, tuple) and not isinstance(v, type):

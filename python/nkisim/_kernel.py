@@ -237,11 +237,14 @@ def compile_program(kernel, args, kwargs, target=None, lnc=None):
     except OSError:
         mtime = 0
     packages = _import_packages(path, mtime, module.split(".")[0] if module != "__main__" else None)
-    key = repr((path, mtime, fn.__name__, module, kernel.api, host_args, specs, target, lnc, grid, dirs, packages))
+    files = [f[:4] for f in conv.host_files.values()]
+    file_ids = [(f[0], f[4]) for f in conv.host_files.values()]
+    key = repr((path, mtime, fn.__name__, module, kernel.api, host_args, specs, target, lnc, grid, dirs, packages,
+                file_ids))
     prog = _cache.get(key)
     if prog is None:
         prog = _nkisim.compile(path, fn.__name__, module, kernel.api or 0, host_args, specs, target, lnc, grid,
-                               dirs, packages)
+                               dirs, packages, files)
         if len(_cache) >= _CACHE_MAX:
             _cache.pop(next(iter(_cache)))
         _cache[key] = prog

@@ -165,3 +165,19 @@ def test_static_cast_on_the_host():
                                   np.tile([[1.0, 1.0, 1.015625, -3.296875]], (128, 1)))
     with pytest.raises(TypeError, match="static_cast: 'nope' is not an NKI dtype"):
         lnl.static_cast(x, "nope")
+
+
+def test_host_made_npy_constant(tmp_path):
+    # A host-made .npy file named in the arguments: the kernel's nl.shared_constant(name) reads the host's copy
+    a = np.arange(128 * 4, dtype=np.float32).reshape(128, 4)
+    bias = (np.arange(128 * 4, dtype=np.float32).reshape(128, 4) % 7) - 3.5
+    f = tmp_path / "bias.npy"
+    np.save(f, bias)
+    out = current.add_host_constant(a, current.ConstFiles(files={"bias": str(f)}))
+    np.testing.assert_array_equal(out, a + bias)
+    np.save(f, bias * 2)  # a changed file is read again (not a stale compile)
+    out = current.add_host_constant(a, current.ConstFiles(files={"bias": str(f)}))
+    np.testing.assert_array_equal(out, a + bias * 2)
+    missing = current.ConstFiles(files={"bias": str(tmp_path / "missing.npy")})
+    with pytest.raises(nkisim.KernelError, match="missing.npy' is not a file np.save wrote during this compile"):
+        current.add_host_constant(a, missing)

@@ -179,3 +179,22 @@ def bool_to_float(p):
     nisa.tensor_copy(dst=u, src=t)
     nisa.dma_copy(dst=out, src=u)
     return out
+
+
+@dataclass
+class ConstFiles(nl.NKIObject):
+    files: dict = None
+
+
+@nki.jit
+def add_host_constant(a, consts):
+    """a + the constant the host saved as an .npy file and named in `consts` (nl.shared_constant(name))."""
+    c = nl.shared_constant(consts.files["bias"])
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    ta = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    tc = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ta, src=a)
+    nisa.dma_copy(dst=tc, src=c)
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tc, op=nl.add)
+    nisa.dma_copy(dst=out, src=ta)
+    return out
