@@ -39,6 +39,7 @@ Compiled compile_kernel(CompileRequest req) {
                     t->name + " supports only LNC=" + std::to_string(int(t->max_lnc)));
       out.target = *t;
     }
+    if (c > 0) kernel.private_hbm_base = int64_t(out.programs.back().hbm_bytes);  // private HBM is per core
     if (req.want_ir) out.ir_text += (lnc > 1 ? "# core " + std::to_string(c) + "\n" : "") + ir::print_kernel(kernel);
     out.programs.push_back(ir::lower(kernel, out.target, c == 0 ? &out.notes : nullptr));
   }

@@ -161,7 +161,12 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
     hbm_index[size_t(ti)] = int(p.hbm_tensors.size());
     p.hbm_tensors.push_back(std::move(h));
   };
+  // Parameters, then shared HBM tensors (the same on every core of an LNC=2 kernel), then private ones from
+  // Kernel::private_hbm_base (after the previous core's space: private HBM is per core).
   for (int ti : k.params) place_hbm(ti);
+  for (size_t ti = 0; ti < k.tensors.size(); ++ti)
+    if (k.tensors[ti].buffer == Buffer::shared_hbm && !pl[ti].allocated) place_hbm(int(ti));
+  hbm = std::max(hbm, align_up(k.private_hbm_base, kHbmAlign));
   for (size_t ti = 0; ti < k.tensors.size(); ++ti)
     if (!is_on_chip(k.tensors[ti].buffer) && !pl[ti].allocated) place_hbm(int(ti));
   for (size_t oi = 0; oi < k.outputs.size(); ++oi) {

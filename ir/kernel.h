@@ -98,6 +98,10 @@ struct Op {
 struct Kernel {
   std::string name;
   std::string target = "trn2";
+  // Where this core's private HBM tensors (buffer=nl.hbm / nl.private_hbm) start, at the least: with LNC=2 the
+  // cores share one HBM space, so core c's private tensors go after core c-1's whole space (api::compile_kernel
+  // sets it); shared tensors and parameters come first, at the same addresses on every core.
+  int64_t private_hbm_base = 0;
   std::string file;  // the kernel's source file
   std::vector<Tensor> tensors;
   std::vector<Op> ops;

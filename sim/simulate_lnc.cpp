@@ -46,10 +46,25 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
   if (!target) throw Error("unknown target '" + programs[0].target + "'");
   if (double(n) > target->max_lnc)
     throw Error(target->name + " supports LNC up to " + std::to_string(int(target->max_lnc)) + ", not " + std::to_string(n));
-  for (size_t c = 1; c < n; ++c)
-    if (programs[c].hbm_tensors != programs[0].hbm_tensors)
+  // The cores share one HBM space: their inputs and outputs must be the same tensors, and any other tensor is
+  // either one they share (the same name, place and size: shared_hbm) or one core's own (private HBM, which the
+  // back end places after the previous core's space) that overlaps nothing of another core.
+  auto io = [](const isa::Program& p) {
+    std::vector<isa::HbmTensor> v;
+    for (const auto& t : p.hbm_tensors)
+      if (t.kind != isa::HbmTensor::Kind::Internal) v.push_back(t);
+    return v;
+  };
+  for (size_t c = 1; c < n; ++c) {
+    bool same = io(programs[c]) == io(programs[0]);
+    for (const auto& t : programs[c].hbm_tensors)
+      for (size_t d = 0; same && d < c; ++d)
+        for (const auto& u : programs[d].hbm_tensors)
+          if (t.address < u.address + u.bytes && u.address < t.address + t.bytes && !(t == u)) same = false;
+    if (!same)
       throw Error("LNC: core " + std::to_string(c) + " lays out its HBM tensors differently from core 0 (the cores "
-                  "must allocate the same HBM tensors in the same order)");
+                  "must have the same inputs and outputs, and share only identical tensors)");
+  }
   uint64_t hbm_bytes = 0;
   for (const isa::Program& p : programs) isa::check_program_fits(p, *target, "");  // before anything is allocated
   for (const isa::Program& p : programs) hbm_bytes = std::max(hbm_bytes, hbm_space_bytes(p));
