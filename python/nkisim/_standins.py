@@ -18,15 +18,11 @@ def _is_module_name(name):
     return name in _MODULE_FILES
 
 
-class Ref:
-    """A front-end name (module, attribute path): nl.add, nisa.dge_mode.hwdge, nl.ndarray, ... Equal when the
-    names are; attributes are names below it; subscripts and `|` give it back (annotations like
-    `nl.ndarray | None` or `tensor[128, 512]`); calling it on the host gives a HostCall."""
+class _Named:
+    """Something that names a front-end value as `_nki_ref` = (importable module, attribute path): its repr is that
+    name, and an unknown attribute is a Ref to the name below it."""
 
-    __slots__ = ("_nki_ref",)
-
-    def __init__(self, module, path):
-        object.__setattr__(self, "_nki_ref", (module, path))
+    __slots__ = ()
 
     def __repr__(self):
         return f"{self._nki_ref[0]}.{self._nki_ref[1]}"
@@ -35,6 +31,17 @@ class Ref:
         if name.startswith("__"):
             raise AttributeError(name)
         return Ref(self._nki_ref[0], f"{self._nki_ref[1]}.{name}")
+
+
+class Ref(_Named):
+    """A front-end name (module, attribute path): nl.add, nisa.dge_mode.hwdge, nl.ndarray, ... Equal when the
+    names are; attributes are names below it; subscripts and `|` give it back (annotations like
+    `nl.ndarray | None` or `tensor[128, 512]`); calling it on the host gives a HostCall."""
+
+    __slots__ = ("_nki_ref",)
+
+    def __init__(self, module, path):
+        object.__setattr__(self, "_nki_ref", (module, path))
 
     def __eq__(self, other):
         return isinstance(other, Ref) and other._nki_ref == self._nki_ref
@@ -144,21 +151,13 @@ def grid_dim(d):
     return int(d), 1
 
 
-class Namespace:
+class Namespace(_Named):
     """A namespace inside a front-end module that is no importable module (nl.tile_size, nl.fp32): its
     constants are the front end's numbers (nl.tile_size.pmax == 128, nl.fp32.min), the rest markers."""
 
     def __init__(self, frontend_name, ref):
         object.__setattr__(self, "_nki_ref", ref)  # (importable module, attribute path)
         populate(self.__dict__, frontend_name, ref=(ref[0], ref[1] + "."))
-
-    def __repr__(self):
-        return f"{self._nki_ref[0]}.{self._nki_ref[1]}"
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return Ref(self._nki_ref[0], f"{self._nki_ref[1]}.{name}")
 
 
 def static_cast(x, dtype):
