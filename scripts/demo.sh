@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# demo.sh - setup and build, then run examples/tensor_add.py on random inputs and check it against numpy.
+# demo.sh - setup and build nki-sim (only it: the tests are built by test.sh), then run examples/tensor_add.py
+# on random inputs and check it against numpy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh nki-sim
 mkdir -p build/demo
 /usr/bin/python3 - <<'PY'
 import numpy as np

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# setup.sh - installs the Debian packages nki-sim needs (only missing ones, quietly) and builds build/.
+# setup.sh - installs the Debian packages nki-sim needs (only missing ones, quietly) and builds build/:
+# everything (the tools, the Python package and the tests), or only the targets named (setup.sh nki-sim).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,9 @@ fi
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-cmake --build build -- -j"$(nproc)" | grep -v '^\[' || true
-test -x build/nki-sim
-ls build/python/nkisim/_nkisim*.so >/dev/null
+targets=("$@")
+cmake --build build ${targets[@]+--target "${targets[@]}"} -- -j"$(nproc)" | grep -v '^\[' || true
+for t in "${targets[@]:-nki-sim}"; do
+  test -e "build/$t" || { echo "setup: build/$t was not built" >&2; exit 1; }
+done
+((${#targets[@]})) || ls build/python/nkisim/_nkisim*.so >/dev/null
