@@ -1,0 +1,33 @@
+"""Guide step 4: load in the order the compute needs the data. Same transfers as step 3, but each rhs stripe
+is requested just before the first output tile that uses it, after the lhs tiles of the first row block, so
+the Tensor Engine starts after the first 1.25 MiB instead of after all of rhs. The row-block loop is a Python
+`range` (unrolled at compile time), so `if i == 0` is decided by the compiler.
+"""
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def mm(lhs_t, rhs):
+    K, M = lhs_t.shape
+    _, N = rhs.shape
+    KT, NT = K // 128, N // 512
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    rt = nl.ndarray((128, KT, N), dtype=rhs.dtype, buffer=nl.sbuf)
+    for i in range(M // 128):
+        lt = nl.ndarray((128, KT, 128), dtype=lhs_t.dtype, buffer=nl.sbuf)
+        for k in nl.affine_range(KT):
+            nisa.dma_copy(dst=lt[:, k, :], src=lhs_t[k * 128:(k + 1) * 128, i * 128:(i + 1) * 128])
+        for j in range(NT):
+            if i == 0:
+                for k in nl.affine_range(KT):
+                    nisa.dma_copy(dst=rt[:, k, j * 512:(j + 1) * 512],
+                                  src=rhs[k * 128:(k + 1) * 128, j * 512:(j + 1) * 512])
+            acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
+            for k in nl.sequential_range(KT):
+                nisa.nc_matmul(dst=acc, stationary=lt[:, k, :], moving=rt[:, k, j * 512:(j + 1) * 512])
+            res = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_copy(dst=res, src=acc)
+            nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, j * 512:(j + 1) * 512], src=res)
+    return out

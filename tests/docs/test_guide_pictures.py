@@ -1,0 +1,41 @@
+"""The guide's machine diagrams (docs/guide/img/machine-*.svg) are current: drawn again from the target
+descriptions (nki-target + scripts/machine_svg.py) they are byte-identical to the committed files, they are
+well-formed SVG, and they show the target's numbers. After a change of the target data or the drawing:
+bash scripts/guide_pictures.sh."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+ROOT = os.environ.get("NKISIM_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+NKISIM = os.environ.get("NKISIM") or os.path.join(ROOT, "build", "nki-sim")
+NKI_TARGET = os.path.join(os.path.dirname(NKISIM), "nki-target")
+
+
+def main():
+    stale = []
+    with tempfile.TemporaryDirectory() as work:
+        for target in ("trn1", "trn2", "trn3"):
+            fresh = os.path.join(work, f"machine-{target}.svg")
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "machine_svg.py"), NKI_TARGET, target, fresh],
+                           check=True)
+            text = open(fresh, encoding="utf-8").read()
+            ET.fromstring(text)  # well-formed
+            desc = json.loads(subprocess.run([NKI_TARGET, target], check=True, capture_output=True, text=True).stdout)
+            p = {k: v["value"] for k, v in desc["params"].items()}
+            for shown in (f"{p['sbuf_partition_bytes'] / 1024:g} KiB", f"{int(p['psum_banks'])} banks",
+                          f"{p['tensor_ghz']:g} GHz", f"{int(p['dma_queues'])} queues", f"{int(p['dma_engines'])} engines",
+                          f"{p['dma_engine_bytes_per_ns']:g} B/ns"):
+                assert shown in text, f"machine-{target}.svg does not show {shown!r}"
+            committed = os.path.join(ROOT, "docs", "guide", "img", f"machine-{target}.svg")
+            if not os.path.exists(committed) or open(committed, encoding="utf-8").read() != text:
+                stale.append(committed)
+    if stale:
+        sys.exit("not current (bash scripts/guide_pictures.sh regenerates them): " + ", ".join(stale))
+    print("guide machine diagrams: current")
+
+
+if __name__ == "__main__":
+    main()
