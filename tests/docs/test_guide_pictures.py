@@ -32,6 +32,15 @@ def main():
             committed = os.path.join(ROOT, "docs", "guide", "img", f"machine-{target}.svg")
             if not os.path.exists(committed) or open(committed, encoding="utf-8").read() != text:
                 stale.append(committed)
+    # The tour's text quotes trn2's figures: they must be the target's.
+    p = {k: v["value"] for k, v in json.loads(subprocess.run([NKI_TARGET, "trn2"], check=True, capture_output=True,
+                                                             text=True).stdout)["params"].items()}
+    tour = open(os.path.join(ROOT, "docs", "guide", "01-machine.md"), encoding="utf-8").read()
+    for quoted in (f"{p['sbuf_partition_bytes'] / 1024:g} KiB on trn2", f"**{int(p['psum_banks'])} banks** of "
+                   f"{p['psum_partition_bytes'] / p['psum_banks'] / 1024:g} KiB", f"**{int(p['dma_queues'])} DMA queues**",
+                   f"**{int(p['dma_engines'])} DMA engines**", f"({int(p['dma_partitions_per_engine'])} partitions each",
+                   f"(about {p['dma_fixed_ns'] / 1000:g} us)", f"{int(p['pe_rows'])} x {int(p['pe_cols'])} array"):
+        assert quoted in tour, f"01-machine.md should say {quoted!r} (the trn2 target's figure)"
     if stale:
         sys.exit("not current (bash scripts/guide_pictures.sh regenerates them): " + ", ".join(stale))
     print("guide machine diagrams: current")
