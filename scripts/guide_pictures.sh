@@ -3,11 +3,11 @@
 # commands: the machine diagrams from the target descriptions (nki-target + scripts/machine_svg.py), and the
 # timeline screenshots from nki-sim --html opened in headless Chromium. A picture whose tool is missing (no
 # --html in this nki-sim, no chromium) is skipped with a message; the others are still made.
-#   bash scripts/guide_pictures.sh [BUILD_DIR]      (default: build)
+#   bash scripts/guide_pictures.sh [BUILD_DIR [OUT_DIR]]   (defaults: build, docs/guide/img)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-img=docs/guide/img
+img=${2:-docs/guide/img}
 py=/usr/bin/python3
 mkdir -p "$img"
 
@@ -43,7 +43,7 @@ shot() {  # NAME KERNEL INPUTS...: run the kernel with --html and photograph the
   shift 2
   "$build/nki-sim" "$kernel" --inputs "$@" -o "$work/out-$name" -q --html "$work/$name.html"
   "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,800 \
-    --virtual-time-budget=5000 --screenshot="$img/$name.png" "file://$work/$name.html" >/dev/null 2>&1
+    --virtual-time-budget=5000 --screenshot="$(realpath "$img")/$name.png" "file://$work/$name.html" >/dev/null 2>&1
   echo "made $img/$name.png"
 }
 shot timeline-tensor-add examples/tensor_add.py "$work/a.npy" "$work/b.npy"

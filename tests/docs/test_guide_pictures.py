@@ -1,7 +1,8 @@
-"""The guide's machine diagrams (docs/guide/img/machine-*.svg) are current: drawn again from the target
-descriptions (nki-target + scripts/machine_svg.py) they are byte-identical to the committed files, they are
-well-formed SVG, and they show the target's numbers. After a change of the target data or the drawing:
-bash scripts/guide_pictures.sh."""
+"""The guide's pictures: scripts/guide_pictures.sh, run into a scratch folder, makes every picture it can
+(screenshots only where nki-sim has --html and chromium is installed; they must not be blank). The machine
+diagrams (docs/guide/img/machine-*.svg) are current: drawn again from the target descriptions (nki-target +
+scripts/machine_svg.py) they are byte-identical to the committed files, well-formed SVG, and show the target's
+numbers. After a change of the target data or the drawing: bash scripts/guide_pictures.sh."""
 import json
 import os
 import subprocess
@@ -17,10 +18,15 @@ NKI_TARGET = os.path.join(os.path.dirname(NKISIM), "nki-target")
 def main():
     stale = []
     with tempfile.TemporaryDirectory() as work:
+        # The whole script, into a scratch folder: every picture it can make here.
+        made = subprocess.run(["bash", os.path.join(ROOT, "scripts", "guide_pictures.sh"), os.path.dirname(NKISIM), work],
+                              cwd=ROOT, check=True, capture_output=True, text=True).stdout
+        print(made, end="")
+        for f in os.listdir(work):
+            if f.endswith(".png"):  # a screenshot of a drawn page, not an empty one
+                assert os.path.getsize(os.path.join(work, f)) > 20000, f"{f}: {os.path.getsize(os.path.join(work, f))} bytes"
         for target in ("trn1", "trn2", "trn3"):
             fresh = os.path.join(work, f"machine-{target}.svg")
-            subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "machine_svg.py"), NKI_TARGET, target, fresh],
-                           check=True)
             text = open(fresh, encoding="utf-8").read()
             ET.fromstring(text)  # well-formed
             desc = json.loads(subprocess.run([NKI_TARGET, target], check=True, capture_output=True, text=True).stdout)
