@@ -1,5 +1,6 @@
 // target.cpp - the built-in hardware descriptions of trn1 (NC-v2), trn2 (NC-v3) and trn3 (NC-v4).
-// Every number cites ../shared/spec (machine.md section or nki-isa.md section and the source tag there).
+// Every number cites its source: "machine.md §n" and the source tags are docs/hardware-facts.md §n (same
+// numbering, with the public URLs); the nki-isa.md / nki-language.md facts cited are summarised in its §15.
 // [inferred] marks a value no source states; each is overridable with --param NAME=VALUE.
 #include "isa/target.h"
 
