@@ -6,6 +6,7 @@
 
 #include "frontend/isa_builder.h"
 #include "frontend/nki_isa_vector_util.h"
+#include "frontend/nl_ops.h"
 
 namespace nkisim::frontend {
 namespace {
@@ -16,6 +17,7 @@ constexpr uint16_t kNoReg = 65535;
 void push_op(Interp& in, ir::Op op, const Node* site) {
   op.loc = in.loc_of(site);
   op.call_chain = in.call_chain();
+  if (op.ctl != ir::Ctl::none) nl_state(in).control_ops++;
   in.kernel.ops.push_back(std::move(op));
 }
 

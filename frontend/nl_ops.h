@@ -71,6 +71,11 @@ struct NlState {
   // Modulo-allocated PSUM block tensors (nl_blocks.cpp): per (tensor, physical block offset), the logical block
   // indices that last used it.
   std::map<std::pair<int, int64_t>, std::vector<int64_t>> fold_owner;
+  // Dynamic-loop boundaries (loop_begin / loop_end ops) emitted so far, and nl.broadcast_to's ones row per
+  // partition count with the boundary count when its memset was emitted: reused only while no boundary came
+  // since, so the memset has run before every use.
+  size_t control_ops = 0;
+  std::map<int64_t, std::pair<Value, size_t>> bcast_ones;
 };
 NlState& nl_state(Interp& in);
 

@@ -417,13 +417,21 @@ Value fn_broadcast_to(Interp& in, const BuiltinObj&, CallArgs& a) {
   // [1, F] -> [P, F]: ones[1, P].T @ x[1, F] on the Tensor Engine, in pieces of at most 512 columns (the
   // moving free size limit; one fp32 PSUM bank each). The values pass through fp32, exact for every float dtype
   // and for integers of up to 16 bits; a 32-bit integer row is broadcast as its two 16-bit halves.
+  // The SDK's fused-Mamba tutorial: "partition-dim broadcast often requires a separate instruction on TensorE".
+  // So an fp32 result of one PSUM bank is that instruction's PSUM tile itself (consumers read PSUM), and a
+  // contiguous fp32 SBUF row is the moving operand as it is; otherwise copies convert and move to SBUF.
   const bool wide_int = isa::is_integer(t->view.dtype) && isa::dtype_size(t->view.dtype) > 2;
   if (wide_int && dt != t->view.dtype)
     raise("NotImplementedError", "broadcast_to: dtype= with a partition broadcast of a " +
                                      std::string(dtype_str(t->view.dtype)) + " tile is not supported yet by nki-sim");
   int64_t F = view.num_elements();
-  Value row = new_tile(in, {1, F}, wide_int ? t->view.dtype : DType::float32, ir::Buffer::sbuf, "bcast_row");
-  call_isa(in, "tensor_copy", {{"dst", row}, {"src", src}});
+  const bool direct_row = t->view.dtype == DType::float32 && t->base().buffer == ir::Buffer::sbuf &&
+                          view.dims.size() == 2 && view.dims[1].stride == 1;
+  Value row = src;
+  if (!direct_row) {
+    row = new_tile(in, {1, F}, wide_int ? t->view.dtype : DType::float32, ir::Buffer::sbuf, "bcast_row");
+    call_isa(in, "tensor_copy", {{"dst", row}, {"src", src}});
+  }
   Value flat = row;
   if (wide_int) {  // the uint16 halves, as fp32
     F *= 2;
@@ -431,8 +439,23 @@ Value fn_broadcast_to(Interp& in, const BuiltinObj&, CallArgs& a) {
     const TensorObj* rt = row.as<TensorObj>();
     call_isa(in, "tensor_copy", {{"dst", flat}, {"src", view_value(rt, ir::reinterpret_view(rt->view, DType::uint16))}});
   }
-  Value ones = new_tile(in, {1, shape[0]}, DType::float32, ir::Buffer::sbuf, "bcast_ones");
-  call_isa(in, "memset", {{"dst", ones}, {"value", Value::floating(1.0)}});
+  // The ones row is a constant: made once and reused (the Neuron compiler keeps constants too), unless a
+  // dynamic loop began or ended since, when its memset might not have run before this use.
+  NlState& nls = nl_state(in);
+  auto cached = nls.bcast_ones.find(shape[0]);
+  Value ones;
+  if (cached != nls.bcast_ones.end() && cached->second.second == nls.control_ops) {
+    ones = cached->second.first;
+  } else {
+    ones = new_tile(in, {1, shape[0]}, DType::float32, ir::Buffer::sbuf, "bcast_ones");
+    call_isa(in, "memset", {{"dst", ones}, {"value", Value::floating(1.0)}});
+    nls.bcast_ones[shape[0]] = {ones, nls.control_ops};
+  }
+  if (dt == DType::float32 && !wide_int && shape.size() == 2 && F <= 512) {
+    Value acc = new_tile(in, shape, DType::float32, ir::Buffer::psum, "bcast_psum");
+    call_isa(in, "nc_matmul", {{"dst", acc}, {"stationary", ones}, {"moving", flat}});
+    return acc;
+  }
   Value out = new_tile(in, shape, dt);
   const TensorObj* ot = out.as<TensorObj>();
   ir::View out2d = ir::reshape_view(ot->view, {shape[0], view.num_elements()}, true);

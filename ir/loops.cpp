@@ -296,8 +296,10 @@ class LoopEmitter {
         Unit& u = *units[i];
         const int32_t self = int32_t(pass * n + i);
         prod.clear();
+        size_t raw_end = SIZE_MAX;  // prod[0, raw_end): producers of data this unit reads (before sorting)
         for (bool writes : {false, true})
           for (const Access& a : u.acc) {
+            if (writes && raw_end == SIZE_MAX) raw_end = prod.size();
             if (a.write != writes) continue;
             CellMap& m = map_for(a.ap->mem);
             for_each_cell(*a.ap, m, per_quadrant(a.ap->mem), [&](int64_t key) {
@@ -310,6 +312,24 @@ class LoopEmitter {
                 }
             });
           }
+        if (u.dma && !u.fixed_trigger) {  // straight-line rule (top level only; see ir/semaphores.cpp)
+          isa::Engine trig = isa::Engine::Sync;
+          int32_t latest = -1;
+          for (size_t r = 0; r < std::min(raw_end, prod.size()); ++r)
+            if ((u.loop < 0 || units[size_t(prod[r]) % n]->loop != u.loop) &&
+                units[size_t(prod[r]) % n]->stream < kEngineStreams &&
+                trigger_orders_dma(units[size_t(prod[r]) % n]->stream))
+              latest = std::max(latest, prod[r]);
+          if (latest >= 0) {
+            // as ir/semaphores.cpp: only an engine the instruction table lets trigger this DMA
+            const isa::Engine pe = isa::Engine(units[size_t(latest) % n]->stream);
+            if (isa::info(pool_[size_t(u.instr)].op).engines & isa::engine_bit(pe)) trig = pe;
+          }
+          u.trigger = uint8_t(trig);
+          u.stream = uint8_t(kEngineStreams + queue_for(trig));
+          u.fixed_trigger = true;
+          pool_[size_t(u.instr)].engine = trig;
+        }
         std::sort(prod.begin(), prod.end());
         prod.erase(std::unique(prod.begin(), prod.end()), prod.end());
         // The engines' copies of one loop are ordered inside its body, not against each other.
@@ -317,21 +337,6 @@ class LoopEmitter {
           prod.erase(std::remove_if(prod.begin(), prod.end(),
                                     [&](int32_t d) { return units[size_t(d) % n]->loop == u.loop; }),
                      prod.end());
-        if (u.dma && !u.fixed_trigger) {  // straight-line rule (top level only)
-          isa::Engine trig = isa::Engine::Sync;
-          for (auto it = prod.rbegin(); it != prod.rend(); ++it)
-            if (units[size_t(*it) % n]->stream < kEngineStreams &&
-                trigger_orders_dma(units[size_t(*it) % n]->stream)) {
-              // as ir/semaphores.cpp: only an engine the instruction table lets trigger this DMA
-              const isa::Engine pe = isa::Engine(units[size_t(*it) % n]->stream);
-              if (isa::info(pool_[size_t(u.instr)].op).engines & isa::engine_bit(pe)) trig = pe;
-              break;
-            }
-          u.trigger = uint8_t(trig);
-          u.stream = uint8_t(kEngineStreams + queue_for(trig));
-          u.fixed_trigger = true;
-          pool_[size_t(u.instr)].engine = trig;
-        }
         if (u.dma) {
           int32_t& last = last_dma[u.stream];
           if (last >= 0 && last != self && units[size_t(last) % n]->trigger != u.trigger) prod.push_back(last);

@@ -106,7 +106,9 @@ void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::ve
 
 }  // namespace
 
-isa::Program lower(const Kernel& kernel, const isa::TargetDesc& target, std::vector<std::string>* notes) {
+isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vector<std::string>* notes) {
+  const std::optional<Kernel> reused = reuse_recomputations(input);
+  const Kernel& kernel = reused ? *reused : input;
   isa::Program p;
   p.target = target.name;
   p.kernel_name = kernel.name;

@@ -11,6 +11,12 @@
 
 namespace nkisim::ir {
 
+// Loop-invariant code motion for unrolled loops (ir/reuse.cpp): an element-wise op (tensor_tensor,
+// tensor_scalar, tensor_copy, activation without accumulators) outside dynamic loops that writes a whole fresh
+// on-chip tile, written by no other op, with the same computation as an earlier such op whose sources have not
+// been written since, is dropped; later uses of its tile use the earlier op's tile. nullopt: nothing dropped.
+std::optional<Kernel> reuse_recomputations(const Kernel& k);
+
 // Where each tensor lives after allocation.
 struct Placement {
   isa::Memory mem = isa::Memory::None;

@@ -69,8 +69,10 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     const isa::InstrInfo& in = isa::info(ins.op);
     const Op& op = k.ops[i];
     prod.clear();
+    size_t raw_end = 0;  // prod[0, raw_end): producers of data this op reads (before sorting)
     // Reads first, then writes, so an in-place op does not depend on itself.
-    for (bool writes : {false, true})
+    for (bool writes : {false, true}) {
+      if (writes) raw_end = prod.size();
       for_each_access(ins, writes, [&](const isa::AccessPattern& ap) {
         CellMap& m = map_for(ap.mem);
         for_each_cell_state(ap, m, per_quadrant(ap.mem), [&](Cell& c) {
@@ -82,22 +84,26 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
             }
         });
       });
-    std::sort(prod.begin(), prod.end());
-    prod.erase(std::unique(prod.begin(), prod.end()), prod.end());
-
+    }
     // Stream placement. A DMA is triggered by the engine that produced its latest input (no wait needed
     // for it: that engine is in order; never the Tensor Engine, trigger_orders_dma) when the instruction table
     // lets that engine trigger it (dma_transpose cannot start from Vector or Tensor), else by the Sync engine.
+    // Only producers of the data it reads count: a load of data no engine produced (a kernel input) is
+    // triggered by Sync, which waits for its buffer to be free and so runs ahead of the compute engines, as
+    // the Neuron compiler's qSyncIO queues do (docs/cost-model.md, "Which engine triggers a DMA").
     if (in.cost == isa::CostClass::dma) {
       isa::Engine trig = isa::Engine::Sync;
       if (op.engine && *op.engine != isa::Engine::Sync) trig = *op.engine;
-      else if (!op.engine)
-        for (auto it = prod.rbegin(); it != prod.rend(); ++it)
-          if (stream[size_t(*it)] < kEngineStreams && trigger_orders_dma(stream[size_t(*it)])) {
-            const isa::Engine pe = isa::Engine(stream[size_t(*it)]);
-            if (in.engines & isa::engine_bit(pe)) trig = pe;
-            break;
-          }
+      else if (!op.engine) {
+        int32_t latest = -1;
+        for (size_t r = 0; r < raw_end; ++r)
+          if (stream[size_t(prod[r])] < kEngineStreams && trigger_orders_dma(stream[size_t(prod[r])]))
+            latest = std::max(latest, prod[r]);
+        if (latest >= 0) {
+          const isa::Engine pe = isa::Engine(stream[size_t(latest)]);
+          if (in.engines & isa::engine_bit(pe)) trig = pe;
+        }
+      }
       trigger[i] = uint8_t(trig);
       stream[i] = uint8_t(kEngineStreams + queue_for(trig));
       int32_t& last = last_dma[stream[i]];
@@ -106,6 +112,8 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     } else {
       trigger[i] = stream[i] = uint8_t(engines[i]);
     }
+    std::sort(prod.begin(), prod.end());
+    prod.erase(std::unique(prod.begin(), prod.end()), prod.end());
     deps.insert(deps.end(), prod.begin(), prod.end());
     dep_start[i + 1] = int32_t(deps.size());
 
