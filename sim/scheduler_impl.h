@@ -229,8 +229,17 @@ class Scheduler {
   // that this core's transfer into its dst has completed; the peer applies it with sendrecv_arrived.
   std::function<void(uint16_t sem, int32_t n, double t)> remote_arrival;
   void sendrecv_arrived(uint16_t sem, int32_t n, double t);
+  // HBM bandwidth shared by the cores of one run: their DMA engines moving HBM data split `bytes_per_ns`
+  // (each core's hbm_bytes_per_ns, summed) equally. Without a pool a core splits its own share.
+  struct HbmPool {
+    uint32_t active = 0;
+    double bytes_per_ns = 0;
+  };
+  void share_hbm(HbmPool* pool) { hbm_pool_ = pool; }
 
  private:
+  HbmPool own_hbm_;
+  HbmPool* hbm_pool_ = nullptr;
   void loop();
   // ---- scheduler_prepare.cpp ----
   // Validation and compilation into ops_ / chunks_, chunk by chunk: inline for small programs, else on a
@@ -357,7 +366,6 @@ class Scheduler {
   std::vector<DmaEngine> dma_;
   std::vector<double> dge_free_;
   std::vector<double> queue_done_;  // last completion per queue (trace slices)
-  uint32_t hbm_active_ = 0;
   struct Staged {
     double end;
     uint32_t transfer, mask;

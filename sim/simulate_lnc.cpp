@@ -160,10 +160,13 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
   uint64_t seq = 0;
   std::map<std::pair<size_t, uint16_t>, uint32_t> signals_sent;  // (core, semaphore) -> signals so far
   std::vector<std::unique_ptr<detail::Scheduler>> s;
+  // The cores draw on one HBM: n shares of bandwidth, split between all DMA engines moving HBM data.
+  detail::Scheduler::HbmPool hbm{0, double(n) * target->hbm_bytes_per_ns};
   for (size_t c = 0; c < n; ++c) {
     out.cores[c].target = target->name;
     own(c);
     s.push_back(std::make_unique<detail::Scheduler>(*ctx[c], opts, out.cores[c]));
+    s[c]->share_hbm(&hbm);
     s[c]->remote_update = [&, c](uint16_t sem, uint32_t add, double t) {
       if (opts.timeline || opts.trace) {  // --explain, --profile, --trace: the k-th signal of core c on sem is
         const uint32_t k = ++signals_sent[{c, sem}];  // its barrier number k
