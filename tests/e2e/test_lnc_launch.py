@@ -150,9 +150,12 @@ rc, _, se, res, s, _ = sim(leg, "--lnc", "2", "--grid", "4", tag="lg2")
 check(rc == 0 and np.array_equal(res, a + b), f"legacy --lnc 2 --grid 4 ({se})")
 if s and s_grid:
     check_equal(s["lnc"], 2, "--lnc 2 --grid 4: an LNC=2 run")
-    for c in s["cores"]:
-        check_equal((c["total_ns"], c["engines"]), (s_grid["total_ns"], s_grid["engines"]),
+    for c in s["cores"]:  # the same instructions; the time within 1% (the cores share HBM bandwidth)
+        check_equal({e: v["instructions"] for e, v in c["engines"].items()},
+                    {e: v["instructions"] for e, v in s_grid["engines"].items()},
                     "--lnc 2 --grid 4: each core runs the whole grid, as the single-core --grid 4 run")
+        check(abs(c["total_ns"] - s_grid["total_ns"]) <= 0.01 * s_grid["total_ns"],
+              f"--lnc 2 --grid 4: each core's time {c['total_ns']} within 1% of the single-core run's {s_grid['total_ns']}")
 rc, _, se, res, s_file, _ = sim(kernel("legacy4", "add_kernel[4]", LEGACY), "--lnc", "2", tag="lg3")
 check(rc == 0 and np.array_equal(res, a + b) and s_file == s, f"add_kernel[4] in the file with --lnc 2 ({se})")
 
