@@ -1,4 +1,5 @@
 // nki_sim.cpp - the nki-sim command line: compile an NKI kernel, simulate it, write outputs and reports.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
 #include <cerrno>
@@ -11,7 +12,9 @@
 #include <iostream>
 #include <limits>
 
+#include "api/compare.h"
 #include "api/run.h"
+#include "api/sweep.h"
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
 #include "ir/kernel.h"
@@ -28,9 +31,11 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: nki-sim KERNEL.py [-k NAME] [--inputs FILE[:DTYPE] ...] [--arg NAME=VALUE ...] [-o DIR]\n"
-    "               [--target trn1|trn2|trn3] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm|bin FILE] [-q]\n"
-    "               [--profile[=FILE]] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
-    "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n";
+    "               [--target trn1|trn2|trn3|all] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm|bin FILE] [-q]\n"
+    "               [--profile[=FILE]] [--profile-json FILE] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
+    "               [--sweep NAME=V1,V2,... ...] [--sweep-format text|csv|json]\n"
+    "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n"
+    "       nki-sim compare A B [--json] [options]   (A, B: --stats / --profile-json files, or kernels to run)\n";
 
 // The end of --help: exit status and environment (README.md "Exit status", docs/performance.md).
 constexpr const char* kHelpEpilog =
@@ -124,7 +129,7 @@ sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& tar
   sim::Options o;
   o.target = target;
   o.trace = vm.count("trace") > 0;
-  o.timeline = vm.count("profile") > 0 || vm.count("explain") > 0;
+  o.timeline = vm.count("profile") > 0 || vm.count("profile-json") > 0 || vm.count("explain") > 0;
   o.functional = functional;
   o.timing_only = timing_only;
   if (vm.count("max-loop-iterations")) o.max_loop_iterations = count_option(vm, "max-loop-iterations");
@@ -179,6 +184,9 @@ void write_report(const po::variables_map& vm, const char* option, Writer&& writ
   if (!f.flush()) throw Error(path + ": cannot write file");
 }
 
+int run(int argc, char** argv);
+int run_sweep(int argc, char** argv, const po::variables_map& vm);
+
 int run(int argc, char** argv) {
   po::options_description opts("options");
   opts.add_options()
@@ -191,7 +199,7 @@ int run(int argc, char** argv) {
        "NAME=VALUE for a non-tensor kernel parameter (a Python literal); repeatable")
       ("output-dir,o", po::value<std::string>()->default_value("nki-sim-out"),
        "directory for output_<i>.npy files (existing ones are replaced)")
-      ("target", po::value<std::string>()->default_value("trn2"), "trn1 | trn2 | trn3")
+      ("target", po::value<std::string>()->default_value("trn2"), "trn1 | trn2 | trn3 | all (a sweep over the three)")
       ("param", po::value<std::vector<std::string>>()->composing(),
        "NAME=VALUE overrides a target parameter (see docs/cost-model.md); repeatable")
       ("stats", po::value<std::string>(), "write run statistics as JSON to FILE")
@@ -212,9 +220,15 @@ int run(int argc, char** argv) {
       ("profile", po::value<std::string>()->implicit_value("-"),
        "print a profile (time per source line and opcode, engine busy %, critical path, biggest stalls) to stdout, "
        "or write it to FILE (--profile=FILE)")
+      ("profile-json", po::value<std::string>(), "write the profile's verdict, evidence, warnings and tables as JSON "
+       "to FILE (docs/profile.md)")
       ("explain", po::value<std::string>()->implicit_value(""),
        "print each instruction's cost breakdown (formula, inputs, cycles, ns, schedule); --explain=LINE or "
        "--explain=FILE:LINE keeps the instructions of one kernel source line")
+      ("sweep", po::value<std::vector<std::string>>()->composing(),
+       "NAME=V1,V2,...: run once per value of a target parameter (--param), a kernel argument (--arg) or 'target' "
+       "and print a table; repeatable (a grid); docs/profile.md")
+      ("sweep-format", po::value<std::string>()->default_value("text"), "the sweep table as text, csv or json")
       ("functional", "numerics only, no timing model (fastest golden runs)")
       ("timing-only", "timing only: skip the numerics; no outputs are written")
       ("time-phases", "print the wall time of each phase (inputs, compile, lower, simulate, outputs) to stderr")
@@ -224,6 +238,7 @@ int run(int argc, char** argv) {
     std::cout << kUsage << "\n" << opts << "\n" << kHelpEpilog;
     return 0;
   }
+  if (vm.count("sweep") || vm["target"].as<std::string>() == "all") return run_sweep(argc, argv, vm);
   const bool from_binary = vm.count("program") > 0;
   if (!vm.count("kernel-file") && !from_binary) throw cli::UsageError("no kernel file given");
   if (vm.count("kernel-file") && from_binary) throw cli::UsageError("give either a kernel file or --program, not both");
@@ -251,8 +266,8 @@ int run(int argc, char** argv) {
     }
   const bool functional = vm.count("functional") > 0, timing_only = vm.count("timing-only") > 0;
   if (functional && timing_only) throw cli::UsageError("--functional and --timing-only exclude each other");
-  if (functional && (vm.count("trace") || vm.count("profile")))
-    throw cli::UsageError("--functional has no timing: --trace and --profile need a timed run");
+  if (functional && (vm.count("trace") || vm.count("profile") || vm.count("profile-json")))
+    throw cli::UsageError("--functional has no timing: --trace, --profile and --profile-json need a timed run");
   int explain_line = 0;
   std::string explain_file;
   if (vm.count("explain")) {
@@ -392,15 +407,113 @@ int run(int argc, char** argv) {
   write_report(vm, "trace", [&](std::ostream& f) { r.write_trace_json(programs, f); });
   if (!quiet) std::cout << r.summary(programs, written);
   // --profile / --explain: with two cores one section per physical core, headed "core C: ".
-  if (vm.count("profile")) write_profile(vm, r.profile(programs));
+  if (vm.count("profile")) write_profile(vm, r.profile(programs, &*target));
+  write_report(vm, "profile-json", [&](std::ostream& f) { r.write_profile_json(programs, *target, f); });
   if (vm.count("explain")) std::cout << r.explain(programs, *target, explain_line, explain_file);
   phases.lap("outputs");
   phases.print(r.instructions());
   return 0;
 }
 
+// A temporary directory, removed with its contents at the end of the scope.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "nki-sim-XXXXXX").string();
+    if (!mkdtemp(t.data())) throw Error("cannot create a temporary directory: " + std::string(std::strerror(errno)));
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// One nested run of this command line (a sweep point, a compare operand).
+int run_args(const std::vector<std::string>& args) {
+  std::vector<std::string> all{"nki-sim"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  return run(int(argv.size()), argv.data());
+}
+
+// --sweep / --target all (api/sweep.h, docs/profile.md): each point of the grid is this command line plus the
+// point's settings, run one after another; one table at the end. A point that fails prints its error and
+// leaves an error row (exit status 1). The points are independent: GNU parallel or a Slurm job array can run
+// them instead (docs/profile.md).
+int run_sweep(int argc, char** argv, const po::variables_map& vm) {
+  for (const char* o : {"stats", "trace", "profile", "profile-json", "explain", "emit", "functional"})
+    if (vm.count(o)) throw cli::UsageError(std::string("--") + o + " does not combine with a sweep: run the point alone");
+  std::vector<api::SweepAxis> axes;
+  try {
+    axes = api::parse_sweep(vm.count("sweep") ? vm["sweep"].as<std::vector<std::string>>() : std::vector<std::string>{},
+                            vm["target"].as<std::string>() == "all");
+    api::format_sweep(axes, {}, vm["sweep-format"].as<std::string>());  // checks the format
+  } catch (const Error& e) {
+    throw cli::UsageError(e.what());
+  }
+  const bool target_axis = std::any_of(axes.begin(), axes.end(), [](auto& a) { return a.kind == api::SweepAxis::Target; });
+  std::vector<std::string> with_value{"--sweep", "--sweep-format", "--output-dir", "-o"};
+  if (target_axis) with_value.push_back("--target");
+  const std::vector<std::string> base = api::strip_options({argv + 1, argv + argc}, with_value, {"--quiet", "-q"});
+  TempDir tmp;
+  std::vector<api::SweepResult> rows;
+  int status = 0;
+  for (const std::vector<std::string>& point : api::sweep_points(axes)) {
+    api::SweepResult res;
+    res.point = point;
+    if (!target_axis) res.target = vm["target"].as<std::string>();
+    const std::string stem = tmp.path + "/p" + std::to_string(rows.size());
+    std::vector<std::string> args = base;
+    for (const std::string& a : api::sweep_point_args(axes, point)) args.push_back(a);
+    args.insert(args.end(), {"-q", "-o", stem, "--stats", stem + ".stats.json", "--profile-json", stem + ".profile.json"});
+    try {
+      run_args(args);
+      res.stats_json = read_regular_file(stem + ".stats.json", cli::kMaxInputFileBytes);
+      res.profile_json = read_regular_file(stem + ".profile.json", cli::kMaxInputFileBytes);
+    } catch (const Error& e) {
+      std::cerr << format_diagnostic(e, read_registered_source_line, "nki-sim");
+      res.error = e.what();
+      std::replace(res.error.begin(), res.error.end(), '\n', ' ');
+      status = 1;
+    }
+    rows.push_back(std::move(res));
+  }
+  std::cout << api::format_sweep(axes, rows, vm["sweep-format"].as<std::string>());
+  return status;
+}
+
+// nki-sim compare A B [--json] [options] (api/compare.h, docs/profile.md): A and B are --stats or --profile-json
+// documents (*.json), or kernels, which run here with the options and compare by their profiles.
+int run_compare(int argc, char** argv) {
+  if (argc < 4) throw cli::UsageError("compare expects two operands: nki-sim compare A B [--json] [options]");
+  const std::vector<std::string> given(argv + 4, argv + argc);
+  const bool as_json = std::find(given.begin(), given.end(), "--json") != given.end();
+  const std::vector<std::string> rest =
+      api::strip_options(given, {"--output-dir", "-o", "--profile-json"}, {"--json", "--quiet", "-q"});
+  TempDir tmp;
+  std::vector<api::RunDoc> docs;
+  for (int k = 0; k < 2; ++k) {
+    const std::string operand = argv[2 + k];
+    std::string path = operand;
+    if (!operand.ends_with(".json")) {
+      path = tmp.path + "/run" + std::to_string(k) + ".json";
+      std::vector<std::string> args{operand};
+      args.insert(args.end(), rest.begin(), rest.end());
+      args.insert(args.end(), {"-q", "-o", tmp.path + "/out" + std::to_string(k), "--profile-json", path});
+      run_args(args);
+    }
+    docs.push_back(api::load_run_document(read_regular_file(path, cli::kMaxInputFileBytes), operand));
+  }
+  std::cout << (as_json ? api::compare_json(docs[0], docs[1]) : api::compare_text(docs[0], docs[1]));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "compare")
+    return cli::tool_main("nki-sim", kUsage, [&] { return run_compare(argc, argv); });
   return cli::tool_main("nki-sim", kUsage, [&] { return run(argc, argv); });
 }
