@@ -33,7 +33,7 @@ struct StallSum {
   std::string engine;  // the waiting engine
   std::string cause;   // stall_cause_name, or "peer core" for an LNC cross-core wait
   std::string on;      // what released it: an engine name, "dma" (queues listed in `detail`), "peer core"
-  std::string detail;  // DMA: "queues 0 1"; else ""
+  std::string detail;  // DMA: "queues 0 1"; semaphore waits: the binding semaphores "s5 s6"; joined by "; "
   uint64_t count = 0;
   double total_ns = 0, max_ns = 0;
 };

@@ -133,7 +133,7 @@ void evidence(const Result& r, const isa::TargetDesc& t, ProfileAnalysis& a) {
 
 void stall_sums(const isa::Program& p, const Result& r, const ProfileWaitFn& waited, ProfileAnalysis& a) {
   std::map<std::tuple<std::string, std::string, std::string>, StallSum> by_cause;
-  std::map<std::tuple<std::string, std::string, std::string>, std::set<uint16_t>> queues;
+  std::map<std::tuple<std::string, std::string, std::string>, std::set<uint16_t>> queues, sems;
   struct LineAcc {
     LineStall s;
     std::map<std::string, double> labels;
@@ -165,6 +165,7 @@ void stall_sums(const isa::Program& p, const Result& r, const ProfileWaitFn& wai
     s.total_ns += w;
     s.max_ns = std::max(s.max_ns, w);
     if (queue >= 0) queues[key].insert(uint16_t(queue));
+    if (t.cause == StallCause::semaphore && cause != "peer core") sems[key].insert(t.sem);
     LineAcc& l = by_line[source_line(p, instr(p, r, id))];
     ++l.s.count;
     l.s.total_ns += w;
@@ -175,6 +176,15 @@ void stall_sums(const isa::Program& p, const Result& r, const ProfileWaitFn& wai
     if (q != queues.end()) {
       s.detail = q->second.size() == 1 ? "queue" : "queues";
       for (uint16_t x : q->second) s.detail += " " + std::to_string(x);
+    }
+    // The binding semaphores (the first kMaxSems of them).
+    constexpr size_t kMaxSems = 8;
+    if (auto w = sems.find(key); w != sems.end()) {
+      s.detail += s.detail.empty() ? "" : "; ";
+      size_t n = 0;
+      for (uint16_t x : w->second)
+        if (n++ < kMaxSems) s.detail += (n > 1 ? " s" : "s") + std::to_string(x);
+      if (w->second.size() > kMaxSems) s.detail += " (" + std::to_string(w->second.size()) + " semaphores)";
     }
     a.stalls_by_cause.push_back(s);
   }
