@@ -17,8 +17,9 @@ ordered_json busy_rows(const std::vector<BusyRow>& rows, const char* key) {
   return out;
 }
 
-ordered_json profile_document(const isa::Program& p, const Result& r, const isa::TargetDesc& t) {
-  const ProfileAnalysis a = analyze_profile(p, r, t);
+ordered_json profile_document(const isa::Program& p, const Result& r, const isa::TargetDesc& t,
+                              const ProfileWaitFn& waited = nullptr) {
+  const ProfileAnalysis a = analyze_profile(p, r, t, waited);
   ordered_json j;
   j["schema"] = "nki-sim-profile/1";
   j["kernel"] = p.kernel_name;
@@ -95,8 +96,13 @@ void write_lnc_profile_json(std::span<const isa::Program> programs, const LncRes
   j["lnc"] = r.cores.size();
   j["total_ns"] = r.total_ns;
   ordered_json cores = ordered_json::array();
-  for (size_t c = 0; c < programs.size() && c < r.cores.size(); ++c)
-    cores.push_back(profile_document(programs[c], r.cores[c], t));
+  for (size_t c = 0; c < programs.size() && c < r.cores.size(); ++c) {
+    // A core_barrier's / sendrecv's wait for the other core counts as "peer core" (as in --profile).
+    ProfileWaitFn waited = [&](isa::Engine e, uint32_t i, std::string&) {
+      return cross_wait(programs, r, c, e, i).has_value();
+    };
+    cores.push_back(profile_document(programs[c], r.cores[c], t, waited));
+  }
   j["cores"] = std::move(cores);
   os << j.dump(2) << "\n";
 }
