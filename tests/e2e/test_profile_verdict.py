@@ -317,5 +317,14 @@ if rc == 0:
     check(p["lnc"] == 2 and len(p["cores"]) == 2 and all(c["schema"] == "nki-sim-profile/1" for c in p["cores"]),
           "lnc: a document per core")
     check(all(abs(cause_sum(c) - c["total_ns"]) < 1e-6 for c in p["cores"]), "lnc: each core's causes add up")
+xb = save(d, "xb.npy", ones(128, 64))
+rc, so, se = run(lnc, "-k", "lnc_barrier", "--lnc", "2", "--inputs", xb, "-q", "-o", os.path.join(d, "o"),
+                 "--profile-json", out)
+check_equal(rc, 0, f"lnc barrier: {se}")
+if rc == 0:
+    for c, core in enumerate(load_json(out)["cores"]):
+        peer = [s for s in core["stalls_by_cause"] if s["on"] == "peer core"]
+        check(len(peer) == 1 and peer[0]["engine"] == "gpsimd" and peer[0]["count"] == 1,
+              f"lnc barrier: core {c}'s core_barrier waited for the peer core: {core['stalls_by_cause']}")
 
 finish()
