@@ -485,7 +485,8 @@ int run_sweep(int argc, char** argv, const po::variables_map& vm) {
 }
 
 // nki-sim compare A B [--json] [options] (api/compare.h, docs/profile.md): A and B are --stats or --profile-json
-// documents (*.json), or kernels, which run here with the options and compare by their profiles.
+// documents (*.json), or kernels (or *.nkibin programs), which run here with the options and compare by their
+// profiles.
 int run_compare(int argc, char** argv) {
   if (argc < 4) throw cli::UsageError("compare expects two operands: nki-sim compare A B [--json] [options]");
   const std::vector<std::string> given(argv + 4, argv + argc);
@@ -500,6 +501,7 @@ int run_compare(int argc, char** argv) {
     if (!operand.ends_with(".json")) {
       path = tmp.path + "/run" + std::to_string(k) + ".json";
       std::vector<std::string> args{operand};
+      if (operand.ends_with(".nkibin")) args.insert(args.begin(), "--program");
       args.insert(args.end(), rest.begin(), rest.end());
       args.insert(args.end(), {"-q", "-o", tmp.path + "/out" + std::to_string(k), "--profile-json", path});
       run_args(args);

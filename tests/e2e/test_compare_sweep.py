@@ -132,6 +132,11 @@ check(lines.get("line 12", {}).get("b_count") == 2 and lines.get("line 12", {}).
 rc, so, se = run("compare", copy_py, scale_py, "--inputs", x, "--target", "trn1")
 check(rc == 0 and so.startswith(f"Compare: A = {copy_py} (profile, trn1); B = {scale_py} (profile, trn1)\n"),
       f"compare kernels text: {so[:200]}")
+binp = os.path.join(d, "scale.nkibin")
+rc, so, se = run(scale_py, "--inputs", x, "--target", "trn1", "-q", "-o", os.path.join(d, "o"), "--emit", "bin", binp)
+rc, so, se = run("compare", binp, scale_py, "--inputs", x, "--target", "trn1", "--json")
+j = json.loads(so) if rc == 0 else {}
+check(rc == 0 and j["total_ns"]["a"] == j["total_ns"]["b"] == ps["total_ns"], f"compare a program with its kernel: {se}")
 rc, so, se = run("compare", a)
 check(rc == 2 and "compare expects two operands" in se, f"compare with one operand: {rc} {se}")
 rc, so, se = run("compare", a, write("bad.json", "{not json"))
