@@ -1,5 +1,4 @@
 // nki_sim.cpp - the nki-sim command line: compile an NKI kernel, simulate it, write outputs and reports.
-#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cctype>
 #include <cerrno>
@@ -12,13 +11,12 @@
 #include <iostream>
 #include <limits>
 
-#include "api/compare.h"
 #include "api/run.h"
-#include "api/sweep.h"
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
 #include "ir/kernel.h"
 #include "tools/cli_common.h"
+#include "tools/nki_sim_modes.h"
 #include "sim/npy.h"
 #include "sim/simulate.h"
 #include "sim/summary.h"
@@ -185,7 +183,15 @@ void write_report(const po::variables_map& vm, const char* option, Writer&& writ
 }
 
 int run(int argc, char** argv);
-int run_sweep(int argc, char** argv, const po::variables_map& vm);
+
+// One nested run of this command line (a sweep point, a compare operand): `args` follow the executable.
+int run_args(const std::vector<std::string>& args) {
+  std::vector<std::string> all{"nki-sim"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  return run(int(argv.size()), argv.data());
+}
 
 int run(int argc, char** argv) {
   po::options_description opts("options");
@@ -218,7 +224,8 @@ int run(int argc, char** argv) {
        "core (with --lnc 2: on each of the two cores)")
       ("raw-low-precision", "write bfloat16/fp8/tfloat32 outputs as raw bits (unsigned ints) instead of float32")
       ("profile", po::value<std::string>()->implicit_value("-"),
-       "print a profile (time per source line and opcode, engine busy %, critical path, biggest stalls) to stdout, "
+       "print a profile (verdict, evidence and warnings, time per source line and opcode, engine busy %, critical "
+       "path, biggest stalls, stalls by cause and line) to stdout, "
        "or write it to FILE (--profile=FILE)")
       ("profile-json", po::value<std::string>(), "write the profile's verdict, evidence, warnings and tables as JSON "
        "to FILE (docs/profile.md)")
@@ -238,7 +245,8 @@ int run(int argc, char** argv) {
     std::cout << kUsage << "\n" << opts << "\n" << kHelpEpilog;
     return 0;
   }
-  if (vm.count("sweep") || vm["target"].as<std::string>() == "all") return run_sweep(argc, argv, vm);
+  if (vm.count("sweep") || vm["target"].as<std::string>() == "all")  // tools/nki_sim_modes.cpp
+    return cli::run_sweep({argv + 1, argv + argc}, vm, run_args);
   const bool from_binary = vm.count("program") > 0;
   if (!vm.count("kernel-file") && !from_binary) throw cli::UsageError("no kernel file given");
   if (vm.count("kernel-file") && from_binary) throw cli::UsageError("give either a kernel file or --program, not both");
@@ -415,107 +423,10 @@ int run(int argc, char** argv) {
   return 0;
 }
 
-// A temporary directory, removed with its contents at the end of the scope.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "nki-sim-XXXXXX").string();
-    if (!mkdtemp(t.data())) throw Error("cannot create a temporary directory: " + std::string(std::strerror(errno)));
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-// One nested run of this command line (a sweep point, a compare operand).
-int run_args(const std::vector<std::string>& args) {
-  std::vector<std::string> all{"nki-sim"};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : all) argv.push_back(a.data());
-  return run(int(argv.size()), argv.data());
-}
-
-// --sweep / --target all (api/sweep.h, docs/profile.md): each point of the grid is this command line plus the
-// point's settings, run one after another; one table at the end. A point that fails prints its error and
-// leaves an error row (exit status 1). The points are independent: GNU parallel or a Slurm job array can run
-// them instead (docs/profile.md).
-int run_sweep(int argc, char** argv, const po::variables_map& vm) {
-  for (const char* o : {"stats", "trace", "profile", "profile-json", "explain", "emit", "functional"})
-    if (vm.count(o)) throw cli::UsageError(std::string("--") + o + " does not combine with a sweep: run the point alone");
-  std::vector<api::SweepAxis> axes;
-  try {
-    axes = api::parse_sweep(vm.count("sweep") ? vm["sweep"].as<std::vector<std::string>>() : std::vector<std::string>{},
-                            vm["target"].as<std::string>() == "all");
-    api::format_sweep(axes, {}, vm["sweep-format"].as<std::string>());  // checks the format
-  } catch (const Error& e) {
-    throw cli::UsageError(e.what());
-  }
-  const bool target_axis = std::any_of(axes.begin(), axes.end(), [](auto& a) { return a.kind == api::SweepAxis::Target; });
-  std::vector<std::string> with_value{"--sweep", "--sweep-format", "--output-dir", "-o"};
-  if (target_axis) with_value.push_back("--target");
-  const std::vector<std::string> base = api::strip_options({argv + 1, argv + argc}, with_value, {"--quiet", "-q"});
-  TempDir tmp;
-  std::vector<api::SweepResult> rows;
-  int status = 0;
-  for (const std::vector<std::string>& point : api::sweep_points(axes)) {
-    api::SweepResult res;
-    res.point = point;
-    if (!target_axis) res.target = vm["target"].as<std::string>();
-    const std::string stem = tmp.path + "/p" + std::to_string(rows.size());
-    std::vector<std::string> args = base;
-    for (const std::string& a : api::sweep_point_args(axes, point)) args.push_back(a);
-    args.insert(args.end(), {"-q", "-o", stem, "--stats", stem + ".stats.json", "--profile-json", stem + ".profile.json"});
-    try {
-      run_args(args);
-      res.stats_json = read_regular_file(stem + ".stats.json", cli::kMaxInputFileBytes);
-      res.profile_json = read_regular_file(stem + ".profile.json", cli::kMaxInputFileBytes);
-    } catch (const Error& e) {
-      std::cerr << format_diagnostic(e, read_registered_source_line, "nki-sim");
-      res.error = e.what();
-      std::replace(res.error.begin(), res.error.end(), '\n', ' ');
-      status = 1;
-    }
-    rows.push_back(std::move(res));
-  }
-  std::cout << api::format_sweep(axes, rows, vm["sweep-format"].as<std::string>());
-  return status;
-}
-
-// nki-sim compare A B [--json] [options] (api/compare.h, docs/profile.md): A and B are --stats or --profile-json
-// documents (*.json), or kernels (or *.nkibin programs), which run here with the options and compare by their
-// profiles.
-int run_compare(int argc, char** argv) {
-  if (argc < 4) throw cli::UsageError("compare expects two operands: nki-sim compare A B [--json] [options]");
-  const std::vector<std::string> given(argv + 4, argv + argc);
-  const bool as_json = std::find(given.begin(), given.end(), "--json") != given.end();
-  const std::vector<std::string> rest =
-      api::strip_options(given, {"--output-dir", "-o", "--profile-json"}, {"--json", "--quiet", "-q"});
-  TempDir tmp;
-  std::vector<api::RunDoc> docs;
-  for (int k = 0; k < 2; ++k) {
-    const std::string operand = argv[2 + k];
-    std::string path = operand;
-    if (!operand.ends_with(".json")) {
-      path = tmp.path + "/run" + std::to_string(k) + ".json";
-      std::vector<std::string> args{operand};
-      if (operand.ends_with(".nkibin")) args.insert(args.begin(), "--program");
-      args.insert(args.end(), rest.begin(), rest.end());
-      args.insert(args.end(), {"-q", "-o", tmp.path + "/out" + std::to_string(k), "--profile-json", path});
-      run_args(args);
-    }
-    docs.push_back(api::load_run_document(read_regular_file(path, cli::kMaxInputFileBytes), operand));
-  }
-  std::cout << (as_json ? api::compare_json(docs[0], docs[1]) : api::compare_text(docs[0], docs[1]));
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "compare")
-    return cli::tool_main("nki-sim", kUsage, [&] { return run_compare(argc, argv); });
+    return cli::tool_main("nki-sim", kUsage, [&] { return cli::run_compare({argv + 2, argv + argc}, run_args); });
   return cli::tool_main("nki-sim", kUsage, [&] { return run(argc, argv); });
 }
