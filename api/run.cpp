@@ -5,6 +5,7 @@
 
 #include "ir/lower.h"
 #include "ir/print.h"
+#include "sim/profile_analysis.h"
 #include "sim/summary.h"
 
 namespace nkisim::api {
@@ -82,8 +83,14 @@ void Run::write_trace_json(std::span<const isa::Program> programs, std::ostream&
   else sim::write_lnc_trace_json(programs, *multi, os);
 }
 
-std::string Run::profile(std::span<const isa::Program> programs) const {
-  return single ? sim::format_profile(programs[0], *single) : sim::format_profile_lnc(programs, *multi);
+std::string Run::profile(std::span<const isa::Program> programs, const isa::TargetDesc* t) const {
+  return single ? sim::format_profile(programs[0], *single, t) : sim::format_profile_lnc(programs, *multi, t);
+}
+
+void Run::write_profile_json(std::span<const isa::Program> programs, const isa::TargetDesc& t,
+                             std::ostream& os) const {
+  if (single) sim::write_profile_json(programs[0], *single, t, os);
+  else sim::write_lnc_profile_json(programs, *multi, t, os);
 }
 
 std::string Run::explain(std::span<const isa::Program> programs, const isa::TargetDesc& t, int line,

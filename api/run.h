@@ -54,7 +54,10 @@ struct Run {
   std::map<std::string, double> engine_busy_ns() const;
   void write_stats_json(std::ostream& os) const;  // the CLI's --stats
   void write_trace_json(std::span<const isa::Program> programs, std::ostream& os) const;  // --trace
-  std::string profile(std::span<const isa::Program> programs) const;  // --profile (needs Options::timeline)
+  // --profile (needs Options::timeline); `t`: the run's target parameters (nullptr: the built-in target).
+  std::string profile(std::span<const isa::Program> programs, const isa::TargetDesc* t = nullptr) const;
+  // --profile-json (docs/profile.md; needs Options::timeline).
+  void write_profile_json(std::span<const isa::Program> programs, const isa::TargetDesc& t, std::ostream& os) const;
   std::string explain(std::span<const isa::Program> programs, const isa::TargetDesc& t, int line = 0,
                       const std::string& file = "") const;  // --explain (needs Options::timeline)
   // The CLI's summary lines (one section per core), `written` listed after the last core.

@@ -277,7 +277,7 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
       std::ostringstream s;
       run->write_stats_json(s);
       stats = s.str();
-      if (timeline) profile = run->profile(programs);
+      if (timeline) profile = run->profile(programs, &*o.target);  // the run's parameters: the verdict's peaks
       if (!trace_path.empty()) {
         sim::prepare_rewrite(trace_path);
         std::ofstream f(trace_path);

@@ -18,7 +18,9 @@ std::string format_explain_with(const isa::Program& p, const Result& r, const is
 
 // Returns true and sets `text` (what follows "waited for " in the stall list) for instruction (e, i).
 using ProfileWaitFn = std::function<bool(isa::Engine e, uint32_t i, std::string& text)>;
-std::string format_profile_with(const isa::Program& p, const Result& r, const ProfileWaitFn& waited);
+// `t`: the run's target parameters for the verdict's peaks (nullptr: the built-in description of r.target).
+std::string format_profile_with(const isa::Program& p, const Result& r, const ProfileWaitFn& waited,
+                                const isa::TargetDesc* t = nullptr);
 
 // What a core_barrier / sendrecv (engine e, index i of core `core`'s program) waited for in an LNC run.
 struct CrossWait {

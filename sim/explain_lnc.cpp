@@ -92,7 +92,8 @@ std::string format_explain_lnc(std::span<const isa::Program> programs, const Lnc
   return s;
 }
 
-std::string format_profile_lnc(std::span<const isa::Program> programs, const LncResult& r) {
+std::string format_profile_lnc(std::span<const isa::Program> programs, const LncResult& r,
+                               const isa::TargetDesc* t) {
   std::string s;
   for (size_t c = 0; c < programs.size() && c < r.cores.size(); ++c) {
     ProfileWaitFn waited = [&](isa::Engine e, uint32_t i, std::string& text) {
@@ -106,7 +107,7 @@ std::string format_profile_lnc(std::span<const isa::Program> programs, const Lnc
       return true;
     };
     s += std::string(c ? "\n" : "") + "core " + std::to_string(c) + ": " +
-         format_profile_with(programs[c], r.cores[c], waited);
+         format_profile_with(programs[c], r.cores[c], waited, t);
   }
   return s;
 }

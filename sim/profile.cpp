@@ -7,6 +7,7 @@
 
 #include "sim/cost.h"
 #include "sim/explain.h"
+#include "sim/profile_analysis.h"
 #include "sim/simulate.h"
 
 namespace nkisim::sim {
@@ -29,12 +30,7 @@ struct View {
     const InstrTiming& t = r.timeline[id];
     return p.streams[t.engine][t.index];
   }
-  std::string loc(const isa::Instruction& i) const {  // "file.py:12" (base name: the tables stay narrow)
-    if (i.loc == 0 || i.loc >= p.locations.size()) return "?";
-    const SourceLoc& l = p.locations[i.loc];
-    const size_t slash = l.file.find_last_of('/');
-    return (slash == std::string::npos ? l.file : l.file.substr(slash + 1)) + ":" + std::to_string(l.line);
-  }
+  std::string loc(const isa::Instruction& i) const { return source_line(p, i); }
   std::string engine(uint32_t id) const { return std::string(isa::engine_name(isa::Engine(r.timeline[id].engine))); }
   std::string describe(TimingRef ref) const {
     if (ref.kind == TimingRef::Instr)
@@ -62,29 +58,9 @@ struct View {
   }
 };
 
-struct Acc {
-  uint64_t count = 0;
-  double busy = 0;
-  std::string engines;
-  void add(double ns, const std::string& e) {
-    ++count;
-    busy += ns;
-    if (engines.find(e) == std::string::npos) engines += (engines.empty() ? "" : " ") + e;
-  }
-};
-
 void critical_path(const View& v, std::string& s) {
-  TimingRef last;
-  double t_end = -1;
-  for (uint32_t id = 0; id < v.r.timeline.size(); ++id)
-    if (v.r.timeline[id].end_ns > t_end) t_end = v.r.timeline[id].end_ns, last = {TimingRef::Instr, id};
-  for (uint32_t x = 0; x < v.r.transfers.size(); ++x)
-    if (v.r.transfers[x].done_ns >= t_end) t_end = v.r.transfers[x].done_ns, last = {TimingRef::Transfer, x};
-  std::vector<TimingRef> path;
-  for (TimingRef n = last; n.kind != TimingRef::None && path.size() <= v.r.timeline.size() + v.r.transfers.size();
-       n = v.pred(n))
-    path.push_back(n);
-  std::reverse(path.begin(), path.end());
+  const std::vector<TimingRef> path = critical_path(v.r);
+  const double t_end = path.empty() ? 0.0 : v.end(path.back());
   // Merge consecutive steps on the same track and source line.
   // Each step is charged the time by which it moved the path's end: end(step) - end(previous step).
   struct Seg {
@@ -129,16 +105,96 @@ void critical_path(const View& v, std::string& s) {
 
 }  // namespace
 
-std::string format_profile(const isa::Program& p, const Result& r) { return format_profile_with(p, r, nullptr); }
+std::string format_verdict(const ProfileAnalysis& a) {
+  std::string head;
+  double lead = 0;
+  if (a.verdict == "engine-bound") {
+    for (int e = 0; e < isa::kNumEngines; ++e)
+      if (isa::engine_name(isa::Engine(e)) == a.bound_engine) lead = a.path_engine_ns[e];
+    head = fmt("engine-bound (%s): %s's own time is %.1f%% of the end time", a.bound_engine.c_str(),
+               a.bound_engine.c_str(), a.share(lead));
+  } else if (a.verdict == "dma-bandwidth-bound") {
+    head = fmt("DMA-bandwidth-bound: moving DMA data is %.1f%% of the end time", a.share(a.path_dma_data_ns));
+  } else if (a.verdict == "dma-latency-bound") {
+    head = fmt("DMA-latency-bound: DMA fixed latency is %.1f%% of the end time", a.share(a.path_dma_latency_ns));
+  } else {
+    head = fmt("dependency-bound: hand-offs between instructions are %.1f%% of the end time",
+               a.share(a.path_dependency_ns));
+  }
+  std::string s = "\nVerdict: " + head + " (along the critical path)\n  end time by cause:";
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    if (a.path_engine_ns[e] > 0)
+      s += fmt(" %s %.3f us (%.1f%%);", isa::engine_name(isa::Engine(e)).data(), a.path_engine_ns[e] / 1000.0,
+               a.share(a.path_engine_ns[e]));
+  s += fmt(" DMA data %.3f us (%.1f%%); DMA fixed latency %.3f us (%.1f%%, %llu transfers); dependency %.3f us "
+           "(%.1f%%)\n",
+           a.path_dma_data_ns / 1000.0, a.share(a.path_dma_data_ns), a.path_dma_latency_ns / 1000.0,
+           a.share(a.path_dma_latency_ns), (unsigned long long)a.path_transfers_latency, a.path_dependency_ns / 1000.0,
+           a.share(a.path_dependency_ns));
+  s += "  engines active:";
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    s += fmt(" %s %.1f%%%s", isa::engine_name(isa::Engine(e)).data(), a.share(a.engine_busy_ns[e]),
+             e + 1 < isa::kNumEngines ? "," : ";");
+  s += fmt(" no compute engine running %.1f%%\n", a.share(a.compute_idle_ns));
+  const double T = a.total_ns > 0 ? a.total_ns : 1;
+  auto pct = [](double x, double peak) { return peak > 0 ? 100.0 * x / peak : 0.0; };
+  s += fmt("  DMA: %.0f bytes at %.1f B/ns of %.1f B/ns peak (%.1f%%); HBM %.0f bytes at %.1f B/ns of %.1f B/ns "
+           "(%.1f%%); useful HBM reads %.1f%%\n",
+           a.dma_bytes, a.dma_bytes / T, a.dma_peak_bytes_per_ns, pct(a.dma_bytes / T, a.dma_peak_bytes_per_ns),
+           a.hbm_bytes, a.hbm_bytes / T, a.hbm_peak_bytes_per_ns, pct(a.hbm_bytes / T, a.hbm_peak_bytes_per_ns),
+           a.hbm_read_bytes > 0 ? 100.0 - pct(a.hbm_reload_bytes, a.hbm_read_bytes) : 100.0);
+  s += fmt("  DMA queues: %u used, %llu transfers in flight %.1f%% of the run (%.2f outstanding on average), data "
+           "moving %.1f%%\n",
+           a.dma_queues_used, (unsigned long long)a.dma_transfers, a.share(a.dma_in_flight_ns), a.dma_outstanding_avg,
+           a.share(a.dma_active_ns));
+  s += "  time waited:";
+  for (int e = 0; e < isa::kNumEngines; ++e)
+    s += fmt(" %s %.3f us%s", isa::engine_name(isa::Engine(e)).data(), a.engine_waited_ns[e] / 1000.0,
+             e + 1 < isa::kNumEngines ? "," : "");
+  if (!a.stalls_by_cause.empty()) {
+    const StallSum& top = a.stalls_by_cause.front();
+    s += fmt("; most: %s on %s (%s), %llu waits, %.3f us", top.engine.c_str(), top.on.c_str(), top.cause.c_str(),
+             (unsigned long long)top.count, top.total_ns / 1000.0);
+  }
+  s += "\n\nWarnings:\n";
+  if (a.warnings.empty()) s += "  none\n";
+  for (const ProfileWarning& w : a.warnings) s += "  [" + w.kind + "] " + w.message + "\n";
+  return s;
+}
 
-std::string format_profile_with(const isa::Program& p, const Result& r, const ProfileWaitFn& waited) {
+std::string format_stall_sums(const ProfileAnalysis& a) {
+  std::string s = "\nStalls by cause (every wait summed: engine ready, instruction not started):\n";
+  if (a.stalls_by_cause.empty()) return s + "  none\n";
+  s += fmt("  %-7s %-10s %-22s %8s %11s %9s %9s  %s\n", "engine", "waited on", "cause", "count", "total(us)",
+           "avg(ns)", "max(ns)", "detail");
+  for (const StallSum& w : a.stalls_by_cause)
+    s += fmt("  %-7s %-10s %-22s %8llu %11.3f %9.1f %9.1f  %s\n", w.engine.c_str(), w.on.c_str(), w.cause.c_str(),
+             (unsigned long long)w.count, w.total_ns / 1000.0, w.total_ns / double(w.count), w.max_ns,
+             w.detail.c_str());
+  s += "\nStalls by source line:\n";
+  s += fmt("  %-28s %8s %11s  %s\n", "source line", "count", "total(us)", "largest cause");
+  for (const LineStall& l : a.stalls_by_line)
+    s += fmt("  %-28s %8llu %11.3f  %s\n", l.line.c_str(), (unsigned long long)l.count, l.total_ns / 1000.0,
+             l.top.c_str());
+  return s;
+}
+
+std::string format_profile(const isa::Program& p, const Result& r, const isa::TargetDesc* t) {
+  return format_profile_with(p, r, nullptr, t);
+}
+
+std::string format_profile_with(const isa::Program& p, const Result& r, const ProfileWaitFn& waited,
+                                const isa::TargetDesc* target) {
   const View v{p, r};
+  const std::optional<isa::TargetDesc> builtin = target ? std::nullopt : isa::find_target(r.target);
+  const ProfileAnalysis an = analyze_profile(p, r, target ? *target : builtin.value_or(isa::TargetDesc{}), waited);
   std::string s = fmt("Profile: %s on %s (%s): %.3f us, %llu cycles, %llu instructions, %llu DMA transfers\n",
                       p.kernel_name.c_str(), r.target.c_str(), r.mode.c_str(), r.total_ns / 1000.0,
                       (unsigned long long)r.total_cycles, (unsigned long long)r.instructions,
                       (unsigned long long)r.dma_transfers);
   s += fmt("  MFU %.2f%%  MBU %.2f%%  DMA %.0f bytes (average transfer %.0f B)\n", r.mfu_estimated_percent,
            r.mbu_estimated_percent, r.dma_bytes, r.dma_transfers ? r.dma_bytes / double(r.dma_transfers) : 0.0);
+  if (!r.timeline.empty()) s += format_verdict(an);
   s += "\nEngines:\n  engine    busy(us)   busy%  instructions\n";
   for (const char* e : {"tensor", "vector", "scalar", "gpsimd", "sync", "dma"}) {
     auto it = r.engines.find(e);
@@ -148,28 +204,15 @@ std::string format_profile_with(const isa::Program& p, const Result& r, const Pr
   }
   if (r.timeline.empty()) return s + "\n(no timeline: run with timing to get per-line times and the critical path)\n";
 
-  std::map<std::string, Acc> lines, ops;
-  for (uint32_t id = 0; id < r.timeline.size(); ++id) {
-    const InstrTiming& t = r.timeline[id];
-    const isa::Instruction& ins = v.ins(id);
-    lines[v.loc(ins)].add(t.end_ns - t.start_ns, v.engine(id));
-    ops[isa::info(ins.op).mnemonic].add(t.end_ns - t.start_ns, v.engine(id));
-  }
-  for (const TransferTiming& x : r.transfers) {
-    lines[v.loc(v.ins(x.instr))].add(x.done_ns - x.start_ns, "dma");
-    ops["(dma transfer)"].add(x.done_ns - x.start_ns, "dma");
-  }
-  auto table = [&](const char* title, const char* key, const std::map<std::string, Acc>& m) {
-    std::vector<std::pair<std::string, Acc>> rows(m.begin(), m.end());
-    std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second.busy > b.second.busy; });
+  auto table = [&](const char* title, const char* key, const std::vector<BusyRow>& rows) {
     s += fmt("\n%s (busy time; DMA transfers: data start to completion):\n", title);
     s += fmt("  %-28s %8s %11s %9s  %s\n", key, "count", "busy(us)", "avg(ns)", "engines");
-    for (auto& [k, a] : rows)
-      s += fmt("  %-28s %8llu %11.3f %9.1f  %s\n", k.c_str(), (unsigned long long)a.count, a.busy / 1000.0,
-               a.busy / double(a.count), a.engines.c_str());
+    for (const BusyRow& a : rows)
+      s += fmt("  %-28s %8llu %11.3f %9.1f  %s\n", a.key.c_str(), (unsigned long long)a.count, a.busy_ns / 1000.0,
+               a.busy_ns / double(a.count), a.engines.c_str());
   };
-  table("Time per source line", "source line", lines);
-  table("Time per opcode", "opcode", ops);
+  table("Time per source line", "source line", an.lines);
+  table("Time per opcode", "opcode", an.opcodes);
 
   critical_path(v, s);
 
@@ -195,7 +238,7 @@ std::string format_profile_with(const isa::Program& p, const Result& r, const Pr
     s += fmt("  %9.3f us  %s at %.3f us: waited for %s, released by %s\n", (t.start_ns - t.ready_ns) / 1000.0,
              v.describe({TimingRef::Instr, id}).c_str(), t.start_ns / 1000.0, why.c_str(), v.describe(t.pred).c_str());
   }
-  return s;
+  return s + format_stall_sums(an);
 }
 
 }  // namespace nkisim::sim

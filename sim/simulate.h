@@ -177,9 +177,11 @@ void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResul
 void write_stats_json(const Result& r, std::ostream& os);
 void write_trace_json(const Result& r, std::ostream& os);
 
-// --profile: time per source line and per opcode, engine busy %, the critical path, the biggest stalls.
-// Needs a Result from Options::timeline.
-std::string format_profile(const isa::Program& p, const Result& r);
+// --profile: the verdict (what bounds the end time) with its evidence and warnings (docs/profile.md), time
+// per source line and per opcode, engine busy %, the critical path, the biggest stalls and stalls summed by
+// cause and by source line. Needs a Result from Options::timeline. `t`: the run's target parameters (the
+// peaks of the verdict's evidence); nullptr = the built-in description of r.target.
+std::string format_profile(const isa::Program& p, const Result& r, const isa::TargetDesc* t = nullptr);
 // --explain: each instruction's cost broken down (formula, inputs, cycles, ns) with its scheduled times.
 // `line` > 0 keeps the instructions of that kernel source line; `file` (if non-empty) must match too.
 std::string format_explain(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line = 0,
@@ -191,6 +193,7 @@ std::string format_explain_lnc(std::span<const isa::Program> programs, const Lnc
                                int line = 0, const std::string& file = "");
 // --profile of an LNC run: one section per core, headed "core C: ", each in the single-core format except that
 // a core_barrier's / sendrecv's stall names the peer core's matching instruction and its signal's times.
-std::string format_profile_lnc(std::span<const isa::Program> programs, const LncResult& r);
+std::string format_profile_lnc(std::span<const isa::Program> programs, const LncResult& r,
+                               const isa::TargetDesc* t = nullptr);
 
 }  // namespace nkisim::sim

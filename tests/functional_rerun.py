@@ -10,11 +10,11 @@ import subprocess
 import tempfile
 
 # Options that name a file the second run must leave alone, with their value in the next argument or after '='.
-_FILE_OPTIONS = ("--stats", "--trace")
+_FILE_OPTIONS = ("--stats", "--trace", "--profile-json")
 # Options that only add reports (an optional value after '=').
 _REPORT_OPTIONS = ("--profile", "--explain", "--time-phases")
-# Runs that compute nothing to compare, or are functional already.
-_NO_RERUN = ("--functional", "--timing-only", "--help", "-h", "--version")
+# Runs that compute nothing to compare, or are functional already; sweeps and compare write no outputs.
+_NO_RERUN = ("--functional", "--timing-only", "--help", "-h", "--version", "--sweep", "compare", "--target=all")
 
 
 def functional_args(args):
@@ -23,7 +23,7 @@ def functional_args(args):
     out, rerun, i, runs_something = "nki-sim-out", [], 0, False
     while i < len(args):
         a = args[i]
-        if a in _NO_RERUN:
+        if a in _NO_RERUN or a.startswith("--sweep") or (a == "--target" and args[i + 1:i + 2] == ["all"]):
             return None
         if a == "-o" and i + 1 < len(args):
             out, i = args[i + 1], i + 2

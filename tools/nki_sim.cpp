@@ -16,6 +16,7 @@
 #include "isa/diagnostic.h"
 #include "ir/kernel.h"
 #include "tools/cli_common.h"
+#include "tools/nki_sim_modes.h"
 #include "sim/npy.h"
 #include "sim/simulate.h"
 #include "sim/summary.h"
@@ -28,9 +29,11 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: nki-sim KERNEL.py [-k NAME] [--inputs FILE[:DTYPE] ...] [--arg NAME=VALUE ...] [-o DIR]\n"
-    "               [--target trn1|trn2|trn3] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm|bin FILE] [-q]\n"
-    "               [--profile[=FILE]] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
-    "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n";
+    "               [--target trn1|trn2|trn3|all] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm|bin FILE] [-q]\n"
+    "               [--profile[=FILE]] [--profile-json FILE] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
+    "               [--sweep NAME=V1,V2,... ...] [--sweep-format text|csv|json]\n"
+    "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n"
+    "       nki-sim compare A B [--json] [options]   (A, B: --stats / --profile-json files, or kernels to run)\n";
 
 // The end of --help: exit status and environment (README.md "Exit status", docs/performance.md).
 constexpr const char* kHelpEpilog =
@@ -124,7 +127,7 @@ sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& tar
   sim::Options o;
   o.target = target;
   o.trace = vm.count("trace") > 0;
-  o.timeline = vm.count("profile") > 0 || vm.count("explain") > 0;
+  o.timeline = vm.count("profile") > 0 || vm.count("profile-json") > 0 || vm.count("explain") > 0;
   o.functional = functional;
   o.timing_only = timing_only;
   if (vm.count("max-loop-iterations")) o.max_loop_iterations = count_option(vm, "max-loop-iterations");
@@ -179,6 +182,17 @@ void write_report(const po::variables_map& vm, const char* option, Writer&& writ
   if (!f.flush()) throw Error(path + ": cannot write file");
 }
 
+int run(int argc, char** argv);
+
+// One nested run of this command line (a sweep point, a compare operand): `args` follow the executable.
+int run_args(const std::vector<std::string>& args) {
+  std::vector<std::string> all{"nki-sim"};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  return run(int(argv.size()), argv.data());
+}
+
 int run(int argc, char** argv) {
   po::options_description opts("options");
   opts.add_options()
@@ -191,7 +205,7 @@ int run(int argc, char** argv) {
        "NAME=VALUE for a non-tensor kernel parameter (a Python literal); repeatable")
       ("output-dir,o", po::value<std::string>()->default_value("nki-sim-out"),
        "directory for output_<i>.npy files (existing ones are replaced)")
-      ("target", po::value<std::string>()->default_value("trn2"), "trn1 | trn2 | trn3")
+      ("target", po::value<std::string>()->default_value("trn2"), "trn1 | trn2 | trn3 | all (a sweep over the three)")
       ("param", po::value<std::vector<std::string>>()->composing(),
        "NAME=VALUE overrides a target parameter (see docs/cost-model.md); repeatable")
       ("stats", po::value<std::string>(), "write run statistics as JSON to FILE")
@@ -210,11 +224,18 @@ int run(int argc, char** argv) {
        "core (with --lnc 2: on each of the two cores)")
       ("raw-low-precision", "write bfloat16/fp8/tfloat32 outputs as raw bits (unsigned ints) instead of float32")
       ("profile", po::value<std::string>()->implicit_value("-"),
-       "print a profile (time per source line and opcode, engine busy %, critical path, biggest stalls) to stdout, "
+       "print a profile (verdict, evidence and warnings, time per source line and opcode, engine busy %, critical "
+       "path, biggest stalls, stalls by cause and line) to stdout, "
        "or write it to FILE (--profile=FILE)")
+      ("profile-json", po::value<std::string>(), "write the profile's verdict, evidence, warnings and tables as JSON "
+       "to FILE (docs/profile.md)")
       ("explain", po::value<std::string>()->implicit_value(""),
        "print each instruction's cost breakdown (formula, inputs, cycles, ns, schedule); --explain=LINE or "
        "--explain=FILE:LINE keeps the instructions of one kernel source line")
+      ("sweep", po::value<std::vector<std::string>>()->composing(),
+       "NAME=V1,V2,...: run once per value of a target parameter (--param), a kernel argument (--arg) or 'target' "
+       "and print a table; repeatable (a grid); docs/profile.md")
+      ("sweep-format", po::value<std::string>()->default_value("text"), "the sweep table as text, csv or json")
       ("functional", "numerics only, no timing model (fastest golden runs)")
       ("timing-only", "timing only: skip the numerics; no outputs are written")
       ("time-phases", "print the wall time of each phase (inputs, compile, lower, simulate, outputs) to stderr")
@@ -224,6 +245,8 @@ int run(int argc, char** argv) {
     std::cout << kUsage << "\n" << opts << "\n" << kHelpEpilog;
     return 0;
   }
+  if (vm.count("sweep") || vm["target"].as<std::string>() == "all")  // tools/nki_sim_modes.cpp
+    return cli::run_sweep({argv + 1, argv + argc}, vm, run_args);
   const bool from_binary = vm.count("program") > 0;
   if (!vm.count("kernel-file") && !from_binary) throw cli::UsageError("no kernel file given");
   if (vm.count("kernel-file") && from_binary) throw cli::UsageError("give either a kernel file or --program, not both");
@@ -251,8 +274,8 @@ int run(int argc, char** argv) {
     }
   const bool functional = vm.count("functional") > 0, timing_only = vm.count("timing-only") > 0;
   if (functional && timing_only) throw cli::UsageError("--functional and --timing-only exclude each other");
-  if (functional && (vm.count("trace") || vm.count("profile")))
-    throw cli::UsageError("--functional has no timing: --trace and --profile need a timed run");
+  if (functional && (vm.count("trace") || vm.count("profile") || vm.count("profile-json")))
+    throw cli::UsageError("--functional has no timing: --trace, --profile and --profile-json need a timed run");
   int explain_line = 0;
   std::string explain_file;
   if (vm.count("explain")) {
@@ -392,7 +415,8 @@ int run(int argc, char** argv) {
   write_report(vm, "trace", [&](std::ostream& f) { r.write_trace_json(programs, f); });
   if (!quiet) std::cout << r.summary(programs, written);
   // --profile / --explain: with two cores one section per physical core, headed "core C: ".
-  if (vm.count("profile")) write_profile(vm, r.profile(programs));
+  if (vm.count("profile")) write_profile(vm, r.profile(programs, &*target));
+  write_report(vm, "profile-json", [&](std::ostream& f) { r.write_profile_json(programs, *target, f); });
   if (vm.count("explain")) std::cout << r.explain(programs, *target, explain_line, explain_file);
   phases.lap("outputs");
   phases.print(r.instructions());
@@ -402,5 +426,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "compare")
+    return cli::tool_main("nki-sim", kUsage, [&] { return cli::run_compare({argv + 2, argv + argc}, run_args); });
   return cli::tool_main("nki-sim", kUsage, [&] { return run(argc, argv); });
 }
