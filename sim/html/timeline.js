@@ -31,7 +31,11 @@
   }
   const header = el("div", { id: "header" });
   header.appendChild(el("h1", {}, "nki-sim timeline: " + D.title));
-  const totalPs = Math.max(1, ...D.cores.map((c) => c.total_ps));
+  function maxOf(a, m) { // no Math.max(...a): large arrays overflow the argument stack
+    for (let i = 0; i < a.length; i++) if (a[i] > m) m = a[i];
+    return m;
+  }
+  const totalPs = maxOf(D.cores.map((c) => c.total_ps), 1);
   header.appendChild(el("span", { class: "summary" },
     D.target + ", " + D.cores.length + (D.cores.length > 1 ? " cores" : " core") + ", total " + fmtTime(totalPs)));
   const resetBtn = el("button", { id: "reset" }, "Reset zoom");
@@ -119,7 +123,7 @@
           key: c.ci + ":" + ti });
       });
       for (const k of c.d.counters)
-        add({ kind: "counter", h: COUNTER_H, core: c, counter: k, label: k.name, max: Math.max(1, ...k.v) });
+        add({ kind: "counter", h: COUNTER_H, core: c, counter: k, label: k.name, max: maxOf(k.v, 1) });
     }
     labels.textContent = "";
     for (const r of rows) {
@@ -324,6 +328,7 @@
 
   let drawnSlices = 0, frames = 0;
   function draw() {
+    const t0 = performance.now();
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, W, H);
     const top = scroll.scrollTop, bottom = top + (scroll.clientHeight || H);
@@ -338,6 +343,7 @@
     drawArrows();
     drawAxis();
     frames++;
+    body.dataset.frameMs = (performance.now() - t0).toFixed(1); // the last frame's drawing time
     status.textContent = rows.length + " rows, " + cores.reduce((n, c) => n + c.d.instr.op.length, 0) +
       " instructions; view " + fmtTime(v0) + " .. " + fmtTime(v1);
   }
@@ -536,5 +542,6 @@
   draw();
   body.dataset.state = body.dataset.state === "error" ? "error" : "ready";
   body.dataset.slicesDrawn = String(drawnSlices);
+  body.dataset.readyMs = String(Math.round(performance.now())); // since navigation start
   console.log("nki-sim timeline ready: " + rows.length + " rows");
 })();
