@@ -486,12 +486,12 @@
       head.appendChild(el("th", {}, "line"));
       head.appendChild(el("th", { class: "num", title: "engine time of the line's instructions" }, "engines"));
       head.appendChild(el("th", { class: "num", title: "time of its DMA transfers on their queues" }, "DMA"));
-      head.appendChild(el("th", { class: "num" }, "instrs"));
+      head.appendChild(el("th", { class: "num count" }, "instrs"));
       table.appendChild(head);
       for (const [l, a] of list) {
         const tr = el("tr", { class: "line-row", "data-core": String(c.ci), "data-loc": String(l) });
         const td = el("td");
-        td.appendChild(el("div", {}, locText(l)));
+        td.appendChild(el("div", { title: locText(l) }, l ? S[LOC.file[l]].replace(/^.*\//, "") + ":" + LOC.line[l] : "unknown"));
         if (l && S[LOC.text[l]]) td.appendChild(el("code", {}, S[LOC.text[l]].trim()));
         tr.appendChild(td);
         tr.appendChild(el("td", { class: "num" }, fmtTime(a.time)));
