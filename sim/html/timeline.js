@@ -470,15 +470,18 @@
     for (const c of cores) {
       const I = c.d.instr, per = new Map();
       const at = (l) => { let a = per.get(l); if (!a) per.set(l, (a = { time: 0, dma: 0, n: 0 })); return a; };
-      for (let g = 0; g < I.op.length; g++) {
-        const a = at(I.loc[g]);
-        a.time += I.end[g] - I.start[g];
-        a.n++;
-      }
-      for (let g = 0; g < I.op.length; g++) {
-        const s = c.onQueue[g];
-        if (s >= 0) at(I.loc[g]).dma += c.d.slices.dur[s];
-      }
+      // Over the slices, so an instruction of a dynamic loop counts once per execution.
+      const sl = c.d.slices;
+      c.d.tracks.forEach((t) => {
+        const engine = !t.key.startsWith("dma."), queue = t.key.startsWith("dma.q") && t.key.indexOf(".e") < 0;
+        if (!engine && !queue) return;
+        for (let s = t.off; s < t.off + t.n; s++) {
+          const g = sl.instr[s];
+          if (g < 0) continue;
+          const a = at(I.loc[g]);
+          if (engine) { a.time += sl.dur[s]; a.n++; } else a.dma += sl.dur[s];
+        }
+      });
       const list = [...per.entries()].sort((a, b) => b[1].time + b[1].dma - a[1].time - a[1].dma);
       if (cores.length > 1) side.appendChild(el("h2", {}, "core " + c.ci));
       const table = el("table", { class: "lines" });
@@ -486,7 +489,7 @@
       head.appendChild(el("th", {}, "line"));
       head.appendChild(el("th", { class: "num", title: "engine time of the line's instructions" }, "engines"));
       head.appendChild(el("th", { class: "num", title: "time of its DMA transfers on their queues" }, "DMA"));
-      head.appendChild(el("th", { class: "num count" }, "instrs"));
+      head.appendChild(el("th", { class: "num count", title: "instructions executed" }, "instrs"));
       table.appendChild(head);
       for (const [l, a] of list) {
         const tr = el("tr", { class: "line-row", "data-core": String(c.ci), "data-loc": String(l) });
