@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from common import EXAMPLES, check, check_equal, finish, run, save, tmpdir, write_file
+from common import EXAMPLES, SRC, check, check_equal, finish, run, save, tmpdir, write_file
 
 d = tmpdir()
 
@@ -77,6 +77,14 @@ if k_big and k_big_eng:
     check_equal((k_big["dma.e"], k_big["dma.q"]), (0, 1401), "above 20000 engine slices the default is queues")
     check(os.path.getsize(big) < os.path.getsize(big_eng) / 3,
           f"default trace of the large run: {os.path.getsize(big)} vs {os.path.getsize(big_eng)} bytes")
+
+# LNC=2: the detail applies to both cores' processes.
+lnc = os.path.join(SRC, "tests", "e2e", "kernels", "lnc.py")
+_, k_lnc = trace(lnc, [pa, pb], "lnc", "-k", "lnc_add", "--lnc", "2")
+_, k_lnc_q = trace(lnc, [pa, pb], "lnc_queues", "-k", "lnc_add", "--lnc", "2", "--trace-detail=queues")
+if k_lnc and k_lnc_q:
+    check(k_lnc["dma.e"] > 0 and k_lnc_q["dma.e"] == 0 and k_lnc_q["dma.q"] == k_lnc["dma.q"] > 0,
+          f"LNC=2 --trace-detail=queues: {k_lnc_q} vs {k_lnc}")
 
 rc, so, se = run(add, "--inputs", pa, pb, "--trace", os.path.join(d, "x.json"), "--trace-detail=all")
 check(rc == 2 and "--trace-detail expects 'queues' or 'engines', got 'all'" in se, f"bad --trace-detail: {rc} {se!r}")
