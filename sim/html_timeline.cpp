@@ -130,7 +130,10 @@ json core_json(const isa::Program& p, const Result& r, const isa::TargetDesc& t,
   for (Track& tr : rows) {
     std::stable_sort(tr.slices.begin(), tr.slices.end(),
                      [](const TraceEvent* a, const TraceEvent* b) { return a->start_ns < b->start_ns; });
-    tracks.push_back({{"key", tr.key}, {"label", tr.label}, {"parent", tr.parent}, {"off", s_start.size()},
+    tracks.push_back({{"key", tr.key},
+                      {"label", tr.label},
+                      {"parent", tr.parent},
+                      {"off", s_start.size()},
                       {"n", tr.slices.size()}});
     for (const TraceEvent* e : tr.slices) {
       s_start.push_back(ps(e->start_ns));
@@ -170,7 +173,8 @@ json core_json(const isa::Program& p, const Result& r, const isa::TargetDesc& t,
     predk[g] = 0;
     if (rec.start_ns > rec.ready_ns && rec.pred.kind == TimingRef::Instr) {
       pred[g] = rec.pred.id;
-    } else if (rec.start_ns > rec.ready_ns && rec.pred.kind == TimingRef::Transfer && rec.pred.id < r.transfers.size()) {
+    } else if (rec.start_ns > rec.ready_ns && rec.pred.kind == TimingRef::Transfer &&
+               rec.pred.id < r.transfers.size()) {
       pred[g] = r.transfers[rec.pred.id].instr;
       predk[g] = 1;
     }
@@ -211,9 +215,21 @@ json core_json(const isa::Program& p, const Result& r, const isa::TargetDesc& t,
           {"tracks", tracks},
           {"slices", {{"start", s_start}, {"dur", s_dur}, {"instr", s_instr}}},
           {"instr",
-           {{"engine", eng}, {"index", idx}, {"op", op}, {"loc", loc}, {"operands", operands}, {"formula", formula},
-            {"inputs", inputs}, {"cost", cost}, {"ready", ready}, {"start", start}, {"end", end}, {"cause", cause},
-            {"pred", pred}, {"predk", predk}, {"xfer", xfer}}},
+           {{"engine", eng},
+            {"index", idx},
+            {"op", op},
+            {"loc", loc},
+            {"operands", operands},
+            {"formula", formula},
+            {"inputs", inputs},
+            {"cost", cost},
+            {"ready", ready},
+            {"start", start},
+            {"end", end},
+            {"cause", cause},
+            {"pred", pred},
+            {"predk", predk},
+            {"xfer", xfer}}},
           {"waits", {{"to", w_to}, {"from", w_from}, {"kind", w_kind}}},
           {"counters", cj}};
 }
@@ -221,11 +237,16 @@ json core_json(const isa::Program& p, const Result& r, const isa::TargetDesc& t,
 std::string html_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
   }
   return o;
 }
@@ -238,16 +259,19 @@ void write_html_timeline(std::span<const isa::Program> programs, std::span<const
   Strings str;
   Locations locs(str, source);
   json cj = json::array();
-  for (size_t c = 0; c < cores.size() && c < programs.size(); ++c) cj.push_back(core_json(programs[c], *cores[c], t, str, locs));
-  json data = {{"format", "nki-sim-timeline-1"}, {"title", title}, {"target", t.name}, {"cores", cj},
-               {"locations", locs.to_json()}, {"strings", str.to_json()}};
+  for (size_t c = 0; c < cores.size() && c < programs.size(); ++c)
+    cj.push_back(core_json(programs[c], *cores[c], t, str, locs));
+  json data = {{"format", "nki-sim-timeline-1"}, {"title", title},          {"target", t.name}, {"cores", cj},
+               {"locations", locs.to_json()},    {"strings", str.to_json()}};
   // Inside <script>: '<' only occurs in strings, where \u003c keeps "</script>" and "<!--" out of the page.
   std::string text = data.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string safe;
   safe.reserve(text.size());
   for (char ch : text) {
-    if (ch == '<') safe += "\\u003c";
-    else safe += ch;
+    if (ch == '<')
+      safe += "\\u003c";
+    else
+      safe += ch;
   }
   os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>nki-sim timeline: "
      << html_escape(title) << "</title>\n<style>\n"

@@ -42,9 +42,12 @@ class Progress {
     last_ = t;
     const double pct = total ? std::min(99.0, 100.0 * double(issued) / double(total)) : 0.0;
     char count[32];
-    if (issued >= 1000000) std::snprintf(count, sizeof count, "%.1fM", double(issued) / 1e6);
-    else if (issued >= 1000) std::snprintf(count, sizeof count, "%.1fk", double(issued) / 1e3);
-    else std::snprintf(count, sizeof count, "%llu", static_cast<unsigned long long>(issued));
+    if (issued >= 1000000)
+      std::snprintf(count, sizeof count, "%.1fM", double(issued) / 1e6);
+    else if (issued >= 1000)
+      std::snprintf(count, sizeof count, "%.1fk", double(issued) / 1e3);
+    else
+      std::snprintf(count, sizeof count, "%llu", static_cast<unsigned long long>(issued));
     std::fprintf(stderr, "\r\033[Knki-sim: simulating %.0f%% (%s instructions, %.1f s)", pct, count, t);
     std::fflush(stderr);
     shown_ = true;
