@@ -78,9 +78,9 @@ void Run::write_stats_json(std::ostream& os) const {
   else sim::write_lnc_stats_json(*multi, os);
 }
 
-void Run::write_trace_json(std::span<const isa::Program> programs, std::ostream& os) const {
-  if (single) sim::write_trace_json(*single, os);
-  else sim::write_lnc_trace_json(programs, *multi, os);
+void Run::write_trace_json(std::span<const isa::Program> programs, std::ostream& os, sim::TraceDetail detail) const {
+  if (single) sim::write_trace_json(*single, os, detail);
+  else sim::write_lnc_trace_json(programs, *multi, os, detail);
 }
 
 std::string Run::profile(std::span<const isa::Program> programs, const isa::TargetDesc* t) const {

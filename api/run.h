@@ -53,7 +53,12 @@ struct Run {
   // Busy time per engine ("tensor", "vector", ...); with two cores "core0.tensor", "core1.tensor", ...
   std::map<std::string, double> engine_busy_ns() const;
   void write_stats_json(std::ostream& os) const;  // the CLI's --stats
-  void write_trace_json(std::span<const isa::Program> programs, std::ostream& os) const;  // --trace
+  void write_trace_json(std::span<const isa::Program> programs, std::ostream& os,
+                        sim::TraceDetail detail = sim::TraceDetail::automatic) const;  // --trace
+  // --html (api/html.cpp, sim/html_timeline.h): the self-contained timeline page; needs Options::trace. With
+  // `read_sources` the source text of each instruction's line is read from the kernel files its locations name.
+  void write_html(std::span<const isa::Program> programs, const isa::TargetDesc& t, const std::string& title,
+                  bool read_sources, std::ostream& os) const;
   // --profile (needs Options::timeline); `t`: the run's target parameters (nullptr: the built-in target).
   std::string profile(std::span<const isa::Program> programs, const isa::TargetDesc* t = nullptr) const;
   // --profile-json (docs/profile.md; needs Options::timeline).

@@ -255,7 +255,8 @@ py::array to_numpy(const sim::HostArray& h) {
 }
 
 py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair<py::array, std::string>>& inputs,
-                  const std::string& mode, bool timeline, const std::string& trace_path) {
+                  const std::string& mode, bool timeline, const std::string& trace_path,
+                  const std::string& html_path) {
   return guarded([&] {
     std::vector<sim::HostArray> arrays;
     for (auto& [a, dt] : inputs) arrays.push_back(host_array(a, dt));
@@ -264,7 +265,7 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
     o.functional = mode == "functional";
     o.timing_only = mode == "timing-only";
     o.timeline = timeline;
-    o.trace = !trace_path.empty();
+    o.trace = !trace_path.empty() || !html_path.empty();
     std::ostringstream printed;
     o.print_sink = &printed;
     std::atomic<bool> stop{false};
@@ -283,6 +284,12 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
         std::ofstream f(trace_path);
         run->write_trace_json(programs, f);
         if (!f.flush()) throw Error(trace_path + ": cannot write file");
+      }
+      if (!html_path.empty()) {  // --html (docs/html.md)
+        sim::prepare_rewrite(html_path);
+        std::ofstream f(html_path);
+        run->write_html(programs, p->target, programs[0].kernel_name, true, f);
+        if (!f.flush()) throw Error(html_path + ": cannot write file");
       }
     });
     py::dict d;
@@ -344,5 +351,5 @@ PYBIND11_MODULE(_nkisim, m) {
         py::arg("host_files") =
             std::vector<std::tuple<std::string, std::string, std::vector<int64_t>, std::vector<double>>>{});
   m.def("simulate", &simulate, py::arg("program"), py::arg("inputs"), py::arg("mode"), py::arg("timeline"),
-        py::arg("trace_path"));
+        py::arg("trace_path"), py::arg("html_path") = "");
 }

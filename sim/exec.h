@@ -2,6 +2,7 @@
 #pragma once
 #include <atomic>
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,10 @@ class ExecContext {
   std::optional<int32_t> dma_register;
   // device_print output (Options::print_sink; nullptr = std::cerr).
   std::ostream* print_sink = nullptr;
+  // Options::print_dir: each device_print also saves its whole tile as <print_dir>/<print_tag><NAME>_<N>.npy
+  // (N counts the prints of NAME from 0; print_tag is "core<C>_" on the cores of an LNC run).
+  std::string print_dir, print_tag;
+  std::map<std::string, uint32_t> print_counts;
 
  private:
   uint32_t polls_ = 0;

@@ -1,4 +1,5 @@
 // report.cpp - the --stats and --trace JSON writers (deterministic: same Result -> same bytes).
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -11,13 +12,17 @@ using ordered_json = nlohmann::ordered_json;
 namespace {
 const char* const kEngineOrder[] = {"tensor", "vector", "scalar", "gpsimd", "sync", "dma"};
 
+bool is_dma_engine_track(const std::string& track) { return track.rfind("dma.e", 0) == 0; }
+
 // Track order in the timeline: the five engines, then DMA queues, then DMA engines (numeric order).
-std::vector<std::string> track_order(const Result& r) {
+std::vector<std::string> track_order(const Result& r, bool dma_engines) {
   std::vector<std::string> tracks(kEngineOrder, kEngineOrder + 5);
   std::map<int, std::string> queues, engines;
   for (const TraceEvent& e : r.trace) {
     if (e.track.rfind("dma.q", 0) == 0) queues.emplace(std::stoi(e.track.substr(5)), e.track);
-    else if (e.track.rfind("dma.e", 0) == 0) engines.emplace(std::stoi(e.track.substr(5)), e.track);
+    else if (is_dma_engine_track(e.track)) {
+      if (dma_engines) engines.emplace(std::stoi(e.track.substr(5)), e.track);
+    }
     else if (std::find(tracks.begin(), tracks.end(), e.track) == tracks.end()) tracks.push_back(e.track);
   }
   for (auto& [k, v] : queues) tracks.push_back(v);
@@ -25,6 +30,14 @@ std::vector<std::string> track_order(const Result& r) {
   return tracks;
 }
 }  // namespace
+
+bool trace_keeps_dma_engines(std::span<const Result* const> cores, TraceDetail detail) {
+  if (detail != TraceDetail::automatic) return detail == TraceDetail::engines;
+  size_t n = 0;
+  for (const Result* r : cores)
+    for (const TraceEvent& e : r->trace) n += is_dma_engine_track(e.track);
+  return n <= kTraceDmaEngineSliceLimit;
+}
 
 void write_stats_json(const Result& r, std::ostream& os) {
   ordered_json j;
@@ -54,8 +67,10 @@ void write_stats_json(const Result& r, std::ostream& os) {
   os << j.dump(2) << "\n";
 }
 
-void write_trace_json(const Result& r, std::ostream& os) {
-  std::vector<std::string> tracks = track_order(r);
+void write_trace_json(const Result& r, std::ostream& os, TraceDetail detail) {
+  const Result* self[] = {&r};
+  const bool dma_engines = trace_keeps_dma_engines(self, detail);
+  std::vector<std::string> tracks = track_order(r, dma_engines);
   std::map<std::string, int> tid;
   ordered_json events = ordered_json::array();
   events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", "NeuronCore (" + r.target + ")"}}}});
@@ -67,6 +82,7 @@ void write_trace_json(const Result& r, std::ostream& os) {
         {{"ph", "M"}, {"pid", 1}, {"tid", t}, {"name", "thread_sort_index"}, {"args", {{"sort_index", t}}}});
   }
   for (const TraceEvent& e : r.trace) {
+    if (!dma_engines && is_dma_engine_track(e.track)) continue;
     events.push_back({{"ph", "X"},
                       {"pid", 1},
                       {"tid", tid[e.track]},

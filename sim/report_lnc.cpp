@@ -53,13 +53,17 @@ int64_t signal_instruction(std::span<const isa::Program> programs, const LncResu
 
 }  // namespace
 
-void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResult& r, std::ostream& os) {
+void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResult& r, std::ostream& os,
+                          TraceDetail detail) {
+  std::vector<const Result*> all;
+  for (const Result& c : r.cores) all.push_back(&c);
+  detail = trace_keeps_dma_engines(all, detail) ? TraceDetail::engines : TraceDetail::queues;
   ordered_json events = ordered_json::array();
   uint64_t flow_base = 0;
   std::vector<std::map<std::string, int>> tids(r.cores.size());  // per core: track name -> tid
   for (size_t c = 0; c < r.cores.size(); ++c) {
     std::ostringstream one;
-    write_trace_json(r.cores[c], one);
+    write_trace_json(r.cores[c], one, detail);
     ordered_json t = ordered_json::parse(one.str());
     uint64_t max_flow = 0;
     for (auto& e : t["traceEvents"]) {

@@ -82,10 +82,19 @@ void Scheduler::run() {
 
 void Scheduler::loop() {
   start();
-  while (!events_.empty()) {
+  uint64_t total = 0;
+  for (const auto& stream : p_.streams) total += stream.size();
+  for (uint32_t n = 0; !events_.empty(); ++n) {
     ctx_.poll_interrupt();
+    if (o_.progress && (n & 4095) == 4095) o_.progress(issued(), total);
     step();
   }
+}
+
+uint64_t Scheduler::issued() const {
+  uint64_t n = 0;
+  for (const EngineState& s : eng_) n += s.count;
+  return n;
 }
 
 void Scheduler::start() {
@@ -365,8 +374,11 @@ void run_program(ExecContext& ctx, const Options& opts, Result& r) {
 
 // Functional mode: sweep the engines, executing each stream as far as its waits allow; a DMA completes
 // at its trigger. A race-free program gets the same numerics as the timed run.
-void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations) {
+void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations,
+                    const std::function<void(uint64_t, uint64_t)>& report) {
   const isa::Program& p = ctx.program;
+  uint64_t total = 0, executed = 0;
+  for (const auto& stream : p.streams) total += stream.size();
   std::vector<int64_t> sems(p.num_semaphores, 0);
   std::array<size_t, isa::kNumEngines> pc{};
   std::array<uint64_t, isa::kNumEngines> taken{};  // taken branches per engine (Options::max_loop_iterations)
@@ -396,6 +408,7 @@ void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations) {
         for (const isa::SemUpdate& u : ins.updates) sems[u.sem] += u.add;
         pc[size_t(e)] = next;
         progress = true;
+        if (report && (++executed & 4095) == 0) report(executed, total);
       }
     }
   }

@@ -1,6 +1,8 @@
 // scheduler.h - the timing side: a deterministic discrete-event run of the engine streams and DMA queues
 // that applies every instruction's data effect at its completion time; and the functional-only runner.
 #pragma once
+#include <functional>
+
 #include "sim/exec.h"
 #include "sim/simulate.h"
 
@@ -19,7 +21,8 @@ void run_program(ExecContext& ctx, const Options& opts, Result& r);
 
 // Runs ctx.program for its numerics only: every engine executes its stream in order as far as its
 // semaphore waits allow, DMA transfers complete at their trigger. No timing (r.total_ns = 0).
-void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations);
+void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations,
+                    const std::function<void(uint64_t, uint64_t)>& progress = {});  // Options::progress
 
 // simulate()'s pieces (sim/simulate.cpp), shared with simulate_lnc (sim/simulate_lnc.cpp).
 uint64_t hbm_space_bytes(const isa::Program& p);  // the HBM the program's tensors need

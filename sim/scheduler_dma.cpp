@@ -182,7 +182,7 @@ void Scheduler::start_share(uint32_t d, size_t q) {
     dma_busy_ += now_ + dur - std::max(now_, dma_cover_);
     dma_cover_ = now_ + dur;
   }
-  if (o_.trace) trace_slice("dma.e" + std::to_string(d), ins_at(tr.engine, tr.index), now_, dur);
+  if (o_.trace) trace_slice("dma.e" + std::to_string(d), ins_at(tr.engine, tr.index), now_, dur, tr.gid);
   stage_share(d, now_ + dur, x);
 }
 
@@ -257,7 +257,7 @@ void Scheduler::transfer_done(uint32_t x) {
     // One slice per transfer on its queue's track, from its data start (or the previous completion on the
     // queue, so slices never overlap) to its completion.
     const double start = std::max(tr.first_start < 0 ? now_ : tr.first_start, queue_done_[tr.queue]);
-    trace_slice("dma.q" + std::to_string(tr.queue), ins_at(e, i), start, now_ - start);
+    trace_slice("dma.q" + std::to_string(tr.queue), ins_at(e, i), start, now_ - start, tr.gid);
   }
   queue_done_[tr.queue] = now_;
   try_issue_all();

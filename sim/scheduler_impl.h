@@ -219,6 +219,7 @@ class Scheduler {
   double next_time() const { return events_.top().t; }
   void step();
   void finish_run();
+  uint64_t issued() const;  // instructions issued so far, all engines (Options::progress)
   void external_update(uint16_t sem, uint32_t add, double t);
   std::function<void(uint16_t sem, uint32_t add, double t)> remote_update;
   // sendrecv (sim/exec_sendrecv.cpp): hand this core's src bytes to the peer / take the peer's bytes, keyed
@@ -276,7 +277,7 @@ class Scheduler {
   void check_deadlock() const;
   void finish();
   void build_trace();  // scheduler_trace.cpp
-  void trace_slice(const std::string& track, const isa::Instruction& ins, double start, double dur);
+  void trace_slice(const std::string& track, const isa::Instruction& ins, double start, double dur, uint32_t gid);
 
   // ---- scheduler_pe.cpp ----
   void hazard_constraint(int e, const OpInfo& op, StartCalc& c) const;

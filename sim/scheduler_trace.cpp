@@ -23,8 +23,9 @@ std::string operands_text(const Instruction& ins) {
   return s;
 }
 
-void Scheduler::trace_slice(const std::string& track, const Instruction& ins, double start, double dur) {
+void Scheduler::trace_slice(const std::string& track, const Instruction& ins, double start, double dur, uint32_t gid) {
   TraceEvent te;
+  te.instr = int64_t(gid);
   te.track = track;
   te.cat = track.rfind("dma", 0) == 0 ? "dma" : track.substr(0, track.find('.'));
   te.name = isa::info(ins.op).mnemonic;
@@ -45,7 +46,7 @@ void Scheduler::build_trace() {
   };
   for (uint32_t id = 0; id < r_.timeline.size(); ++id) {
     const InstrTiming& rec = r_.timeline[id];
-    trace_slice(track_of(id), ins_at(rec.engine, rec.index), rec.start_ns, rec.end_ns - rec.start_ns);
+    trace_slice(track_of(id), ins_at(rec.engine, rec.index), rec.start_ns, rec.end_ns - rec.start_ns, id);
   }
   for (const auto& [consumer, who] : r_.sem_edges) {
     TraceFlow f;

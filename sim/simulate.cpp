@@ -76,13 +76,14 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   ctx.interrupt = opts.interrupt;
   if (!opts.timing_only) ctx.prepare_pages(true);
   ctx.print_sink = opts.print_sink;
+  ctx.print_dir = opts.print_dir;
   if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)
   bind_inputs(ctx, inputs, opts);
   if (opts.functional && opts.timing_only) throw Error("functional and timing-only runs exclude each other");
 
   Result r;
   r.target = target->name;
-  if (opts.functional) run_functional(ctx, r, opts.max_loop_iterations);
+  if (opts.functional) run_functional(ctx, r, opts.max_loop_iterations, opts.progress);
   else run_program(ctx, opts, r);
   if (opts.timing_only) return r;  // no outputs: nothing was computed
   collect_results(ctx, r, opts.outputs_in_place);

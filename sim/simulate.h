@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <optional>
@@ -33,9 +34,15 @@ struct Options {
   uint64_t max_loop_iterations = 1000000;
   // Where device_print instructions write (sim/exec_print.cpp); nullptr = std::cerr.
   std::ostream* print_sink = nullptr;
+  // Non-empty: every device_print also writes its whole tile to DIR/NAME_N.npy (sim/exec_print.cpp).
+  std::string print_dir;
   // Set to true by another thread (the Python package on Ctrl-C): the run stops soon after with
   // Error("interrupted"). Polled every 1024 instructions or events; nullptr = never.
   const std::atomic<bool>* interrupt = nullptr;
+  // Progress of a run (the CLI's progress line): called every few thousand instructions or events with the
+  // instructions issued so far (all cores; a dynamic loop's instructions count once per iteration) and the
+  // program's static instruction count. Timed runs and one-core functional runs; empty = never.
+  std::function<void(uint64_t issued, uint64_t total)> progress;
 };
 
 struct EngineStats {
@@ -51,6 +58,7 @@ struct TraceEvent {
   double start_ns = 0, dur_ns = 0;
   std::string operands;         // text of the operands
   std::string source_location;  // "file:line" or ""
+  int64_t instr = -1;           // global id of the instruction (Result::instr_base), -1 unknown
 };
 
 // A point of the timing graph: an instruction (global id, see Result::instr_base) or a DMA transfer.
@@ -144,6 +152,14 @@ struct Result {
 // a run-time hardware rule is broken, e.g. a semaphore deadlock or an out-of-range access).
 Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const Options& opts = {});
 
+// --trace-detail: `engines` keeps a slice per DMA engine share of each transfer (tracks "dma.e<E>") besides the
+// per-queue slices; `queues` keeps only the per-queue slices (a much smaller trace). `automatic` is `engines`
+// unless the run has more than kTraceDmaEngineSliceLimit DMA engine slices (all cores together).
+enum class TraceDetail : uint8_t { automatic, queues, engines };
+inline constexpr size_t kTraceDmaEngineSliceLimit = 20000;
+// Whether a trace of these cores keeps the DMA engine slices.
+bool trace_keeps_dma_engines(std::span<const Result* const> cores, TraceDetail detail);
+
 // LNC=2 (machine.md §12, docs/lnc.md): programs[c] runs on physical core c; all cores run concurrently in one
 // timeline, each with its own SBUF, PSUM, engines, registers, semaphores and DMA queues, sharing HBM (the
 // programs must lay out the same HBM tensors). Inputs bind and outputs are read once, in the shared HBM.
@@ -171,11 +187,12 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
 // "cores": [the per-core stats]}; one trace process per core in one timeline, with a flow arrow (category
 // "cross-core") from each core_barrier / sendrecv to the peer core's matching instruction its signal released.
 void write_lnc_stats_json(const LncResult& r, std::ostream& os);
-void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResult& r, std::ostream& os);
+void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResult& r, std::ostream& os,
+                          TraceDetail detail = TraceDetail::automatic);
 
 // JSON writers for the CLI's --stats and --trace (formats in docs/cli.md).
 void write_stats_json(const Result& r, std::ostream& os);
-void write_trace_json(const Result& r, std::ostream& os);
+void write_trace_json(const Result& r, std::ostream& os, TraceDetail detail = TraceDetail::automatic);
 
 // --profile: the verdict (what bounds the end time) with its evidence and warnings (docs/profile.md), time
 // per source line and per opcode, engine busy %, the critical path, the biggest stalls and stalls summed by

@@ -73,6 +73,8 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
   for (const isa::Program& p : programs) {
     ctx.push_back(std::make_unique<ExecContext>(p, *target, hbm_bytes));
     ctx.back()->interrupt = opts.interrupt;
+    ctx.back()->print_dir = opts.print_dir;
+    ctx.back()->print_tag = "core" + std::to_string(ctx.size() - 1) + "_";
   }
   if (!opts.timing_only)
     for (size_t c = 0; c < n; ++c) ctx[c]->prepare_pages(c == 0);  // core 0 holds the HBM space first
@@ -195,7 +197,15 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     own(c);
     s[c]->start();
   }
-  for (;;) {
+  uint64_t total_instructions = 0;
+  for (const isa::Program& pr : programs)
+    for (const auto& stream : pr.streams) total_instructions += stream.size();
+  for (uint32_t steps = 0;; ++steps) {
+    if (opts.progress && (steps & 4095) == 4095) {
+      uint64_t issued = 0;
+      for (size_t c = 0; c < n; ++c) issued += s[c]->issued();
+      opts.progress(issued, total_instructions);
+    }
     size_t best = n;
     double bt = std::numeric_limits<double>::infinity();
     for (size_t c = 0; c < n; ++c)

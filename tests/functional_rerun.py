@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 
 # Options that name a file the second run must leave alone, with their value in the next argument or after '='.
-_FILE_OPTIONS = ("--stats", "--trace", "--profile-json")
+_FILE_OPTIONS = ("--stats", "--trace", "--profile-json", "--trace-detail", "--html", "--print-dir")
 # Options that only add reports (an optional value after '=').
 _REPORT_OPTIONS = ("--profile", "--explain", "--time-phases")
 # Runs that compute nothing to compare, or are functional already; sweeps and compare write no outputs.

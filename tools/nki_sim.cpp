@@ -17,6 +17,7 @@
 #include "ir/kernel.h"
 #include "tools/cli_common.h"
 #include "tools/nki_sim_modes.h"
+#include "tools/progress.h"
 #include "sim/npy.h"
 #include "sim/simulate.h"
 #include "sim/summary.h"
@@ -126,8 +127,9 @@ sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& tar
                          bool timing_only) {
   sim::Options o;
   o.target = target;
-  o.trace = vm.count("trace") > 0;
+  o.trace = vm.count("trace") > 0 || vm.count("html") > 0;
   o.timeline = vm.count("profile") > 0 || vm.count("profile-json") > 0 || vm.count("explain") > 0;
+  if (vm.count("print-dir")) o.print_dir = vm["print-dir"].as<std::string>();
   o.functional = functional;
   o.timing_only = timing_only;
   if (vm.count("max-loop-iterations")) o.max_loop_iterations = count_option(vm, "max-loop-iterations");
@@ -210,6 +212,12 @@ int run(int argc, char** argv) {
        "NAME=VALUE overrides a target parameter (see docs/cost-model.md); repeatable")
       ("stats", po::value<std::string>(), "write run statistics as JSON to FILE")
       ("trace", po::value<std::string>(), "write a Chrome/Perfetto trace JSON to FILE")
+      ("trace-detail", po::value<std::string>(),
+       "queues|engines: --trace slices per DMA queue only, or also per DMA engine (default: engines unless the run "
+       "has more than 20000 DMA engine slices)")
+      ("html", po::value<std::string>(),
+       "write the timeline as one self-contained HTML page to FILE (docs/html.md)")
+      ("print-dir", po::value<std::string>(), "also save each device_print tile as DIR/NAME_N.npy")
       ("emit", po::value<std::vector<std::string>>()->multitoken(),
        "ir|asm|bin FILE: write the kernel IR, the assembly text or the binary program")
       ("program", po::value<std::string>(), "run a binary program (from --emit bin or nki-as) instead of a kernel")
@@ -274,8 +282,15 @@ int run(int argc, char** argv) {
     }
   const bool functional = vm.count("functional") > 0, timing_only = vm.count("timing-only") > 0;
   if (functional && timing_only) throw cli::UsageError("--functional and --timing-only exclude each other");
-  if (functional && (vm.count("trace") || vm.count("profile") || vm.count("profile-json")))
-    throw cli::UsageError("--functional has no timing: --trace, --profile and --profile-json need a timed run");
+  if (functional && (vm.count("trace") || vm.count("profile") || vm.count("profile-json") || vm.count("html")))
+    throw cli::UsageError("--functional has no timing: --trace, --html, --profile and --profile-json need a timed run");
+  sim::TraceDetail trace_detail = sim::TraceDetail::automatic;
+  if (vm.count("trace-detail")) {
+    const std::string d = vm["trace-detail"].as<std::string>();
+    if (d == "queues") trace_detail = sim::TraceDetail::queues;
+    else if (d == "engines") trace_detail = sim::TraceDetail::engines;
+    else throw cli::UsageError("--trace-detail expects 'queues' or 'engines', got '" + d + "'");
+  }
   int explain_line = 0;
   std::string explain_file;
   if (vm.count("explain")) {
@@ -406,13 +421,19 @@ int run(int argc, char** argv) {
 
   sim::Options sopts = sim_options(vm, *target, functional, timing_only);
   sopts.outputs_in_place = true;  // one core: outputs are written straight from simulated HBM
+  cli::Progress progress;  // stderr, terminals only
+  sopts.progress = progress.callback();
   const api::Run r = api::simulate(programs, inputs, sopts);
+  progress.clear();
   phases.lap("simulate");
 
   const std::vector<std::string> written = write_outputs(vm["output-dir"].as<std::string>(), r.outputs(),
                                                          r.written_inputs(), vm.count("raw-low-precision") > 0);
   write_report(vm, "stats", [&](std::ostream& f) { r.write_stats_json(f); });
-  write_report(vm, "trace", [&](std::ostream& f) { r.write_trace_json(programs, f); });
+  write_report(vm, "trace", [&](std::ostream& f) { r.write_trace_json(programs, f, trace_detail); });
+  write_report(vm, "html", [&](std::ostream& f) {
+    r.write_html(programs, *target, fs::path(kernel_path).filename().string(), !from_binary, f);
+  });
   if (!quiet) std::cout << r.summary(programs, written);
   // --profile / --explain: with two cores one section per physical core, headed "core C: ".
   if (vm.count("profile")) write_profile(vm, r.profile(programs, &*target));

@@ -17,11 +17,12 @@ KernelError = _nkisim.KernelError
 __all__ = ["simulate", "compile", "as_dtype", "sbuf", "sbuf_output", "KernelError", "Result", "Program", "Kernel"]
 
 
-def simulate(kernel, *args, target="trn2", lnc=None, timing=True, trace=None, **kwargs):
+def simulate(kernel, *args, target="trn2", lnc=None, timing=True, trace=None, html=None, **kwargs):
     """Compiles `kernel` for these arguments and simulates it. target: trn1 | trn2 | trn3; lnc: 1 or 2 (None:
     the kernel[N] launch, else 1); timing=False runs the numerics only (total_ns is None); trace: a path for
-    the Chrome/Perfetto trace. Returns a Result."""
-    return _run(as_kernel(kernel, CURRENT), args, kwargs, target=target, lnc=lnc, timing=timing, trace=trace)
+    the Chrome/Perfetto trace; html: a path for the self-contained HTML timeline (docs/html.md). Returns a Result."""
+    return _run(as_kernel(kernel, CURRENT), args, kwargs, target=target, lnc=lnc, timing=timing, trace=trace,
+                html=html)
 
 
 class Program:

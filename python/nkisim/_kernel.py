@@ -251,10 +251,13 @@ def compile_program(kernel, args, kwargs, target=None, lnc=None):
     return prog, conv, inputs
 
 
-def run(kernel, args, kwargs, target=None, lnc=None, timing=True, trace=None):
+def run(kernel, args, kwargs, target=None, lnc=None, timing=True, trace=None, html=None):
     prog, conv, inputs = compile_program(kernel, args, kwargs, target, lnc)
     mode = "timed" if timing else "functional"
-    raw = _nkisim.simulate(prog, inputs, mode, bool(timing), os.fspath(trace) if trace else "")
+    if html and not timing:
+        raise ValueError("html= needs a timed run (timing=True)")
+    raw = _nkisim.simulate(prog, inputs, mode, bool(timing), os.fspath(trace) if trace else "",
+                           os.fspath(html) if html else "")
     raw["mode"] = mode
     if raw["printed"]:
         sys.stdout.write(raw["printed"])
