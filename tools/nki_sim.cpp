@@ -16,6 +16,7 @@
 #include "isa/diagnostic.h"
 #include "ir/kernel.h"
 #include "tools/cli_common.h"
+#include "tools/nki_sim_device.h"
 #include "sim/npy.h"
 #include "sim/simulate.h"
 #include "sim/summary.h"
@@ -30,7 +31,8 @@ constexpr const char* kUsage =
     "usage: nki-sim KERNEL.py [-k NAME] [--inputs FILE[:DTYPE] ...] [--arg NAME=VALUE ...] [-o DIR]\n"
     "               [--target trn1|trn2|trn3] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm|bin FILE] [-q]\n"
     "               [--profile[=FILE]] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
-    "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n";
+    "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n"
+    "       nki-sim bundle KERNEL.py [...] -o DIR | bundle-run DIR | calibrate RESULTS... (docs/device.md)\n";
 
 // The end of --help: exit status and environment (README.md "Exit status", docs/performance.md).
 constexpr const char* kHelpEpilog =
@@ -402,5 +404,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Device bundles and calibration (docs/device.md): nki-sim bundle | bundle-run | calibrate ...
+  if (const int rc = cli::run_device_command(argc, argv); rc >= 0) return rc;
   return cli::tool_main("nki-sim", kUsage, [&] { return run(argc, argv); });
 }
