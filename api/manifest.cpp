@@ -149,12 +149,26 @@ Manifest read_manifest(const std::string& dir) {
   for (auto& t : m.written_inputs) needed.push_back(t.file);
   for (const std::string& f : needed)
     if (!m.files.count(f)) r.fail("'" + f + "' is used but not listed under 'files' with its sha256");
+  // No part of a path may be a symbolic link: everything read stays inside the bundle folder.
+  auto check_no_links = [&](const std::string& rel) {
+    fs::path p = dir;
+    for (const fs::path& part : fs::path(rel)) {
+      p /= part;
+      if (fs::is_symlink(fs::symlink_status(p)))
+        throw Error("a symbolic link; a bundle holds regular files and folders only", SourceLoc{p.string(), 0, 0});
+    }
+  };
+  for (const std::string& inc : m.include_dirs) {
+    check_no_links(inc);
+    if (!fs::is_directory(fs::path(dir) / inc))
+      throw Error("missing from the bundle (an include folder manifest.json lists)",
+                  SourceLoc{(fs::path(dir) / inc).string(), 0, 0});
+  }
   for (auto& [path, hash] : m.files) {
     const std::string full = (fs::path(dir) / path).string();
+    check_no_links(path);
     if (!fs::exists(fs::symlink_status(full)))
       throw Error("missing from the bundle (listed in manifest.json)", SourceLoc{full, 0, 0});
-    if (fs::is_symlink(fs::symlink_status(full)))
-      throw Error("a symbolic link; a bundle holds regular files only", SourceLoc{full, 0, 0});
     const std::string actual = sha256_file(full);
     if (actual != hash)
       throw Error("sha256 " + actual + " does not match the manifest's " + hash +

@@ -93,6 +93,11 @@ os.makedirs(os.path.join(proj, "kern"))
 write_file(proj, "kern/__init__.py", "")
 write_file(proj, "kern/consts.py", "SCALE = 3.0\n")
 write_file(proj, "kern/unused.py", "raise RuntimeError('never imported')\n")
+# Modules of lengths around SHA-256's 64-byte blocks (padding boundaries): their hashes are checked below.
+# (kern/__init__.py is the empty file.)
+PADS = (6, 55, 56, 63, 64, 119, 120, 128)
+for n in PADS:
+    write_file(proj, f"kern/pad{n}.py", "P = 1" + "#" * (n - 6) + "\n")
 os.makedirs(os.path.join(proj, "lib"))
 write_file(proj, "lib/tileops.py", """import nki.language as nl
 import nki.isa as nisa
@@ -108,6 +113,7 @@ write_file(proj, "kern/main.py", """import nki
 import nki.language as nl
 from tileops import scaled_copy
 from .consts import SCALE
+""" + "".join(f"from .pad{n} import P as P{n}\n" for n in PADS) + """
 
 
 @nki.jit
@@ -118,6 +124,25 @@ def scale_rows(x, extra=0.0):
 """)
 CASES.append((os.path.join(proj, "kern", "main.py"), None, [(arr((128, 64)), "")],
               ["-I", os.path.join(proj, "lib"), "--arg", "extra=0.5"]))
+
+# A kernel that writes its input in place and returns nothing; a non-tensor parameter before the tensors; float16.
+write_file(proj, "add_into.py", """import nki
+import nki.language as nl
+import nki.isa as nisa
+
+
+@nki.jit
+def add_into(scale, a, b):
+    t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    u = nl.ndarray(b.shape, dtype=b.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a)
+    nisa.dma_copy(dst=u, src=b)
+    nisa.tensor_scalar(dst=u, data=u, op0=nl.multiply, operand0=scale)
+    nisa.tensor_tensor(dst=t, data1=t, data2=u, op=nl.add)
+    nisa.dma_copy(dst=a, src=t)
+""")
+CASES.append((os.path.join(proj, "add_into.py"), None, [(arr((128, 64)), ""), (arr((128, 64), np.float16), "")],
+              ["--arg", "scale=2.0"]))
 
 d = tmpdir()
 bundles = []
@@ -160,8 +185,11 @@ check(len(pkg) == 1, "the package kernel was bundled")
 if pkg:
     m = pkg[0][2]
     check_equal(m["kernel"]["file"], "kernel/kern/main.py", "package kernel: its path in the bundle")
-    check_equal(sorted(m["kernel"]["sources"]), ["kernel/kern/consts.py", "kernel/kern/main.py", "kernel/lib/tileops.py"],
-                "package kernel: the sources the front end read")
+    check_equal(sorted(m["kernel"]["sources"]),
+                sorted(["kernel/kern/consts.py", "kernel/kern/main.py", "kernel/lib/tileops.py"] +
+                       [f"kernel/kern/pad{n}.py" for n in PADS]), "package kernel: the sources the front end read")
+    check_equal(sorted(os.path.getsize(os.path.join(pkg[0][1], f"kernel/kern/pad{n}.py")) for n in PADS),
+                sorted(PADS), "package kernel: modules of every padding length (their sha256 checked above)")
     check_equal(m["kernel"]["include_dirs"], ["kernel/lib"], "package kernel: -I recorded inside the bundle")
     check("kernel/kern/__init__.py" in m["files"], "package kernel: the package marker comes along")
     check("kernel/kern/unused.py" not in m["files"], "package kernel: a module it never imported stays out")
@@ -170,6 +198,15 @@ lnc = [b for b in bundles if b[0] == "lnc_lnc_add"]
 check(len(lnc) == 1 and lnc[0][2]["lnc"] == 2, "the two-core bundle records LNC=2")
 spmd = [b for b in bundles if b[0] == "legacy_spmd_add"]
 check(len(spmd) == 1 and spmd[0][2]["grid"] == [2, 2], "the legacy SPMD bundle records its grid")
+inplace = [b for b in bundles if b[0] == "add_into"]
+check(len(inplace) == 1 and inplace[0][2]["nki_sim"]["outputs"] == [] and
+      [t["name"] for t in inplace[0][2]["nki_sim"]["written_inputs"]] == ["a"], "a written input is in the bundle")
+if inplace:
+    m = inplace[0][2]
+    a0, b0 = (np.load(os.path.join(inplace[0][1], t["file"])) for t in m["inputs"])
+    check_equal([t["dtype"] for t in m["inputs"]], ["float32", "float16"], "add_into: input dtypes")
+    check(np.array_equal(np.load(os.path.join(inplace[0][1], "nki-sim", "input_a.npy")),
+                         a0 + b0.astype(np.float32) * np.float32(2.0)), "add_into: nki-sim's written a = a + 2 b")
 bf16 = [b for b in bundles if b[0] == "rmsnorm"]
 check(len(bf16) == 1 and [t["dtype"] for t in bf16[0][2]["inputs"]] == ["bfloat16", "bfloat16"] and
       np.load(os.path.join(bf16[0][1], bf16[0][2]["inputs"][0]["file"])).dtype == np.uint16,
@@ -282,6 +319,13 @@ check(rc == 1 and os.path.join(tampered, "kernel", "tensor_add.py") + ": error: 
 os.remove(os.path.join(tampered, "inputs", "0_a_input.npy"))
 rc, so, se = nki("bundle-run", tampered)
 check(rc == 1 and "0_a_input.npy: error: missing from the bundle" in se, f"bundle-run: a missing file: {se!r}")
+linked = os.path.join(d, "linked")
+shutil.copytree(b, linked)
+shutil.move(os.path.join(linked, "kernel"), os.path.join(d, "outside_kernel"))
+os.symlink(os.path.join(d, "outside_kernel"), os.path.join(linked, "kernel"))
+rc, so, se = nki("bundle-run", linked)
+check(rc == 1 and os.path.join(linked, "kernel") + ": error: a symbolic link" in se,
+      f"bundle-run: a folder linked out of the bundle: {se!r}")
 rc, so, se = nki("bundle-run", os.path.join(d, "no_such_bundle"))
 check(rc == 1 and "no_such_bundle: error: not a bundle folder" in se, f"bundle-run: no such folder: {se!r}")
 rc, so, se = nki("bundle-run")
