@@ -56,10 +56,12 @@ BundleTensor tensor_entry(const std::string& name, const std::string& file, cons
 }
 
 // Runs with the options every bundle run uses: timed, the bundle's target, outputs copied out.
-Run simulate_bundle(const Compiled& c, const std::vector<sim::HostArray>& inputs, bool timeline) {
+Run simulate_bundle(const Compiled& c, const std::vector<sim::HostArray>& inputs, bool timeline,
+                    uint64_t max_loop_iterations) {
   sim::Options o;
   o.target = c.target;
   o.timeline = timeline;
+  o.max_loop_iterations = max_loop_iterations;
   return simulate(c.programs, inputs, o);
 }
 
@@ -111,7 +113,7 @@ Manifest fill_bundle(const BundleRequest& req, const fs::path& tmp) {
     creq.copts.inputs.push_back({inputs.back().dtype, inputs.back().shape});
   }
   const Compiled c = compile_kernel(creq);
-  const Run r = simulate_bundle(c, inputs, true);
+  const Run r = simulate_bundle(c, inputs, true, req.max_loop_iterations);
 
   Manifest m;
   m.nki_sim_version = nki_sim_version();
@@ -120,6 +122,10 @@ Manifest fill_bundle(const BundleRequest& req, const fs::path& tmp) {
   m.lnc = c.lnc();
   m.grid = c.launch_grid;
   m.arguments = req.compile.copts.args;
+  m.max_steps = req.compile.copts.max_steps;
+  m.max_instructions = req.compile.copts.max_instructions;
+  m.max_recursion = req.compile.copts.max_recursion;
+  m.max_loop_iterations = req.max_loop_iterations;
   m.simulated_ns = r.total_ns();
 
   // Sources keep their layout relative to the deepest folder holding them all and the -I folders they came
@@ -230,6 +236,9 @@ BundleRun run_bundle(const std::string& dir, bool timeline) {
   req.copts.args = m.arguments;
   for (const std::string& inc : m.include_dirs) req.copts.include_dirs.push_back((d / inc).string());
   req.copts.grid = m.grid;
+  req.copts.max_steps = m.max_steps;
+  req.copts.max_instructions = m.max_instructions;
+  req.copts.max_recursion = m.max_recursion;
   req.target = *target;
   req.lnc = m.lnc;
   std::vector<sim::HostArray> inputs;
@@ -247,7 +256,7 @@ BundleRun run_bundle(const std::string& dir, bool timeline) {
     req.copts.inputs.push_back({inputs.back().dtype, inputs.back().shape});
   }
   BundleRun r{m, compile_kernel(req), {}};
-  r.run = simulate_bundle(r.compiled, inputs, timeline);
+  r.run = simulate_bundle(r.compiled, inputs, timeline, m.max_loop_iterations);
   return r;
 }
 
@@ -305,6 +314,7 @@ std::vector<std::string> check_bundle_program(const BundleRun& r) {
   }
   sim::Options o;
   o.target = r.compiled.target;
+  o.max_loop_iterations = m.max_loop_iterations;
   const Run run = simulate(programs, inputs, o);
   char tmpl[] = "/tmp/nkisim-bundle-program-XXXXXX";
   if (!mkdtemp(tmpl)) throw Error("cannot create a temporary folder in /tmp");

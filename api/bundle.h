@@ -21,6 +21,7 @@ struct BundleInput {
 struct BundleRequest {
   CompileRequest compile;  // the kernel, its arguments, -I folders, target, LNC, grid (as for a CLI run)
   std::vector<BundleInput> inputs;
+  uint64_t max_loop_iterations = 1000000;  // sim::Options::max_loop_iterations (--max-loop-iterations)
   std::string out_dir;  // the bundle folder: created, or replaced when it is an earlier bundle or empty
 };
 

@@ -85,6 +85,10 @@ std::string manifest_json(const Manifest& m) {
   ordered_json args = ordered_json::array();
   for (auto& [name, text] : m.arguments) args.push_back(ordered_json{{"name", name}, {"value", text}});
   j["arguments"] = args;
+  j["budgets"] = ordered_json{{"max_steps", m.max_steps},
+                              {"max_instructions", m.max_instructions},
+                              {"max_recursion", m.max_recursion},
+                              {"max_loop_iterations", m.max_loop_iterations}};
   j["nki_sim"] = ordered_json{{"outputs", outputs}, {"written_inputs", written}, {"simulated_ns", m.simulated_ns},
                               {"program", m.program}, {"stats", m.stats}, {"profile", m.profile}};
   ordered_json files = ordered_json::object();
@@ -125,6 +129,17 @@ Manifest read_manifest(const std::string& dir) {
   const ordered_json& args = r.at(j, "arguments");
   if (!args.is_array()) r.fail("'arguments' must be a list");
   for (auto& a : args) m.arguments.push_back({r.str(a, "name"), r.str(a, "value")});
+  const ordered_json& budgets = r.at(j, "budgets");
+  auto budget = [&](const char* key, uint64_t max) {
+    const ordered_json& v = r.at(budgets, key);
+    if (!v.is_number_unsigned() || v.get<uint64_t>() < 1 || v.get<uint64_t>() > max)
+      r.fail(std::string("'budgets': '") + key + "' must be a positive whole number up to " + std::to_string(max));
+    return v.get<uint64_t>();
+  };
+  m.max_steps = budget("max_steps", uint64_t(INT64_MAX));
+  m.max_instructions = budget("max_instructions", uint64_t(INT64_MAX));
+  m.max_recursion = int(budget("max_recursion", uint64_t(INT32_MAX)));
+  m.max_loop_iterations = budget("max_loop_iterations", uint64_t(INT64_MAX));
   const ordered_json& ns = r.at(j, "nki_sim");
   m.outputs = r.tensors(ns, "outputs");
   m.written_inputs = r.tensors(ns, "written_inputs");

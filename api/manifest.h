@@ -34,6 +34,9 @@ struct Manifest {
   std::vector<int64_t> grid;  // legacy SPMD launch grid (empty: one instance)
   std::vector<BundleTensor> inputs;  // in binding order; low-precision floats are stored as raw bits
   std::vector<std::pair<std::string, std::string>> arguments;  // non-tensor parameters as Python literals
+  // The budgets the kernel was compiled and run with (--max-steps, ...), so a re-run is held to the same.
+  uint64_t max_steps = 0, max_instructions = 0, max_loop_iterations = 0;
+  int max_recursion = 0;
   std::vector<BundleTensor> outputs;         // nki-sim's returned tensors (low precision widened to float32)
   std::vector<BundleTensor> written_inputs;  // inputs the kernel wrote, as nki-sim left them
   double simulated_ns = 0;

@@ -18,7 +18,8 @@ namespace {
 
 constexpr const char* kBundleUsage =
     "usage: nki-sim bundle KERNEL.py [-k NAME] [--inputs FILE[:DTYPE] ...] [--arg NAME=VALUE ...] [-I DIR ...]\n"
-    "                      [--target trn1|trn2|trn3] [--lnc 1|2] [--grid N[,M...]] -o DIR [-q]\n";
+    "                      [--target trn1|trn2|trn3] [--lnc 1|2] [--grid N[,M...]] [--max-steps N]\n"
+    "                      [--max-instructions N] [--max-recursion N] [--max-loop-iterations N] -o DIR [-q]\n";
 constexpr const char* kBundleRunUsage = "usage: nki-sim bundle-run DIR [-o OUT] [-q]\n";
 constexpr const char* kCalibrateUsage = "usage: nki-sim calibrate RESULTS... [--json]\n";
 
@@ -66,6 +67,10 @@ int bundle(int argc, char** argv) {
       "lnc", po::value<int>(), "1|2: logical NeuronCore size (default: the kernel file's launch, else 1)")(
       "grid", po::value<std::string>(), "N[,M...]: a legacy SPMD launch grid")(
       "output-dir,o", po::value<std::string>(), "the bundle folder to write (required)")(
+      "max-steps", po::value<std::string>(), "compile-time evaluation budget in steps (default 100000000)")(
+      "max-instructions", po::value<std::string>(), "budget of instructions a kernel may emit (default 5000000)")(
+      "max-recursion", po::value<std::string>(), "depth limit of compile-time Python calls (default 1000)")(
+      "max-loop-iterations", po::value<std::string>(), "taken branches per engine in dynamic loops (default 1000000)")(
       "quiet,q", "print nothing on success");
   const po::variables_map vm = parse(argc, argv, opts, "kernel-file");
   if (vm.count("help")) {
@@ -92,6 +97,21 @@ int bundle(int argc, char** argv) {
   } else if (vm.count("grid")) {
     req.compile.lnc = 1;
   }
+  // Budgets, as the main command's, recorded in the manifest so a re-run is held to the same.
+  auto budget = [&](const char* option, uint64_t max) {
+    const std::string text = vm[option].as<std::string>();
+    bool ok = !text.empty() && text.size() <= 19;
+    for (char c : text) ok = ok && c >= '0' && c <= '9';
+    const uint64_t v = ok ? std::stoull(text) : 0;
+    if (!ok || v == 0 || v > max)
+      throw UsageError(std::string("--") + option + " expects a positive whole number, got '" + text + "'");
+    return v;
+  };
+  auto& copts = req.compile.copts;
+  if (vm.count("max-steps")) copts.max_steps = budget("max-steps", uint64_t(INT64_MAX));
+  if (vm.count("max-instructions")) copts.max_instructions = budget("max-instructions", uint64_t(INT64_MAX));
+  if (vm.count("max-recursion")) copts.max_recursion = int(budget("max-recursion", uint64_t(INT32_MAX)));
+  if (vm.count("max-loop-iterations")) req.max_loop_iterations = budget("max-loop-iterations", uint64_t(INT64_MAX));
   if (vm.count("inputs"))
     for (auto& s : vm["inputs"].as<std::vector<std::string>>()) req.inputs.push_back(input_spec(s));
   req.out_dir = vm["output-dir"].as<std::string>();

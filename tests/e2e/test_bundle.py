@@ -326,6 +326,29 @@ os.symlink(os.path.join(d, "outside_kernel"), os.path.join(linked, "kernel"))
 rc, so, se = nki("bundle-run", linked)
 check(rc == 1 and os.path.join(linked, "kernel") + ": error: a symbolic link" in se,
       f"bundle-run: a folder linked out of the bundle: {se!r}")
+# The budgets are recorded and a re-run is held to them.
+budgeted = os.path.join(d, "budgeted")
+specs = [save(d, f"bud_{i}.npy", arr((128, 512))) for i in range(2)]
+rc, so, se = nki("bundle", os.path.join(EXAMPLES, "tensor_add.py"), "--inputs", *specs, "--max-steps", "123456",
+                 "--max-instructions", "5000", "--max-recursion", "77", "--max-loop-iterations", "9", "-o", budgeted)
+man_file = os.path.join(budgeted, "manifest.json")
+check(rc == 0 and load_json(man_file)["budgets"] == {"max_steps": 123456, "max_instructions": 5000,
+                                                     "max_recursion": 77, "max_loop_iterations": 9},
+      f"budgets recorded in the manifest ({se})")
+man = load_json(man_file)
+man["budgets"]["max_instructions"] = 3
+with open(man_file, "w") as f:
+    json.dump(man, f)
+rc, so, se = nki("bundle-run", budgeted)
+check(rc == 1 and "--max-instructions" in se and "tensor_add.py:" in se, f"a re-run is held to the budgets: {se!r}")
+man["budgets"]["max_instructions"] = 0
+with open(man_file, "w") as f:
+    json.dump(man, f)
+rc, so, se = nki("bundle-run", budgeted)
+check(rc == 1 and "manifest.json: error: 'budgets': 'max_instructions' must be a positive whole number" in se,
+      f"a bad budget in the manifest: {se!r}")
+rc, so, se = nki("bundle", os.path.join(EXAMPLES, "tensor_add.py"), "--inputs", *specs, "--max-steps", "0", "-o", budgeted)
+check(rc == 2 and "--max-steps expects a positive whole number, got '0'" in se, f"a bad budget option: {se!r}")
 rc, so, se = nki("bundle-run", os.path.join(d, "no_such_bundle"))
 check(rc == 1 and "no_such_bundle: error: not a bundle folder" in se, f"bundle-run: no such folder: {se!r}")
 rc, so, se = nki("bundle-run")
