@@ -256,6 +256,14 @@ BundleRun run_bundle(const std::string& dir, bool timeline) {
     req.copts.inputs.push_back({inputs.back().dtype, inputs.back().shape});
   }
   BundleRun r{m, compile_kernel(req), {}};
+  // From the bundle alone: every source the compile read is one of the bundle's hashed files.
+  const fs::path root = fs::weakly_canonical(fs::absolute(d));
+  for (const std::string& s : r.compiled.source_files) {
+    const fs::path rel = fs::weakly_canonical(fs::absolute(s)).lexically_relative(root);
+    if (rel.empty() || *rel.begin() == ".." || !m.files.count(rel.generic_string()))
+      throw Error("the kernel read this file, which is not one of the bundle's files in manifest.json",
+                  SourceLoc{s, 0, 0});
+  }
   r.run = simulate_bundle(r.compiled, inputs, timeline, m.max_loop_iterations);
   return r;
 }

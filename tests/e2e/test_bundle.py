@@ -194,6 +194,21 @@ if pkg:
     check("kernel/kern/__init__.py" in m["files"], "package kernel: the package marker comes along")
     check("kernel/kern/unused.py" not in m["files"], "package kernel: a module it never imported stays out")
     check_equal(m["arguments"], [{"name": "extra", "value": "0.5"}], "package kernel: --arg recorded")
+    # A kernel that reads a module the manifest does not list is refused, even with its own hash updated.
+    sneaky = os.path.join(d, "sneaky")
+    shutil.copytree(pkg[0][1], sneaky)
+    write_file(sneaky, "kernel/kern/extra.py", "EXTRA = 1.0\n")
+    main = os.path.join(sneaky, "kernel", "kern", "main.py")
+    with open(main, "a") as f:
+        f.write("from .extra import EXTRA\n")
+    man = load_json(os.path.join(sneaky, "manifest.json"))
+    man["files"]["kernel/kern/main.py"] = sha256(main)
+    with open(os.path.join(sneaky, "manifest.json"), "w") as f:
+        json.dump(man, f)
+    rc, so, se = nki("bundle-run", sneaky)
+    check(rc == 1 and os.path.join(sneaky, "kernel", "kern", "extra.py") +
+          ": error: the kernel read this file, which is not one of the bundle's files" in se,
+          f"bundle-run: a source outside the manifest: {se!r}")
 lnc = [b for b in bundles if b[0] == "lnc_lnc_add"]
 check(len(lnc) == 1 and lnc[0][2]["lnc"] == 2, "the two-core bundle records LNC=2")
 spmd = [b for b in bundles if b[0] == "legacy_spmd_add"]
