@@ -145,7 +145,7 @@ Manifest fill_bundle(const BundleRequest& req, const fs::path& tmp) {
   const fs::path root = common_root(roots);
   auto rel = [&](const fs::path& p) {
     const fs::path r = p.lexically_relative(root);
-    return (fs::path("kernel") / (r == "." ? fs::path() : r)).lexically_normal().generic_string();
+    return r == "." ? std::string("kernel") : (fs::path("kernel") / r).lexically_normal().generic_string();
   };
   std::vector<fs::path> copied = sources;
   for (const fs::path& s : sources)

@@ -102,11 +102,12 @@ def load_inputs(manifest):
 
 
 def import_kernel(manifest):
-    """The kernel function object from kernel/, imported with its package (relative imports work)."""
+    """The kernel function object from kernel/, imported with its packages below kernel/ (relative imports work)."""
     kernel_file = os.path.join(BUNDLE, manifest["kernel"]["file"])
+    top = os.path.join(BUNDLE, "kernel")
     folder, stem = os.path.split(kernel_file)
     parts = [os.path.splitext(stem)[0]]
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
+    while folder != top and os.path.isfile(os.path.join(folder, "__init__.py")):
         folder, pkg = os.path.split(folder)
         parts.insert(0, pkg)
     for inc in reversed(manifest["kernel"]["include_dirs"]):

@@ -90,6 +90,7 @@ CASES.append((os.path.join(SRC, "tests", "e2e", "kernels", "lnc.py"), "lnc_add",
 # A kernel in a package: a relative import, an -I module, an unrelated file that must stay out of the bundle.
 proj = tmpdir()
 os.makedirs(os.path.join(proj, "kern"))
+write_file(proj, "__init__.py", "")  # the bundle's kernel/ folder is then a package marker too: never imported
 write_file(proj, "kern/__init__.py", "")
 write_file(proj, "kern/consts.py", "SCALE = 3.0\n")
 write_file(proj, "kern/unused.py", "raise RuntimeError('never imported')\n")
@@ -123,7 +124,7 @@ def scale_rows(x, extra=0.0):
     return out
 """)
 CASES.append((os.path.join(proj, "kern", "main.py"), None, [(arr((128, 64)), "")],
-              ["-I", os.path.join(proj, "lib"), "--arg", "extra=0.5"]))
+              ["-I", os.path.join(proj, "lib"), "-I", proj, "--arg", "extra=0.5"]))
 
 # A kernel that writes its input in place and returns nothing; a non-tensor parameter before the tensors; float16.
 write_file(proj, "add_into.py", """import nki
@@ -190,8 +191,9 @@ if pkg:
                        [f"kernel/kern/pad{n}.py" for n in PADS]), "package kernel: the sources the front end read")
     check_equal(sorted(os.path.getsize(os.path.join(pkg[0][1], f"kernel/kern/pad{n}.py")) for n in PADS),
                 sorted(PADS), "package kernel: modules of every padding length (their sha256 checked above)")
-    check_equal(m["kernel"]["include_dirs"], ["kernel/lib"], "package kernel: -I recorded inside the bundle")
-    check("kernel/kern/__init__.py" in m["files"], "package kernel: the package marker comes along")
+    check_equal(m["kernel"]["include_dirs"], ["kernel/lib", "kernel"], "package kernel: -I recorded inside the bundle")
+    check("kernel/kern/__init__.py" in m["files"] and "kernel/__init__.py" in m["files"],
+          "package kernel: the package markers come along")
     check("kernel/kern/unused.py" not in m["files"], "package kernel: a module it never imported stays out")
     check_equal(m["arguments"], [{"name": "extra", "value": "0.5"}], "package kernel: --arg recorded")
     # A kernel that reads a module the manifest does not list is refused, even with its own hash updated.
@@ -281,6 +283,8 @@ for name, bundle, m in bundles:
     check(calls and calls[0]["env"]["NEURON_LOGICAL_NC_CONFIG"] == str(m["lnc"]) and
           calls[0]["env"]["NEURON_PLATFORM_TARGET_OVERRIDE"] == m["target"],
           f"{name}: runtime LNC and target set before the SDK runs: {calls[0]['env'] if calls else None}")
+    if name == "main":
+        check(calls and calls[0]["module"] == "kern.main", f"package kernel imported as kern.main: {calls[:1]}")
     check("device p50" in so and "outputs match" in so, f"{name}: run_on_device summary {so!r}")
 
 # --profile: the NEFF the SDK saved (NEURON_FRAMEWORK_DEBUG=1) goes to neuron-explorer capture.

@@ -37,6 +37,9 @@ def placeholder_module(name):
         def __repr__(self):
             return self._path
 
+        def __mro_entries__(self, bases):  # class Config(nl.NKIObject): ...
+            return (object,)
+
     mod = types.ModuleType(name)
     mod.__getattr__ = lambda attr: Placeholder(name + "." + attr)
     return mod
@@ -88,7 +91,7 @@ def run_kernel(api, fn, grid, args, kwargs):
         if root and entry and os.path.abspath(entry).startswith(root + os.sep):
             cmd += ["-I", entry]
     p = subprocess.run(cmd, capture_output=True, text=True)
-    log({"call": fn.__name__, "api": api, "grid": grid, "args": passed, "cwd": os.getcwd(),
+    log({"call": fn.__name__, "module": fn.__module__, "api": api, "grid": grid, "args": passed, "cwd": os.getcwd(),
          "env": {k: os.environ.get(k) for k in ("NEURON_LOGICAL_NC_CONFIG", "NEURON_PLATFORM_TARGET_OVERRIDE",
                                                  "NEURON_FRAMEWORK_DEBUG")},
          "returncode": p.returncode})
