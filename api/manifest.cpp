@@ -56,6 +56,13 @@ struct Reader {
     }
     return out;
   }
+  std::vector<std::string> paths(const ordered_json& j, const char* key) const {
+    const ordered_json& v = at(j, key);
+    if (!v.is_array()) fail(std::string("'") + key + "' must be a list of paths");
+    std::vector<std::string> out;
+    for (auto& s : v) out.push_back(checked_path(s.is_string() ? s.get<std::string>() : "", key));
+    return out;
+  }
   std::vector<BundleTensor> tensors(const ordered_json& j, const char* key) const {
     const ordered_json& v = at(j, key);
     if (!v.is_array()) fail(std::string("'") + key + "' must be a list");
@@ -117,9 +124,9 @@ Manifest read_manifest(const std::string& dir) {
   const ordered_json& k = r.at(j, "kernel");
   m.kernel_file = r.path(k, "file");
   m.function = r.str(k, "function");
-  for (auto& s : r.at(k, "sources")) m.sources.push_back(r.checked_path(s.is_string() ? s.get<std::string>() : "", "sources"));
-  for (auto& s : r.at(k, "include_dirs"))
-    m.include_dirs.push_back(r.checked_path(s.is_string() ? s.get<std::string>() : "", "include_dirs"));
+  if (m.function.empty()) r.fail("'function' must name the kernel function");
+  m.sources = r.paths(k, "sources");
+  m.include_dirs = r.paths(k, "include_dirs");
   m.target = r.str(j, "target");
   const ordered_json& lnc = r.at(j, "lnc");
   if (!lnc.is_number_integer() || lnc.get<int64_t>() < 1 || lnc.get<int64_t>() > 2) r.fail("'lnc' must be 1 or 2");

@@ -345,6 +345,26 @@ os.symlink(os.path.join(d, "outside_kernel"), os.path.join(linked, "kernel"))
 rc, so, se = nki("bundle-run", linked)
 check(rc == 1 and os.path.join(linked, "kernel") + ": error: a symbolic link" in se,
       f"bundle-run: a folder linked out of the bundle: {se!r}")
+# A hostile or damaged manifest: every problem is an error located at manifest.json, nothing is read outside.
+hostile = os.path.join(d, "hostile")
+shutil.copytree(b, hostile)
+base = load_json(os.path.join(hostile, "manifest.json"))
+for change, message in [
+        (lambda m: m["kernel"].update(file="../../etc/passwd"), "'file': '../../etc/passwd' is not a path inside the bundle"),
+        (lambda m: m["files"].update({"/etc/passwd": "0"}), "'files': '/etc/passwd' is not a path inside the bundle"),
+        (lambda m: m["kernel"].update(sources="kernel/tensor_add.py"), "'sources' must be a list of paths"),
+        (lambda m: m.update(format_version=2), "bundle format_version 2 is not supported"),
+        (lambda m: m.update(lnc=3), "'lnc' must be 1 or 2"),
+        (lambda m: m["files"].pop("inputs/0_a_input.npy"), "'inputs/0_a_input.npy' is used but not listed under 'files'"),
+        (lambda m: m.pop("target"), "missing key 'target'")]:
+    m = json.loads(json.dumps(base))
+    change(m)
+    with open(os.path.join(hostile, "manifest.json"), "w") as f:
+        json.dump(m, f)
+    rc, so, se = nki("bundle-run", hostile)
+    check(rc == 1 and os.path.join(hostile, "manifest.json") + ": error: " + message in se,
+          f"hostile manifest: {message}: {se!r}")
+
 # The budgets are recorded and a re-run is held to them.
 budgeted = os.path.join(d, "budgeted")
 specs = [save(d, f"bud_{i}.npy", arr((128, 512))) for i in range(2)]
