@@ -155,13 +155,17 @@ def call_arguments(kernel, tensors, arguments):
     return args, kwargs
 
 
-def launcher(kernel, manifest):
-    """kernel, kernel[lnc] (LNC=2) or kernel[grid] (a legacy SPMD grid), as the SDK launches it."""
-    grid = manifest["grid"]
+def launcher(kernel, manifest, sdk):
+    """kernel, kernel[lnc] (LNC=2; kernel[nl.nc(lnc)] in the legacy API) or kernel[grid] (a legacy SPMD grid),
+    as the SDK launches it."""
+    grid, lnc = manifest["grid"], manifest["lnc"]
+    if grid and lnc > 1:
+        raise BundleError(f"a legacy launch grid {grid} on LNC={lnc}: this script does not spell that launch")
     if grid:
         return kernel[tuple(grid) if len(grid) > 1 else grid[0]]
-    if manifest["lnc"] > 1:
-        return kernel[manifest["lnc"]]
+    if lnc > 1:
+        legacy = sdk.__name__ == "neuronxcc.nki"
+        return kernel[importlib.import_module(sdk.__name__ + ".language").nc(lnc) if legacy else lnc]
     return kernel
 
 
@@ -212,14 +216,14 @@ def measure_latency(sdk, kernel, manifest, args, kwargs, warmup, iters):
     if callable(bench):
         try:
             wrapped = bench(warmup=warmup, iters=iters)(kernel)
-            launcher(wrapped, manifest)(*args, **kwargs)
+            launcher(wrapped, manifest, sdk)(*args, **kwargs)
             nc = wrapped.benchmark_result.nc_latency
             lat = {f"p{p}": float(nc.get_latency_percentile(p)) for p in (50, 90, 99)}
             return {"method": sdk.__name__ + ".benchmark", "clock": "device (nc_latency)", "warmup": warmup,
                     "iterations": iters, "latency_us": lat}
         except (NotImplementedError, AttributeError) as e:
             note = f"{sdk.__name__}.benchmark unavailable ({type(e).__name__}: {e})"
-    call = launcher(kernel, manifest)
+    call = launcher(kernel, manifest, sdk)
     for _ in range(warmup):
         call(*args, **kwargs)
     samples = []
@@ -292,9 +296,9 @@ def main(argv):
 
     os.chdir(work)
     run = getattr(sdk, "baremetal", None)
-    call = launcher(kernel, manifest)
+    call = launcher(kernel, manifest, sdk)
     if callable(run) and sdk_name == "neuronxcc.nki":
-        call = launcher(run(kernel), manifest)
+        call = launcher(run(kernel), manifest, sdk)
     outputs = as_outputs(call(*args, **kwargs))
 
     numerics = []

@@ -87,6 +87,23 @@ CASES = [(os.path.join(EXAMPLES, f), k, i, e) for f, k, i, e in CASES]
 CASES.append((os.path.join(SRC, "tests", "e2e", "kernels", "lnc.py"), "lnc_add",
               [(arr((512, 256)), ""), (arr((512, 256)), "")], ["--lnc", "2"]))
 
+# A legacy kernel at LNC=2 (kernel[nl.nc(2)] on the device).
+legacy_lnc = write_file(tmpdir(), "legacy_lnc.py", """import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def legacy_lnc_add(a, b):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    rows = a.shape[0] // nl.num_programs()
+    for t in nl.affine_range(rows // 128):
+        r0 = nl.program_id(0) * rows + t * 128
+        i_p, i_f = nl.mgrid[0:128, 0:a.shape[1]]
+        nl.store(out[r0 + i_p, i_f], value=nl.load(a[r0 + i_p, i_f]) + nl.load(b[r0 + i_p, i_f]))
+    return out
+""")
+CASES.append((legacy_lnc, None, [(arr((512, 256)), ""), (arr((512, 256)), "")], ["--lnc", "2"]))
+
 # A kernel in a package: a relative import, an -I module, an unrelated file that must stay out of the bundle.
 proj = tmpdir()
 os.makedirs(os.path.join(proj, "kern"))
@@ -260,6 +277,10 @@ for name, bundle, m in bundles:
     calls = [r for r in log if "call" in r]
     legacy = res["sdk"]["module"] == "neuronxcc.nki"
     check_equal(legacy, name.startswith("legacy_"), f"{name}: the SDK module of the kernel's API")
+    if name == "legacy_lnc":
+        check(np.array_equal(np.load(os.path.join(bundle, "nki-sim", "output_0.npy")),
+                             np.load(os.path.join(bundle, m["inputs"][0]["file"])) +
+                             np.load(os.path.join(bundle, m["inputs"][1]["file"]))), "legacy_lnc: nki-sim's a + b")
     if legacy:  # baremetal for the numerics, then one benchmark call (warm-up and iterations are the SDK's)
         check_equal(len(calls), 2, f"{name}: kernel calls through neuronxcc.nki")
         check_equal([(r["warmup"], r["iters"]) for r in log if "benchmark" in r], [(1, 2)],
@@ -278,7 +299,7 @@ for name, bundle, m in bundles:
     got_args = sorted((a["name"], ast.literal_eval(a["value"])) for a in calls[0]["args"] if "value" in a) if calls else []
     check_equal(got_args, sorted((a["name"], ast.literal_eval(a["value"])) for a in m["arguments"]),
                 f"{name}: arguments passed, as values")
-    launch = m["grid"] or ([m["lnc"]] if m["lnc"] > 1 else None)
+    launch = m["grid"] or ([f"nc({m['lnc']})" if legacy else m["lnc"]] if m["lnc"] > 1 else None)
     check(calls and all(c["grid"] == launch for c in calls), f"{name}: launched as {launch}: {calls[:1]}")
     check(calls and calls[0]["env"]["NEURON_LOGICAL_NC_CONFIG"] == str(m["lnc"]) and
           calls[0]["env"]["NEURON_PLATFORM_TARGET_OVERRIDE"] == m["target"],

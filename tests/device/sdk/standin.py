@@ -81,7 +81,10 @@ def run_kernel(api, fn, grid, args, kwargs):
             passed.append({"name": name, "value": _literal(value)})
     if inputs:
         cmd += ["--inputs", *inputs]
-    if grid is not None:
+    if grid is not None and isinstance(grid[0], LogicalCores):
+        cmd += ["--lnc", str(grid[0].n)]
+        grid = [f"nc({grid[0].n})"]
+    elif grid is not None:
         cmd += ["--grid", ",".join(map(str, grid))] if api == "neuronxcc.nki" else ["--lnc", str(grid[0])]
     target = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
     if target:
@@ -106,6 +109,13 @@ def run_kernel(api, fn, grid, args, kwargs):
     if not outs:
         return None
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+class LogicalCores:
+    """nl.nc(n) of the legacy API: a launch on n physical cores (LNC=n)."""
+
+    def __init__(self, n):
+        self.n = n
 
 
 class Kernel:
@@ -149,7 +159,8 @@ class Benchmark:
         self.benchmark_result = None
 
     def _run(self, grid, a, k):
-        log({"benchmark": self.kernel.__name__, "warmup": self.warmup, "iters": self.iters, "grid": grid})
+        shown = None if grid is None else [f"nc({g.n})" if isinstance(g, LogicalCores) else g for g in grid]
+        log({"benchmark": self.kernel.__name__, "warmup": self.warmup, "iters": self.iters, "grid": shown})
         out = self.kernel[tuple(grid)](*a, **k) if grid else self.kernel(*a, **k)
         self.benchmark_result = types.SimpleNamespace(nc_latency=_Latency())
         return out
