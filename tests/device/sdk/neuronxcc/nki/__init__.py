@@ -17,4 +17,4 @@ def benchmark(warmup=5, iters=10, **options):
 
 for _sub in ("language", "isa", "typing", "compiler"):
     sys.modules[__name__ + "." + _sub] = globals()[_sub] = placeholder_module(__name__ + "." + _sub)
-language.nc = LogicalCores  # kernel[nl.nc(2)]: the legacy spelling of an LNC=2 launch
+sys.modules[__name__ + ".language"].nc = LogicalCores  # kernel[nl.nc(2)]: the legacy spelling of an LNC=2 launch
