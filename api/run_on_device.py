@@ -37,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import time
+import traceback
 
 import numpy as np
 
@@ -183,7 +184,11 @@ def compare(device, nki_sim, dtype, atol, rtol):
     if tuple(device.shape) != tuple(nki_sim.shape):
         entry.update(match=False, error=f"device shape {list(device.shape)} != nki-sim shape {list(nki_sim.shape)}")
         return entry
-    d = device.astype(np.float64)
+    try:
+        d = device.astype(np.float64)
+    except (TypeError, ValueError) as e:
+        entry.update(match=False, error=f"the device returned a {device.dtype} array that is not numeric: {e}")
+        return entry
     s = nki_sim.astype(np.float64)
     both_nan = np.isnan(d) & np.isnan(s)
     diff = np.where(both_nan, 0.0, np.abs(d - s))
@@ -288,7 +293,13 @@ def main(argv):
         os.environ["NEURON_FRAMEWORK_DEBUG"] = "1"  # the compiler saves the NEFF in the current folder
     inputs = load_inputs(manifest)
     arguments = {a["name"]: ast.literal_eval(a["value"]) for a in manifest["arguments"]}
-    kernel = import_kernel(manifest)
+    try:
+        kernel = import_kernel(manifest)
+    except BundleError:
+        raise
+    except Exception as e:  # the kernel module's own import-time code
+        traceback.print_exc()
+        raise BundleError(f"importing {manifest['kernel']['file']} failed: {type(e).__name__}: {e}")
     sdk_name, sdk = sdk_module(kernel)
     if inspect.isfunction(kernel):  # not decorated: the SDK's jit makes it a kernel
         kernel = sdk.jit(kernel)

@@ -21,28 +21,66 @@ def log(record):
             f.write(json.dumps(record) + "\n")
 
 
+class Placeholder:
+    """Any name of the SDK the kernel module touches at import time (nl.float32, nl.tile_size.pmax, a base class
+    nl.NKIObject): kernel bodies only run inside nki-sim."""
+
+    def __init__(self, path):
+        self._path = path
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):  # numpy / copy / pickle probes: not an array, not special
+            raise AttributeError(attr)
+        return Placeholder(self._path + "." + attr)
+
+    def __call__(self, *a, **k):
+        if len(a) == 1 and not k and callable(a[0]):  # a decorator (@nki.compiler.skip_middle_end_transformations)
+            return a[0]
+        return Placeholder(self._path + "()")
+
+    def __repr__(self):
+        return self._path
+
+    def __mro_entries__(self, bases):  # class Config(nl.NKIObject): ...
+        return (object,)
+
+
 def placeholder_module(name):
-    """A module whose every attribute is a placeholder (nl.float32, nl.tile_size.pmax, ...): kernel modules
-    import and decorate at import time but their bodies only run inside nki-sim."""
-    class Placeholder:
-        def __init__(self, path):
-            self._path = path
-
-        def __getattr__(self, attr):
-            return Placeholder(self._path + "." + attr)
-
-        def __call__(self, *a, **k):
-            return Placeholder(self._path + "()")
-
-        def __repr__(self):
-            return self._path
-
-        def __mro_entries__(self, bases):  # class Config(nl.NKIObject): ...
-            return (object,)
-
+    """A package whose every attribute is a Placeholder and whose submodules are placeholder modules too
+    (`from nki.isa.constants import dge_mode`)."""
     mod = types.ModuleType(name)
+    mod.__path__ = []
     mod.__getattr__ = lambda attr: Placeholder(name + "." + attr)
     return mod
+
+
+class _PlaceholderFinder:
+    """Finds every not otherwise existing submodule of the stand-in SDK packages as a placeholder module."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        import importlib.machinery
+        parent = fullname.rpartition(".")[0]
+        if parent and getattr(sys.modules.get(parent), "__path__", None) == [] and fullname.startswith(("nki.", "neuronxcc.")):
+            return importlib.machinery.ModuleSpec(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return placeholder_module(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+sys.meta_path.append(_PlaceholderFinder())
+
+
+def sdk_module_getattr(name):
+    """A module-level __getattr__ for the stand-in SDK's top-level modules (nki.dtype, ...)."""
+    def getattr_(attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return Placeholder(name + "." + attr)
+    return getattr_
 
 
 def _bundle_root(path):

@@ -1,7 +1,7 @@
 """Stand-in legacy `neuronxcc.nki` (tests/device/sdk/standin.py): jit, baremetal and benchmark."""
 import sys
 
-from standin import Benchmark, LogicalCores, jit as _jit, placeholder_module
+from standin import sdk_module_getattr, Benchmark, LogicalCores, jit as _jit, placeholder_module
 
 jit = _jit("neuronxcc.nki")
 __version__ = "0.0-standin"
@@ -18,3 +18,4 @@ def benchmark(warmup=5, iters=10, **options):
 for _sub in ("language", "isa", "typing", "compiler"):
     sys.modules[__name__ + "." + _sub] = globals()[_sub] = placeholder_module(__name__ + "." + _sub)
 sys.modules[__name__ + ".language"].nc = LogicalCores  # kernel[nl.nc(2)]: the legacy spelling of an LNC=2 launch
+__getattr__ = sdk_module_getattr(__name__)  # other SDK names: placeholders
