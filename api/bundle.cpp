@@ -75,6 +75,11 @@ void move_into_place(const fs::path& tmp, const fs::path& out) {
       fs::remove_all(tmp, ec);
       throw Error("exists and is not a bundle folder (no manifest.json); not replaced", SourceLoc{out.string(), 0, 0});
     }
+    if (fs::exists(fs::symlink_status(out / "device_results.json"))) {  // a device's answers are not thrown away
+      fs::remove_all(tmp, ec);
+      throw Error("holds device_results.json from a device run; not replaced (move it away or bundle elsewhere)",
+                  SourceLoc{out.string(), 0, 0});
+    }
     fs::path old = tmp;
     old += ".old";
     fs::rename(out, old, ec);

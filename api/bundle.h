@@ -22,12 +22,14 @@ struct BundleRequest {
   CompileRequest compile;  // the kernel, its arguments, -I folders, target, LNC, grid (as for a CLI run)
   std::vector<BundleInput> inputs;
   uint64_t max_loop_iterations = 1000000;  // sim::Options::max_loop_iterations (--max-loop-iterations)
-  std::string out_dir;  // the bundle folder: created, or replaced when it is an earlier bundle or empty
+  // The bundle folder: created, or replaced when it is empty or an earlier bundle without device results.
+  std::string out_dir;
 };
 
 // Compiles and simulates the kernel (timed), then writes the bundle into a temporary folder beside out_dir
 // and renames it into place (a half-written bundle is never left at out_dir). A non-empty out_dir that is
-// not a bundle is an error (nothing is deleted). Returns the manifest written. Throws nkisim::Error.
+// not a bundle, or a bundle holding device_results.json, is an error (nothing is deleted). Returns the
+// manifest written. Throws nkisim::Error.
 Manifest write_bundle(const BundleRequest& req);
 
 // The bundle's kernel compiled and run from the bundle alone (manifest checked first).

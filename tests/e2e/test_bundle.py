@@ -417,6 +417,10 @@ check(rc == 2 and "no bundle folder given" in se, f"bundle-run without a folder:
 # The bundle folder: an earlier bundle is replaced whole, anything else is left alone; no temporary folder stays.
 specs = [save(d, f"re_{i}.npy", arr((128, 512))) for i in range(2)]
 rc, so, se = nki("bundle", os.path.join(EXAMPLES, "tensor_add.py"), "--inputs", *specs, "-o", b, "-q")
+check(rc == 1 and "tensor_add: error: holds device_results.json from a device run; not replaced" in se and
+      os.path.exists(os.path.join(b, "device_results.json")), f"a bundle holding device results is kept: {se!r}")
+os.remove(os.path.join(b, "device_results.json"))
+rc, so, se = nki("bundle", os.path.join(EXAMPLES, "tensor_add.py"), "--inputs", *specs, "-o", b, "-q")
 check(rc == 0 and so == "" and load_json(os.path.join(b, "manifest.json"))["inputs"][0]["shape"] == [128, 512] and
       not os.path.exists(os.path.join(b, "device_results.json")), f"re-bundling replaces the bundle ({se})")
 other = os.path.join(d, "not_a_bundle")
