@@ -16,10 +16,10 @@
 #include "isa/diagnostic.h"
 #include "ir/kernel.h"
 #include "tools/cli_common.h"
-#include "tools/nki_sim_device.h"
 #include "sim/npy.h"
 #include "sim/simulate.h"
 #include "sim/summary.h"
+#include "tools/nki_sim_device.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -31,8 +31,7 @@ constexpr const char* kUsage =
     "usage: nki-sim KERNEL.py [-k NAME] [--inputs FILE[:DTYPE] ...] [--arg NAME=VALUE ...] [-o DIR]\n"
     "               [--target trn1|trn2|trn3] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm|bin FILE] [-q]\n"
     "               [--profile[=FILE]] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
-    "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n"
-    "       nki-sim bundle KERNEL.py [...] -o DIR | bundle-run DIR | calibrate RESULTS... (docs/device.md)\n";
+    "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n";
 
 // The end of --help: exit status and environment (README.md "Exit status", docs/performance.md).
 constexpr const char* kHelpEpilog =
@@ -40,6 +39,8 @@ constexpr const char* kHelpEpilog =
     "--max-instructions 5000000, --max-recursion 1000, --max-loop-iterations 1000000 (per engine), --grid at most\n"
     "65536 programs, kernel source files up to 64 MiB, --program files up to 4 GiB, program HBM within the\n"
     "target's capacity (--param hbm_capacity_bytes: trn1 16 GiB, trn2 24 GiB, trn3 36 GiB).\n"
+    "Device bundles (docs/device.md): nki-sim bundle KERNEL.py [options] -o DIR | bundle-run DIR |\n"
+    "calibrate RESULTS... [--json]; each sub-command takes --help.\n"
     "Exit status: 0 on success, 1 for a kernel, input or run-time error, 2 for a bad command line.\n"
     "Environment: NKISIM_THREADS=N caps the threads the simulator uses (results never depend on it);\n"
     "NKISIM_HUGEPAGES=1|auto uses transparent huge pages for the simulated memories (default off).\n";
@@ -182,6 +183,8 @@ void write_report(const po::variables_map& vm, const char* option, Writer&& writ
 }
 
 int run(int argc, char** argv) {
+  // Device bundles and calibration (tools/nki_sim_device.cpp): nki-sim bundle | bundle-run | calibrate ...
+  if (const int rc = cli::run_device_command(argc, argv); rc >= 0) return rc;
   po::options_description opts("options");
   opts.add_options()
       ("help,h", "print this help and exit")
@@ -404,7 +407,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Device bundles and calibration (docs/device.md): nki-sim bundle | bundle-run | calibrate ...
-  if (const int rc = cli::run_device_command(argc, argv); rc >= 0) return rc;
   return cli::tool_main("nki-sim", kUsage, [&] { return run(argc, argv); });
 }
