@@ -1,6 +1,7 @@
 // run.cpp - compile_kernel (the LNC policy of the command line) and one interface over one- and two-core runs.
 #include "api/run.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "ir/lower.h"
@@ -39,6 +40,14 @@ Compiled compile_kernel(CompileRequest req) {
         throw Error(req.kernel_path + ": an LNC=" + std::to_string(lnc) + " kernel, but its platform_target " +
                     t->name + " supports only LNC=" + std::to_string(int(t->max_lnc)));
       out.target = *t;
+    }
+    for (const std::string& f : kernel.source_files)
+      if (std::find(out.source_files.begin(), out.source_files.end(), f) == out.source_files.end())
+        out.source_files.push_back(f);
+    if (c == 0) {
+      out.kernel_name = kernel.name;
+      out.launch_grid = kernel.launch_grid;
+      for (int id : kernel.params) out.tensor_params.push_back(kernel.tensors[size_t(id)].name);
     }
     if (c > 0) kernel.private_hbm_base = int64_t(out.programs.back().hbm_bytes);  // private HBM is per core
     if (req.want_ir) out.ir_text += (lnc > 1 ? "# core " + std::to_string(c) + "\n" : "") + ir::print_kernel(kernel);

@@ -32,6 +32,13 @@ struct Compiled {
   isa::TargetDesc target;              // what the programs were lowered for (simulate with it)
   std::string ir_text;                 // CompileRequest::want_ir
   std::vector<std::string> notes;      // one line per tensor spilled to HBM (docs/spill.md); callers print them
+  // What the front end read and ran (api/bundle.h): every Python source file any core's compile loaded (the
+  // kernel file first), the kernel function's name, its tensor parameters' names in binding order, and the
+  // legacy launch grid it ran over (empty: one instance).
+  std::vector<std::string> source_files;
+  std::string kernel_name;
+  std::vector<std::string> tensor_params;
+  std::vector<int64_t> launch_grid;
   int lnc() const { return int(programs.size()); }
 };
 

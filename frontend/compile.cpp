@@ -262,6 +262,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   CallArgs a{args.data(), args.size(), nullptr, 0, nullptr};
   Value result;
   bool one_instance = true;  // no launch grid: a legacy kernel may return private (nl.hbm) tensors
+  std::vector<int64_t> launch_grid;
   {
     ModuleScope ms(in, fn_module);
     in.nki->current_api = opts.api == CompileOptions::Api::from_decorator ? fn->jit && !fn->legacy_jit
@@ -280,6 +281,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     in.nki->lnc = lnc;
     if (launched_lnc) *launched_lnc = lnc;
     for (int64_t g : grid) one_instance &= g == 1;
+    launch_grid = grid;
     if (grid.empty()) {
       result = in.call_function(fn, a);
     } else {
@@ -333,6 +335,8 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     if (private_ok) t.buffer = ir::Buffer::shared_hbm;  // one instance: its private HBM is the output
     in.kernel.outputs.push_back(o.as<TensorObj>()->id);
   }
+  for (const Value& mv : in.loaded_modules) in.kernel.source_files.push_back(mv.as<ModuleObj>()->path);
+  in.kernel.launch_grid = std::move(launch_grid);
   return std::move(in.kernel);
 }
 

@@ -109,6 +109,11 @@ struct Kernel {
   std::vector<int> outputs;
   int num_vregs = 0;  // virtual registers (nisa.register_alloc, loop induction variables)
   std::vector<std::string> strings;  // device_print prefixes (isa::Program::strings, by index)
+  // What the front end read and ran (api/bundle.cpp records them): every Python source file it loaded, the
+  // kernel file first, as the front end opened them; and the legacy SPMD launch grid the kernel ran over
+  // (--grid or the file's kernel[2, 2](...) launch; empty: one instance).
+  std::vector<std::string> source_files;
+  std::vector<int64_t> launch_grid;
 
   int add_tensor(Tensor t) {
     tensors.push_back(std::move(t));

@@ -21,6 +21,7 @@
 #include "sim/npy.h"
 #include "sim/simulate.h"
 #include "sim/summary.h"
+#include "tools/nki_sim_device.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -42,6 +43,8 @@ constexpr const char* kHelpEpilog =
     "--max-instructions 5000000, --max-recursion 1000, --max-loop-iterations 1000000 (per engine), --grid at most\n"
     "65536 programs, kernel source files up to 64 MiB, --program files up to 4 GiB, program HBM within the\n"
     "target's capacity (--param hbm_capacity_bytes: trn1 16 GiB, trn2 24 GiB, trn3 36 GiB).\n"
+    "Device bundles (docs/device.md): nki-sim bundle KERNEL.py [options] -o DIR | bundle-run DIR |\n"
+    "calibrate RESULTS... [--json]; each sub-command takes --help.\n"
     "Exit status: 0 on success, 1 for a kernel, input or run-time error, 2 for a bad command line.\n"
     "Environment: NKISIM_THREADS=N caps the threads the simulator uses (results never depend on it);\n"
     "NKISIM_HUGEPAGES=1|auto uses transparent huge pages for the simulated memories (default off).\n";
@@ -196,6 +199,8 @@ int run_args(const std::vector<std::string>& args) {
 }
 
 int run(int argc, char** argv) {
+  // Device bundles and calibration (tools/nki_sim_device.cpp): nki-sim bundle | bundle-run | calibrate ...
+  if (const int rc = cli::run_device_command(argc, argv); rc >= 0) return rc;
   po::options_description opts("options");
   opts.add_options()
       ("help,h", "print this help and exit")

@@ -1,0 +1,1 @@
+"""Stand-in `neuronxcc` package (tests/device/sdk/standin.py)."""
