@@ -292,3 +292,57 @@ TEST_CASE("MemorySpace::populate / populate_huge: each whole huge page once, sto
   CHECK(sb.ptr(2, 0)[0] == nkisim::sim::kSentinelByte);
   CHECK(sb.ptr(2, 4095)[0] == nkisim::sim::kSentinelByte);
 }
+
+TEST_CASE("ByteSource::map_into maps a .npy file's data copy-on-write where the page offsets agree, else declines") {
+  TempDir dir;
+  const std::vector<float> v = ramp(128 * 2048, -3.0f, 0.25f);  // 1 MiB
+  nkisim::sim::write_npy(dir / "x.npy", f32_array({128, 2048}, v));
+  const std::string before = file_bytes(dir / "x.npy");
+  const HostArray a = nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "x.npy"), std::nullopt);
+  REQUIRE(a.source);
+  const int64_t off = a.source->file_offset();
+  REQUIRE(off > 0);
+  CHECK(off % 64 == 0);
+  // A converted input (float32 -> bfloat16) cannot be mapped.
+  CHECK(nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "x.npy"), DType::bfloat16).source->file_offset() == -1);
+  nkisim::sim::MemorySpace hbm;
+  hbm.init(1, 4 << 20, uint64_t(off) % 4096);  // byte 0 congruent with the data's file offset
+  uint8_t* dst = hbm.ptr(0, 8192);
+  CHECK(!a.source->map_into(dst + 64));  // not congruent: nothing is mapped
+  REQUIRE(a.source->map_into(dst));
+  CHECK(std::memcmp(dst, v.data(), v.size() * 4) == 0);
+  dst[5000] ^= 0xFF;  // private: the file keeps its bytes
+  CHECK(file_bytes(dir / "x.npy") == before);
+}
+
+TEST_CASE("simulate: a large input mapped from its .npy file gives the outputs of a read one; writing it spares the file") {
+  // x [128, 2048] fp32 (1 MiB: mapped). x[0, :] <- x[1, :] inside HBM, then y <- x.
+  Builder b;
+  const size_t x = b.input("x", DType::float32, {128, 2048});
+  const size_t y = b.output("y", DType::float32, {128, 2048});
+  const int64_t xa = int64_t(b.p.hbm_tensors[x].address);
+  auto& w = b.add(Engine::Sync, make(Opcode::dma_copy, {hbm(DType::float32, xa, 0, 1, {{1, 2048}}),
+                                                       hbm(DType::float32, xa + 2048 * 4, 0, 1, {{1, 2048}})}));
+  w.updates.push_back({0, 1});
+  auto& c = b.add(Engine::Sync, make(Opcode::dma_copy, {b.whole(y), b.whole(x)}));
+  c.waits.push_back({0, 1});
+  TempDir dir;
+  std::vector<float> v = ramp(128 * 2048, 7.0f, -0.125f);
+  nkisim::sim::write_npy(dir / "x.npy", f32_array({128, 2048}, v));
+  const std::string before = file_bytes(dir / "x.npy");
+  std::copy(v.begin() + 2048, v.begin() + 4096, v.begin());  // the expected x after the kernel
+  for (bool in_place : {false, true}) {
+    CAPTURE(in_place);
+    nkisim::sim::Options opts;
+    opts.outputs_in_place = in_place;
+    const std::vector<HostArray> in{nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "x.npy"), std::nullopt)};
+    const nkisim::sim::Result r = nkisim::sim::simulate(b.p, in, opts);
+    REQUIRE(r.outputs.size() == 1);
+    REQUIRE(r.written_inputs.size() == 1);
+    const std::vector<uint8_t> out = r.outputs[0].materialize(), xin = r.written_inputs[0].second.materialize();
+    REQUIRE(out.size() == v.size() * 4);
+    CHECK(std::memcmp(out.data(), v.data(), out.size()) == 0);
+    CHECK(xin == out);
+    CHECK(file_bytes(dir / "x.npy") == before);
+  }
+}
