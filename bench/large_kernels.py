@@ -27,7 +27,8 @@ def run(case, exe, library):
                             "--only", case, "--backend", "cli", "--nki-sim", os.path.join(ROOT, "bench", "sim_wrapper.py")],
                            capture_output=True, text=True, env=env)
         rows = [json.loads(l) for l in open(log)] if os.path.exists(log) else []
-        status = "PASS" if p.returncode == 0 and rows else "FAIL: " + (p.stdout + p.stderr).strip().splitlines()[-1:][0]
+        row = [l for l in p.stdout.splitlines() if l.startswith(case)]  # "case  STATUS  err  time  first error line"
+        status = "PASS" if p.returncode == 0 and rows else "FAIL: " + " ".join((row or [p.stderr.strip()])[0].split()[1:])
         first = rows[0] if rows else {}  # a MISMATCH re-runs with --functional: the first run is the timed one
         return dict(first, status=status)
 
