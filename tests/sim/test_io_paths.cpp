@@ -346,3 +346,31 @@ TEST_CASE("simulate: a large input mapped from its .npy file gives the outputs o
     CHECK(file_bytes(dir / "x.npy") == before);
   }
 }
+
+TEST_CASE("MemorySpace::prepare over ranges mixing ready and fresh chunks: ready bytes kept, fresh ones 0xFF") {
+  // 1 partition of 1 MiB = 256 chunks (4 full 64-chunk words of the ready bitset). Chunks 64..191 are written
+  // (prepare_overwrite: ready without a fill) except chunk 130; then one prepare covers 10..250.
+  nkisim::sim::MemorySpace m;
+  m.init(1, 1 << 20);
+  m.prepare_overwrite(0, 1, 64 * 4096, 130 * 4096);
+  m.prepare_overwrite(0, 1, 131 * 4096, 192 * 4096);
+  std::memset(m.ptr(0, 64 * 4096), 0x11, 66 * 4096);
+  std::memset(m.ptr(0, 131 * 4096), 0x22, 61 * 4096);
+  m.prepare(0, 1, 10 * 4096 + 5, 250 * 4096 - 7);
+  auto all = [&](uint64_t c0, uint64_t c1, uint8_t v) {
+    for (uint64_t b = c0 * 4096; b < c1 * 4096; ++b)
+      if (*m.ptr(0, b) != v) return false;
+    return true;
+  };
+  CHECK(all(10, 64, 0xFF));
+  CHECK(all(64, 130, 0x11));
+  CHECK(all(130, 131, 0xFF));
+  CHECK(all(131, 192, 0x22));
+  CHECK(all(192, 250, 0xFF));
+  // A second prepare of the same range (now all ready) changes nothing.
+  std::memset(m.ptr(0, 200 * 4096), 0x33, 4096);
+  m.prepare(0, 1, 0, 1 << 20);
+  CHECK(all(200, 201, 0x33));
+  CHECK(all(0, 10, 0xFF));
+  CHECK(all(250, 256, 0xFF));
+}
