@@ -19,7 +19,8 @@ namespace nkisim::sim {
 // and scratch buffers reused across instructions (no per-element or per-instruction allocation once warm).
 class ExecContext {
  public:
-  ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes);
+  // hbm_host_offset: see MemorySpace::init (inputs mapped from their files, sim/simulate.cpp).
+  ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes, uint64_t hbm_host_offset = 0);
   // Before a run that computes (not timing only): faults in, over the parallel_for threads, the memory the
   // program certainly touches (the HBM inputs and outputs when `with_hbm`, i.e. for the context holding the
   // HBM space; SBUF/PSUM up to a dense high-water mark), after asking for transparent huge pages where
@@ -31,6 +32,8 @@ class ExecContext {
   const isa::TargetDesc& target;
   Memories mem;
   std::vector<uint8_t> tensor_written;  // per program.hbm_tensors entry: an instruction wrote its bytes
+  // Per program.hbm_tensors entry: an input bind_inputs maps from its file (prepare_pages leaves it alone).
+  std::vector<uint8_t> tensor_mapped;
   PeState pe;  // Tensor Engine: the stationary loaded into the PE array (sim/exec_tensor.cpp)
 
   // Resolves operand `slot` of `ins` for reading / writing: checks that it is present (when the table

@@ -91,9 +91,11 @@ void huge_pages_while_cheap(const std::vector<Range>& dense) {
 void ExecContext::prepare_pages(bool with_hbm) {
   std::vector<Range> dense;
   if (with_hbm)
-    for (const isa::HbmTensor& t : program.hbm_tensors)
-      if ((t.kind == isa::HbmTensor::Kind::Input || t.output_index >= 0) && t.bytes)
+    for (size_t i = 0; i < program.hbm_tensors.size(); ++i) {
+      const isa::HbmTensor& t = program.hbm_tensors[i];
+      if ((t.kind == isa::HbmTensor::Kind::Input || t.output_index >= 0) && t.bytes && !tensor_mapped[i])
         dense.push_back({&mem.hbm, 0, 1, t.address, t.address + t.bytes});
+    }
   for (Memory m : {Memory::SBUF, Memory::PSUM}) {
     MemorySpace& space = mem.of(m);
     if (const uint64_t hi = dense_high_water(program, m, space.partition_bytes()))
@@ -124,11 +126,13 @@ void ExecContext::prepare_pages(bool with_hbm) {
                [&](size_t i) { pieces[i].space->populate(pieces[i].partition, pieces[i].lo, pieces[i].hi); });
 }
 
-ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes) : program(p), target(t) {
-  mem.hbm.init(1, hbm_bytes);
+ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes, uint64_t hbm_host_offset)
+    : program(p), target(t) {
+  mem.hbm.init(1, hbm_bytes, hbm_host_offset);
   mem.sbuf.init(uint32_t(t.partitions), uint64_t(t.sbuf_partition_bytes));
   mem.psum.init(uint32_t(t.partitions), uint64_t(t.psum_partition_bytes));
   tensor_written.assign(p.hbm_tensors.size(), 0);
+  tensor_mapped.assign(p.hbm_tensors.size(), 0);
   for (auto& r : regs) r.assign(size_t(std::max(0.0, t.sequencer_registers)), 0);
   for (size_t i = 0; i < p.hbm_tensors.size(); ++i)
     if (p.hbm_tensors[i].kind == isa::HbmTensor::Kind::Input) input_tensors_.push_back(i);

@@ -14,7 +14,20 @@ void copy_elements(ExecContext& ctx, const View& dst, const View& src) {
     if (same && dst.contiguous_rows() && src.contiguous_rows()) {
       // One thread: splitting large copies over two threads was measured (cases a and b of bench/run.py,
       // 3 x 5 runs each) and gained nothing; the copies are bound by memory, not by the core.
-      for (uint32_t i = 0; i < dst.partitions; ++i) std::memcpy(dst.row(i), src.row(i), n * dst.esize);
+      // Short rows far apart (a [128, 64] fp32 tile of a wide HBM tensor: 256 bytes per row, each row on
+      // its own page) defeat the hardware prefetchers, so each row would wait for memory: fetch the rows
+      // kAhead ahead of the copy (case (d) of bench/run.py).
+      const size_t bytes = n * dst.esize;
+      constexpr uint32_t kAhead = 6;
+      if (bytes <= 1024 && dst.partitions > kAhead)
+        for (uint32_t i = 0; i < kAhead; ++i)
+          for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(src.row(i) + b), __builtin_prefetch(dst.row(i) + b, 1);
+      for (uint32_t i = 0; i < dst.partitions; ++i) {
+        if (bytes <= 1024 && i + kAhead < dst.partitions)
+          for (size_t b = 0; b < bytes; b += 64)
+            __builtin_prefetch(src.row(i + kAhead) + b), __builtin_prefetch(dst.row(i + kAhead) + b, 1);
+        std::memcpy(dst.row(i), src.row(i), bytes);
+      }
     } else if (same) {
       uint8_t* buf = ctx.bytes(0, n * dst.esize);
       for (uint32_t i = 0; i < dst.partitions; ++i) {

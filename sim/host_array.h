@@ -16,6 +16,17 @@ class ByteSource {
   virtual ~ByteSource() = default;
   virtual size_t size() const = 0;                 // bytes produced (elements x dtype size)
   virtual void read_into(uint8_t* dst) const = 0;  // writes size() bytes; throws nkisim::Error
+  // Where the bytes lie, unchanged, in a regular file that can be mapped page by page, or -1 (converted,
+  // byte-swapped or in-memory sources).
+  virtual int64_t file_offset() const { return -1; }
+  // Maps the whole pages of [dst, dst + size()) from that file, copy-on-write (writes never reach the file),
+  // and reads the partial pages at both ends: no copy and no zero-filled pages for a large input. Returns
+  // false, having changed nothing, when it cannot (dst not congruent with file_offset() modulo the page size,
+  // a short file, ...): then read_into must be used.
+  virtual bool map_into(uint8_t* dst) const {
+    (void)dst;
+    return false;
+  }
 };
 
 struct HostArray {

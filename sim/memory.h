@@ -19,6 +19,7 @@ inline constexpr uint8_t kSentinelByte = 0xFF;
 // Frees a MemorySpace allocation (an anonymous mapping; see MemorySpace::init).
 struct MemoryUnmap {
   size_t bytes = 0;
+  size_t offset = 0;  // the allocation starts this many bytes into the mapping (MemorySpace::init)
   void operator()(uint8_t* p) const;
 };
 
@@ -28,7 +29,9 @@ struct MemoryUnmap {
 // allocation itself is left uninitialised so a large SBUF/HBM costs nothing until a chunk is used.
 class MemorySpace {
  public:
-  void init(uint32_t partitions, uint64_t partition_bytes);
+  // host_offset (< 4096, a multiple of 64): byte 0 lies that far into a page, so that a file mapped into
+  // the space (ByteSource::map_into) is page-congruent with it. Nothing but the host addresses changes.
+  void init(uint32_t partitions, uint64_t partition_bytes, uint64_t host_offset = 0);
   uint32_t partitions() const { return partitions_; }
   uint64_t partition_bytes() const { return partition_bytes_; }
   // Host bytes from one partition to the next (>= partition_bytes): see kSkewBytes.
@@ -55,6 +58,9 @@ class MemorySpace {
   // Populates the whole huge pages of that span one at a time (as populate()), calling keep_going(seconds
   // the page took) after each; stops and returns false when it says no, true when all were populated.
   bool populate_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi, const std::function<bool(double)>& keep_going);
+  // Gives the whole pages inside bytes [lo, hi) of one partition back to the OS (they read as zeros after:
+  // only for memory nothing reads again, e.g. HBM around the outputs a Result keeps; see share()).
+  void release(uint32_t partition, uint64_t lo, uint64_t hi);
   // Shared ownership of the allocation (Result outputs that alias simulated HBM keep it alive).
   std::shared_ptr<const uint8_t> share() const { return data_; }
 
@@ -75,6 +81,7 @@ class MemorySpace {
   uint64_t chunks_per_partition_ = 0;
   std::vector<uint8_t> chunk_ready_;     // [partition][chunk]
   std::vector<uint32_t> column_ready_;   // [chunk]: partitions whose chunk is ready
+  std::vector<uint64_t> column_full_;    // bit per chunk: every partition has it (prepare_slow skips 64 at once)
   size_t ready_count_ = 0;
 };
 

@@ -25,6 +25,7 @@
 #include <mutex>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -544,6 +545,27 @@ class NpySource final : public ByteSource {
     if (blocks > 1) parallel_for(blocks, block);
     else if (blocks == 1) block(0);
     if (error) std::rethrow_exception(error);
+  }
+  int64_t file_offset() const override {
+    return pl_.copy && !h_.byteswap && !h_.c_order && h_.file ? int64_t(h_.data_offset) : -1;
+  }
+  // The page-aligned middle is mapped from the page cache (MAP_PRIVATE: copy on write), the partial pages at
+  // both ends are read. A regular file holding all the data is required (else read_into reports the error).
+  bool map_into(uint8_t* dst) const override {
+    constexpr uintptr_t kPage = 4096;
+    const int64_t off = file_offset();
+    const size_t n = size();
+    const uintptr_t d = reinterpret_cast<uintptr_t>(dst);
+    if (off < 0 || n < 4 * kPage || (d - uintptr_t(off)) % kPage) return false;
+    struct stat st;
+    if (fstat(h_.file->fd, &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_size) < uint64_t(off) + n) return false;
+    const uintptr_t a = (d + kPage - 1) & ~(kPage - 1), b = (d + n) & ~(kPage - 1);
+    void* m = mmap(reinterpret_cast<void*>(a), b - a, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, h_.file->fd,
+                   off_t(uint64_t(off) + (a - d)));
+    if (m == MAP_FAILED) fail(h_.path, std::string("cannot map: ") + std::strerror(errno));
+    read_npy_data(h_, 0, dst, a - d);
+    read_npy_data(h_, b - d, reinterpret_cast<uint8_t*>(b), d + n - b);
+    return true;
   }
 
  private:

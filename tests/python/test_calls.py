@@ -61,6 +61,21 @@ def test_two_outputs_in_return_order():
     assert len(r.outputs) == 2
 
 
+def test_outputs_are_independent_writable_arrays():
+    # Outputs are numpy arrays over the run's simulated HBM (no copy): each keeps its memory alive and may be
+    # written, without touching the other output, the inputs or a later call's outputs.
+    a = rand(128, 32)
+    p, q = current.two_outputs(a)
+    p2, _ = current.two_outputs(a)
+    assert p.flags.writeable and q.flags.writeable and not np.shares_memory(p, q)
+    p += 5
+    np.testing.assert_array_equal(q, a * 2)
+    np.testing.assert_array_equal(p2, a + 1)
+    np.testing.assert_array_equal(p, (a + 1) + 5)
+    del q, p2
+    np.testing.assert_array_equal(p, (a + 1) + 5)
+
+
 def test_inputs_written_back():
     a = rand(128, 16)
     orig = a.copy()

@@ -292,3 +292,85 @@ TEST_CASE("MemorySpace::populate / populate_huge: each whole huge page once, sto
   CHECK(sb.ptr(2, 0)[0] == nkisim::sim::kSentinelByte);
   CHECK(sb.ptr(2, 4095)[0] == nkisim::sim::kSentinelByte);
 }
+
+TEST_CASE("ByteSource::map_into maps a .npy file's data copy-on-write where the page offsets agree, else declines") {
+  TempDir dir;
+  const std::vector<float> v = ramp(128 * 2048, -3.0f, 0.25f);  // 1 MiB
+  nkisim::sim::write_npy(dir / "x.npy", f32_array({128, 2048}, v));
+  const std::string before = file_bytes(dir / "x.npy");
+  const HostArray a = nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "x.npy"), std::nullopt);
+  REQUIRE(a.source);
+  const int64_t off = a.source->file_offset();
+  REQUIRE(off > 0);
+  CHECK(off % 64 == 0);
+  // A converted input (float32 -> bfloat16) cannot be mapped.
+  CHECK(nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "x.npy"), DType::bfloat16).source->file_offset() == -1);
+  nkisim::sim::MemorySpace hbm;
+  hbm.init(1, 4 << 20, uint64_t(off) % 4096);  // byte 0 congruent with the data's file offset
+  uint8_t* dst = hbm.ptr(0, 8192);
+  CHECK(!a.source->map_into(dst + 64));  // not congruent: nothing is mapped
+  REQUIRE(a.source->map_into(dst));
+  CHECK(std::memcmp(dst, v.data(), v.size() * 4) == 0);
+  dst[5000] ^= 0xFF;  // private: the file keeps its bytes
+  CHECK(file_bytes(dir / "x.npy") == before);
+}
+
+TEST_CASE("simulate: a large input mapped from its .npy file gives the outputs of a read one; writing it spares the file") {
+  // x [128, 2048] fp32 (1 MiB: mapped). x[0, :] <- x[1, :] inside HBM, then y <- x.
+  Builder b;
+  const size_t x = b.input("x", DType::float32, {128, 2048});
+  const size_t y = b.output("y", DType::float32, {128, 2048});
+  const int64_t xa = int64_t(b.p.hbm_tensors[x].address);
+  auto& w = b.add(Engine::Sync, make(Opcode::dma_copy, {hbm(DType::float32, xa, 0, 1, {{1, 2048}}),
+                                                       hbm(DType::float32, xa + 2048 * 4, 0, 1, {{1, 2048}})}));
+  w.updates.push_back({0, 1});
+  auto& c = b.add(Engine::Sync, make(Opcode::dma_copy, {b.whole(y), b.whole(x)}));
+  c.waits.push_back({0, 1});
+  TempDir dir;
+  std::vector<float> v = ramp(128 * 2048, 7.0f, -0.125f);
+  nkisim::sim::write_npy(dir / "x.npy", f32_array({128, 2048}, v));
+  const std::string before = file_bytes(dir / "x.npy");
+  std::copy(v.begin() + 2048, v.begin() + 4096, v.begin());  // the expected x after the kernel
+  for (bool in_place : {false, true}) {
+    CAPTURE(in_place);
+    nkisim::sim::Options opts;
+    opts.outputs_in_place = in_place;
+    const std::vector<HostArray> in{nkisim::sim::to_host_array(nkisim::sim::open_npy(dir / "x.npy"), std::nullopt)};
+    const nkisim::sim::Result r = nkisim::sim::simulate(b.p, in, opts);
+    REQUIRE(r.outputs.size() == 1);
+    REQUIRE(r.written_inputs.size() == 1);
+    const std::vector<uint8_t> out = r.outputs[0].materialize(), xin = r.written_inputs[0].second.materialize();
+    REQUIRE(out.size() == v.size() * 4);
+    CHECK(std::memcmp(out.data(), v.data(), out.size()) == 0);
+    CHECK(xin == out);
+    CHECK(file_bytes(dir / "x.npy") == before);
+  }
+}
+
+TEST_CASE("MemorySpace::prepare over ranges mixing ready and fresh chunks: ready bytes kept, fresh ones 0xFF") {
+  // 1 partition of 1 MiB = 256 chunks (4 full 64-chunk words of the ready bitset). Chunks 64..191 are written
+  // (prepare_overwrite: ready without a fill) except chunk 130; then one prepare covers 10..250.
+  nkisim::sim::MemorySpace m;
+  m.init(1, 1 << 20);
+  m.prepare_overwrite(0, 1, 64 * 4096, 130 * 4096);
+  m.prepare_overwrite(0, 1, 131 * 4096, 192 * 4096);
+  std::memset(m.ptr(0, 64 * 4096), 0x11, 66 * 4096);
+  std::memset(m.ptr(0, 131 * 4096), 0x22, 61 * 4096);
+  m.prepare(0, 1, 10 * 4096 + 5, 250 * 4096 - 7);
+  auto all = [&](uint64_t c0, uint64_t c1, uint8_t v) {
+    for (uint64_t b = c0 * 4096; b < c1 * 4096; ++b)
+      if (*m.ptr(0, b) != v) return false;
+    return true;
+  };
+  CHECK(all(10, 64, 0xFF));
+  CHECK(all(64, 130, 0x11));
+  CHECK(all(130, 131, 0xFF));
+  CHECK(all(131, 192, 0x22));
+  CHECK(all(192, 250, 0xFF));
+  // A second prepare of the same range (now all ready) changes nothing.
+  std::memset(m.ptr(0, 200 * 4096), 0x33, 4096);
+  m.prepare(0, 1, 0, 1 << 20);
+  CHECK(all(200, 201, 0x33));
+  CHECK(all(0, 10, 0xFF));
+  CHECK(all(250, 256, 0xFF));
+}
