@@ -8,6 +8,7 @@
 
 #include "isa/program.h"
 #include "isa/target.h"
+#include "sim/checker.h"
 #include "sim/memory.h"
 #include "sim/pe_state.h"
 #include "sim/view.h"
@@ -77,6 +78,9 @@ class ExecContext {
   std::optional<int32_t> dma_register;
   // device_print output (Options::print_sink; nullptr = std::cerr).
   std::ostream* print_sink = nullptr;
+  // --check (sim/check.h): the run's shadow state and this context's core; nullptr = checks off (free).
+  Checker* checker = nullptr;
+  uint32_t check_core = 0;
 
  private:
   uint32_t polls_ = 0;

@@ -1,0 +1,60 @@
+// check_impl.h - the Checker's internals, shared by sim/check_*.cpp. Internal to sim/.
+#pragma once
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sim/checker.h"
+#include "sim/view.h"
+
+namespace nkisim::sim {
+
+// One byte per simulated byte of one memory (1 = written), zero-filled lazily by the OS (calloc).
+struct Shadow {
+  explicit Shadow(uint64_t bytes);
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> data;
+  uint64_t size = 0;
+};
+
+struct Checker::Impl {
+  struct Access {  // an operand of the instruction being executed
+    View v;
+    const isa::Instruction* ins;
+    int slot;
+    bool writes;
+  };
+  struct Core {
+    const isa::Program* program = nullptr;
+    std::unique_ptr<Shadow> sbuf, psum;
+  };
+  bool as_errors = false;
+  std::vector<Core> cores;
+  std::unique_ptr<Shadow> hbm;  // shared by the cores
+  std::vector<OnChipName> names;
+  std::vector<Access> pending;
+  std::vector<Finding> findings;
+
+  Shadow* shadow(uint32_t core, isa::Memory m);
+  static bool all_written(const Shadow& s, const View& v, const uint8_t* base);
+  static void mark(Shadow& s, const View& v, const uint8_t* base);
+  static const isa::HbmTensor* hbm_tensor_at(const isa::Program& p, uint64_t a);
+  const OnChipName* name_at(isa::Memory mem, uint32_t part, int64_t b) const;
+  // The never-written elements of `v` as "name[a:b, ...]" (their bounding box) and their count.
+  // `which` selects elements by state (0 never written, 1 written, k >= 2 tainted by origin k - 2).
+  std::string describe_unwritten(ExecContext& ctx, uint32_t core, const View& v, const Shadow& s,
+                                 const uint8_t* base, uint64_t* count,
+                                 const std::function<bool(uint8_t)>& which) const;
+  static void locate(Finding& f, const isa::Program& p, const isa::Instruction& ins);
+  std::string who(const Finding& f, int core) const;  // "tensor_copy (vector #3)"
+  // The finding of a first read of never-written elements of `a` (an accumulating dst when a.writes).
+  Finding unwritten_finding(ExecContext& ctx, uint32_t core, const isa::Instruction& ins, const Access& a);
+  void add_finding(Finding f);
+  static constexpr size_t kMaxOrigins = 254;  // taint codes 2..255
+  std::vector<Finding> origins;  // first reads of never-written data, reported when their taint reaches an output
+};
+
+}  // namespace nkisim::sim
