@@ -13,6 +13,14 @@ namespace nkisim::sim {
 // One byte per simulated byte of one memory (1 = written), zero-filled lazily by the OS (calloc).
 struct Shadow {
   explicit Shadow(uint64_t bytes);
+  // Fast path: clean[c] = 1 once every byte of 64-byte chunk c was seen to be 1 (set lazily by a test; 2 = seen
+  // not to be, 0 = unknown; a write resets it), so reads and rewrites of written memory cost one flag per 64
+  // bytes. 64 bytes: partitions start 64-byte aligned (MemorySpace::pitch) and tiles mostly are too.
+  static constexpr unsigned kChunkShift = 6;
+  std::vector<uint8_t> clean;
+  bool all_ones(uint64_t off, uint64_t n);  // bytes [off, off + n) are all 1
+  void set_ones(uint64_t off, uint64_t n);  // writes 1 to them
+  void set(uint64_t off, uint8_t value, uint64_t n);  // any value (clears the chunks' flags unless 1)
   struct Free {
     void operator()(uint8_t* p) const { std::free(p); }
   };
@@ -39,7 +47,7 @@ struct Checker::Impl {
   std::vector<Finding> findings;
 
   Shadow* shadow(uint32_t core, isa::Memory m);
-  static bool all_written(const Shadow& s, const View& v, const uint8_t* base);
+  static bool all_written(Shadow& s, const View& v, const uint8_t* base);
   static void mark(Shadow& s, const View& v, const uint8_t* base);
   static const isa::HbmTensor* hbm_tensor_at(const isa::Program& p, uint64_t a);
   const OnChipName* name_at(isa::Memory mem, uint32_t part, int64_t b) const;

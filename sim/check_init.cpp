@@ -33,6 +33,45 @@ namespace nkisim::sim {
 Shadow::Shadow(uint64_t bytes) : size(bytes) {
   if (bytes) data.reset(static_cast<uint8_t*>(std::calloc(bytes, 1)));
   if (bytes && !data) throw Error("out of memory for the check shadow state (" + std::to_string(bytes) + " bytes)");
+  clean.assign(size_t((bytes >> kChunkShift) + 1), 0);
+}
+
+namespace {
+bool ones(const uint8_t* p, uint64_t n);
+}
+
+bool Shadow::all_ones(uint64_t off, uint64_t n) {
+  const uint64_t end = off + n, chunk = uint64_t(1) << kChunkShift;
+  for (uint64_t c = off >> kChunkShift; c << kChunkShift < end; ++c) {
+    if (clean[c] == 1) continue;
+    const uint64_t c0 = c << kChunkShift, c1 = std::min(c0 + chunk, size);
+    if (clean[c] == 0) {
+      if (ones(data.get() + c0, c1 - c0)) {
+        clean[c] = 1;
+        continue;
+      }
+      clean[c] = 2;
+    }
+    const uint64_t lo = std::max(off, c0), hi = std::min(end, c1);
+    if (!ones(data.get() + lo, hi - lo)) return false;
+  }
+  return true;
+}
+
+void Shadow::set_ones(uint64_t off, uint64_t n) {
+  const uint64_t end = off + n;
+  for (uint64_t c = off >> kChunkShift; c << kChunkShift < end; ++c) {
+    if (clean[c] == 1) continue;
+    const uint64_t lo = std::max(off, c << kChunkShift), hi = std::min(end, (c + 1) << kChunkShift);
+    std::memset(data.get() + lo, 1, hi - lo);
+    clean[c] = 0;
+  }
+}
+
+void Shadow::set(uint64_t off, uint8_t value, uint64_t n) {
+  if (value == 1) return set_ones(off, n);
+  std::memset(data.get() + off, value, n);
+  for (uint64_t c = off >> kChunkShift; c << kChunkShift < off + n; ++c) clean[c] = 0;
 }
 
 Checker::Checker(uint8_t checks, bool as_errors, size_t cores, std::vector<OnChipName> names)
@@ -58,7 +97,7 @@ void Checker::attach(ExecContext& ctx, uint32_t core) {
 }
 
 void Checker::mark_hbm_written(uint64_t lo, uint64_t hi) {
-  if (impl_->hbm && lo < hi && hi <= impl_->hbm->size) std::memset(impl_->hbm->data.get() + lo, 1, hi - lo);
+  if (impl_->hbm && lo < hi && hi <= impl_->hbm->size) impl_->hbm->set_ones(lo, hi - lo);
 }
 
 void Checker::mark_inputs(const isa::Program& p) {
@@ -106,7 +145,7 @@ void for_each_range(const View& v, const uint8_t* base, F&& f) {
 namespace {
 
 // True when all n shadow bytes at p are 1 (written, clean).
-bool all_ones(const uint8_t* p, uint64_t n) {
+bool ones(const uint8_t* p, uint64_t n) {
   constexpr uint64_t kOnes = 0x0101010101010101ull;
   uint64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -140,14 +179,14 @@ void for_each_element(const View& v, const uint8_t* base, F&& f) {
 
 }  // namespace
 
-bool Checker::Impl::all_written(const Shadow& s, const View& v, const uint8_t* base) {
+bool Checker::Impl::all_written(Shadow& s, const View& v, const uint8_t* base) {
   bool ok = true;
-  for_each_range(v, base, [&](int64_t off, uint64_t n) { ok = ok && all_ones(s.data.get() + off, n); });
+  for_each_range(v, base, [&](int64_t off, uint64_t n) { ok = ok && s.all_ones(uint64_t(off), n); });
   return ok;
 }
 
 void Checker::Impl::mark(Shadow& s, const View& v, const uint8_t* base) {
-  for_each_range(v, base, [&](int64_t off, uint64_t n) { std::memset(s.data.get() + off, 1, n); });
+  for_each_range(v, base, [&](int64_t off, uint64_t n) { s.set_ones(uint64_t(off), n); });
 }
 
 void Checker::on_retire(ExecContext& ctx, const isa::Instruction& ins) {
@@ -220,7 +259,7 @@ void Checker::on_retire(ExecContext& ctx, const isa::Instruction& ins) {
       }
       uint64_t i = 0;
       for_each_element(w.v, base, [&](int64_t off) {
-        std::memset(s->data.get() + off, taint[i++] ? code : 1, w.v.esize);
+        s->set(uint64_t(off), taint[i++] ? code : 1, w.v.esize);
       });
     }
   }
@@ -406,7 +445,7 @@ void Checker::finish(ExecContext& ctx) {
   std::vector<bool> origin_reported(m.origins.size(), false);
   for (const isa::HbmTensor& t : p.hbm_tensors) {
     if (t.output_index < 0 || t.kind == isa::HbmTensor::Kind::Input || !t.bytes) continue;
-    if (all_ones(m.hbm->data.get() + t.address, t.bytes)) continue;
+    if (m.hbm->all_ones(t.address, t.bytes)) continue;
     // The tensor as one view: [all / inner, inner] elements.
     isa::AccessPattern ap;
     ap.mem = isa::Memory::HBM;
