@@ -38,6 +38,8 @@ struct Checker::Impl {
   struct Core {
     const isa::Program* program = nullptr;
     std::unique_ptr<Shadow> sbuf, psum;
+    std::vector<uint8_t> pe_cols;  // stationary columns loaded from never-written / tainted data (empty: none)
+    uint8_t pe_code = 0;           // their taint code
   };
   bool as_errors = false;
   std::vector<Core> cores;

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <string_view>
 
 #include "sim/check_impl.h"
 #include "sim/exec.h"
@@ -220,10 +221,17 @@ void Checker::on_retire(ExecContext& ctx, const isa::Instruction& ins) {
       });
       dirty.push_back(std::move(d));
     }
+    // The Tensor Engine's stationary (sim/pe_state.h) carries taint from a load_stationary to the multiplies
+    // that use it: stationary column m feeds dst partition m.
+    const std::string_view mnemonic = isa::info(ins.op).mnemonic;
+    const bool pe_load = mnemonic.starts_with("load_stationary"), pe_move = mnemonic.starts_with("multiply_moving");
+    Impl::Core& pe = m.cores[core];
     uint8_t code = inherited;
     if (fresh) {  // a first read of never-written data: a new origin
       Finding f = m.unwritten_finding(ctx, core, ins, *fresh);
-      if (!writes) {  // nothing carries it on (a register load, device_print): report now
+      // Nothing carries it on (a register load, device_print): report now. A sendrecv's src goes to the other core,
+      // whose dst counts as written (taint does not cross cores: a possible miss, never a false report).
+      if (!writes && !pe_load && ins.op != isa::Opcode::sendrecv) {
         m.add_finding(std::move(f));
         code = 0;
       } else {
@@ -231,12 +239,24 @@ void Checker::on_retire(ExecContext& ctx, const isa::Instruction& ins) {
         if (m.origins.size() < Impl::kMaxOrigins) m.origins.push_back(std::move(f));
       }
     }
+    if (pe_load) {
+      pe.pe_cols.clear();
+      for (const Dirty& d : dirty) {
+        const View& r = d.a->v;
+        if (pe.pe_cols.size() < r.free_elems) pe.pe_cols.resize(r.free_elems, 0);
+        for (uint64_t i = 0; i < d.state.size(); ++i) pe.pe_cols[i % r.free_elems] |= d.state[i] != 1;
+      }
+      pe.pe_code = code;
+      if (code < 2) pe.pe_cols.clear();
+    }
+    const bool pe_taint = pe_move && !pe.pe_cols.empty();
+    if (pe_taint && code < 2) code = pe.pe_code;
     for (const Impl::Access& w : m.pending) {
       if (!w.writes) continue;
       Shadow* s = m.shadow(core, w.v.mem);
       if (!s) continue;
       const uint8_t* base = ctx.mem.of(w.v.mem).ptr(0, 0);
-      if (dirty.empty() || code < 2) {
+      if ((dirty.empty() && !pe_taint) || code < 2) {
         Impl::mark(*s, w.v, base);
         continue;
       }
@@ -257,6 +277,9 @@ void Checker::on_retire(ExecContext& ctx, const isa::Instruction& ins) {
           std::fill(taint.begin(), taint.end(), 1);
         }
       }
+      if (pe_taint && w.slot == 0)
+        for (uint32_t p = 0; p < w.v.partitions && p < pe.pe_cols.size(); ++p)
+          if (pe.pe_cols[p]) std::fill(taint.begin() + int64_t(p * per), taint.begin() + int64_t((p + 1) * per), 1);
       uint64_t i = 0;
       for_each_element(w.v, base, [&](int64_t off) {
         s->set(uint64_t(off), taint[i++] ? code : 1, w.v.esize);

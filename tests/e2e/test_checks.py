@@ -56,6 +56,16 @@ check_equal((rc, se), (0, f"""{K}: warning: initcheck: output 'out' is not fully
 {K}: note: the kernel wrote its input 'a': was that store meant for 'out'?
 """), "kernel writing its input")
 
+# The Tensor Engine's stationary carries what it was loaded from: garbage columns reach only their result rows.
+rc, se = checked("stationary_partial", "--inputs", at, c)
+check_equal((rc, se), (0, f"""{K}:72:5: warning: initcheck: load_stationary (tensor #0) reads never-written st[0:128, 64:128] (8192 elements of operand 'stationary')
+   72 |     nisa.nc_matmul(dst=acc, stationary=st, moving=mv)
+      |     ^
+{K}: note: the result reaches output 'out': out[64:128, 0:64] (4096 elements) computed from never-written data
+"""), "stationary partly loaded, all rows stored")
+rc, se = checked("stationary_partial", "--inputs", at, c, "--arg", "store_all=False", mode="--check=error")
+check_equal((rc, se), (0, ""), "stationary partly loaded, only its loaded columns' rows stored: no finding")
+
 # --check=error: the same finding as an error, exit 1, in a functional run too; --check-json has every field.
 js = os.path.join(d, "f.json")
 rc, se = checked("read_before_write", "--inputs", a, "--functional", "--check-json", js, mode="--check=error")

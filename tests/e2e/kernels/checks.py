@@ -56,3 +56,25 @@ def writes_input(a):
     nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=2.0)
     nisa.dma_copy(dst=a, src=t)
     return out
+
+
+@nki.jit
+def stationary_partial(a_t, b, store_all=True):
+    """A matmul whose stationary has only its columns 0:64 loaded: result rows 64:128 are garbage. Correct when
+    only rows 0:64 are stored (store_all=False)."""
+    K, M = a_t.shape
+    _, N = b.shape
+    st = nl.ndarray((K, M), dtype=nl.float32, buffer=nl.sbuf)
+    mv = nl.ndarray((K, N), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=st[:, 0:64], src=a_t[:, 0:64])
+    nisa.dma_copy(dst=mv, src=b)
+    acc = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=acc, stationary=st, moving=mv)
+    r = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=r, src=acc)
+    out = nl.ndarray((M if store_all else 64, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    if store_all:
+        nisa.dma_copy(dst=out, src=r)
+    else:
+        nisa.dma_copy(dst=out, src=r[0:64, :])
+    return out
