@@ -39,6 +39,7 @@ struct Compiled {
   std::string kernel_name;
   std::vector<std::string> tensor_params;
   std::vector<int64_t> launch_grid;
+  std::vector<sim::OnChipName> check_names;  // core 0's on-chip tensors, for sim::Options::check_names (--check)
   int lnc() const { return int(programs.size()); }
 };
 
@@ -56,6 +57,8 @@ struct Run {
     return single ? single->written_inputs : multi->written_inputs;
   }
   double total_ns() const { return single ? single->total_ns : multi->total_ns; }
+  // --check findings (sim::Options::checks), all cores.
+  const std::vector<sim::Finding>& findings() const { return single ? single->findings : multi->findings; }
   uint64_t instructions() const;
   // Busy time per engine ("tensor", "vector", ...); with two cores "core0.tensor", "core1.tensor", ...
   std::map<std::string, double> engine_busy_ns() const;

@@ -1,6 +1,6 @@
 """Benchmarks nki-sim against numpy doing the same math, in one run on the same machine.
 
-    /usr/bin/python3 bench/run.py [--nki-sim build/nki-sim] [--cases abcdeftg] [--repeat N] [--rounds R]
+    /usr/bin/python3 bench/run.py [--nki-sim build/nki-sim] [--cases abcdeftg] [--repeat N] [--rounds R] [--check]
 
 For each case it prints the end-to-end wall time of the nki-sim process (process start, compile, lower,
 simulate, writing outputs), the same for numpy (best of 3), their ratio, and nki-sim's phase breakdown
@@ -93,6 +93,15 @@ def phases_text(phases, instructions=None):
     return text
 
 
+def check_overhead(label, exe, kernel, inputs, base, args=(), repeat=1):
+    """--check (docs/checks.md): the same run with --check, and its simulate time against the plain run's."""
+    sim = run_sim(exe, kernel, inputs, args, repeat, extra=("--check",))
+    w0, c0 = base[2].get("simulate", (0, 0))
+    w1, c1 = sim[2].get("simulate", (0, 0))
+    print(f"      --check: simulate {w1:.3f} s wall / {c1:.3f} s cpu against {w0:.3f} / {c0:.3f} without: "
+          f"{(w1 / w0 if w0 else 0):.2f}x wall, {(c1 / c0 if c0 else 0):.2f}x cpu")
+
+
 RESULTS = []  # (case letter, end-to-end ratio, simulate us per instruction or None), one per report
 METRICS = []  # (metric label, value, "<=" | "<" | ">=", limit): issue 20's cases (d, e, f, g, t), one per round
 
@@ -182,6 +191,8 @@ def main():
     ap.add_argument("--python-dir", default=os.path.join(ROOT, "build", "python"), help="the nkisim package (case e)")
     ap.add_argument("--nki-library", default="/work/corpora/nki-library", help="nki-library checkout (case g)")
     ap.add_argument("--repeat", type=int, default=1, help="nki-sim runs per case (the fastest is reported)")
+    ap.add_argument("--check", action="store_true",
+                    help="also run every case with --check and print the simulate-time overhead (docs/checks.md)")
     ap.add_argument("--rounds", type=int, default=1,
                     help="run everything this many times and end with a summary per case (median, range, "
                          "rounds that met the target)")
@@ -221,6 +232,9 @@ def bench(d, args):
                 b = a * np.float32(0.5) + np.float32(1.0)
                 a = np.maximum(a, b)
         report(f"(c) small ops, {ninstr} instructions", sim, timed(numpy_small, 1), ninstr)
+        if args.check:
+            check_overhead("c", exe, os.path.join(ROOT, "bench", "small_ops.py"), [os.path.join(d, "x.npy")], sim,
+                           [f"steps={steps}"], args.repeat)
 
     mm = os.path.join(ROOT, "examples", "matmul_bf16.py")
     if "a" in args.cases and os.path.exists(mm):  # tiled bf16 matmul 2048^3
@@ -233,6 +247,9 @@ def bench(d, args):
             sim = run_sim(exe, mm, [os.path.join(d, "a.npy:bfloat16"), os.path.join(d, "b.npy:bfloat16")],
                           repeat=args.repeat)
             report(f"(a) bf16 matmul {n}^3 vs numpy fp32 matmul", sim, timed(lambda: a @ b))
+            if args.check:
+                check_overhead("a", exe, mm, [os.path.join(d, "a.npy:bfloat16"), os.path.join(d, "b.npy:bfloat16")],
+                               sim, repeat=args.repeat)
         except RuntimeError as e:
             print(f"(a) bf16 matmul: nki-sim failed: {str(e).splitlines()[0] if str(e) else e}")
     elif "a" in args.cases:
@@ -250,6 +267,8 @@ def bench(d, args):
                 e = np.exp(x - m)
                 return e / e.sum(axis=1, keepdims=True)
             report("(b) softmax 4096x4096", sim, timed(numpy_softmax))
+            if args.check:
+                check_overhead("b", exe, sm, [os.path.join(d, "s.npy")], sim, repeat=args.repeat)
         except RuntimeError as e:
             print(f"(b) softmax: nki-sim failed: {str(e).splitlines()[0] if str(e) else e}")
     elif "b" in args.cases:

@@ -106,7 +106,8 @@ void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::ve
 
 }  // namespace
 
-isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vector<std::string>* notes) {
+isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vector<std::string>* notes,
+                   std::vector<TilePlacement>* tiles) {
   const std::optional<Kernel> reused = reuse_recomputations(input);
   const Kernel& kernel = reused ? *reused : input;
   isa::Program p;
@@ -118,6 +119,11 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   std::vector<Placement> pl = allocate_spilling(kernel, target, p, spilled, notes);
   const Kernel& k = spilled ? *spilled : kernel;
   if (spilled) engines = assign_engines(k);  // the rewritten ops
+  if (tiles)  // names for --check findings
+    for (size_t i = 0; i < k.tensors.size() && i < pl.size(); ++i)
+      if (pl[i].allocated && is_on_chip(k.tensors[i].buffer) && !k.tensors[i].shape.empty())
+        tiles->push_back(TilePlacement{k.tensors[i].name, pl[i].mem, k.tensors[i].dtype, k.tensors[i].shape,
+                                       pl[i].partition, pl[i].address});
   LocationTable locs(p);
   auto make = [&](size_t i, isa::Instruction& ins) {
     const Op& op = k.ops[i];

@@ -111,6 +111,16 @@ std::string format_diagnostic(
   return out;
 }
 
+std::string format_located(const std::optional<SourceLoc>& loc, const char* severity, const std::string& msg,
+                           const std::vector<std::pair<SourceLoc, std::string>>& notes,
+                           const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line,
+                           const char* tool) {
+  std::string out;
+  append_located(out, loc, severity, msg, read_line, tool);
+  for (const auto& [l, text] : notes) append_located(out, l, "note", text, read_line, tool);
+  return out;
+}
+
 std::string read_regular_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
   const SourceLoc at{path};
   // O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting; fstat then refuses it.

@@ -36,6 +36,12 @@ struct Error : std::runtime_error {
 std::string format_diagnostic(const Error& e,
                               const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line,
                               const char* tool = "nki-sim");
+// The same layout for any severity ("warning" for --check findings): `loc: severity: msg`, the source line, a caret,
+// then each note.
+std::string format_located(const std::optional<SourceLoc>& loc, const char* severity, const std::string& msg,
+                           const std::vector<std::pair<SourceLoc, std::string>>& notes,
+                           const std::function<std::optional<std::string>(const std::string&, uint32_t)>& read_line,
+                           const char* tool = "nki-sim");
 // The whole of a regular file, read without blocking on a FIFO or device. A missing or unreadable file, a
 // directory, a FIFO, device or socket, or a file over `max_bytes` is an Error located at `path` whose message
 // starts with `what` (e.g. "cannot open: Is a directory", "cannot open: not a regular file (a FIFO)").

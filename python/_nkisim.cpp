@@ -262,7 +262,7 @@ py::array to_numpy(const sim::HostArray& h) {
 
 py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair<py::array, std::string>>& inputs,
                   const std::string& mode, bool timeline, const std::string& trace_path,
-                  const std::string& html_path) {
+                  const std::string& html_path, const std::string& check) {
   return guarded([&] {
     std::vector<sim::HostArray> arrays;
     for (auto& [a, dt] : inputs) arrays.push_back(host_array(a, dt));
@@ -273,6 +273,12 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
     o.outputs_in_place = true;  // native-dtype outputs become numpy arrays over the run's HBM (to_numpy)
     o.timeline = timeline;
     o.trace = !trace_path.empty() || !html_path.empty();
+    if (!check.empty()) {  // --check (sim/check.h): "init,race,sync", "all", "error", ...
+      const sim::CheckSpec c = sim::parse_check_spec(check);
+      o.checks = c.checks;
+      o.check_errors = c.errors;
+      o.check_names = p->compiled.check_names;
+    }
     std::ostringstream printed;
     o.print_sink = &printed;
     std::atomic<bool> stop{false};
@@ -316,6 +322,24 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
     d["engine_busy_ns"] = run->engine_busy_ns();
     d["profile"] = profile;
     d["printed"] = printed.str();
+    py::list findings;  // --check
+    for (const sim::Finding& f : run->findings()) {
+      py::dict x;
+      x["kind"] = f.kind;
+      x["severity"] = f.severity;
+      x["core"] = f.core;
+      x["engine"] = f.engine >= 0 ? std::string(isa::engine_name(isa::Engine(f.engine))) : std::string();
+      x["index"] = f.index;
+      x["opcode"] = f.opcode;
+      x["file"] = f.loc ? f.loc->file : std::string();
+      x["line"] = f.loc ? f.loc->line : 0;
+      x["col"] = f.loc ? f.loc->col : 0;
+      x["tensor"] = f.tensor;
+      x["message"] = f.message;
+      x["text"] = sim::format_findings({f}, read_registered_source_line);
+      findings.append(x);
+    }
+    d["findings"] = findings;
     return d;
   });
 }
@@ -358,5 +382,5 @@ PYBIND11_MODULE(_nkisim, m) {
         py::arg("host_files") =
             std::vector<std::tuple<std::string, std::string, std::vector<int64_t>, std::vector<double>>>{});
   m.def("simulate", &simulate, py::arg("program"), py::arg("inputs"), py::arg("mode"), py::arg("timeline"),
-        py::arg("trace_path"), py::arg("html_path") = "");
+        py::arg("trace_path"), py::arg("html_path") = "", py::arg("check") = "");
 }

@@ -9,6 +9,7 @@
 
 #include "isa/program.h"
 #include "isa/target.h"
+#include "sim/checker.h"
 #include "sim/memory.h"
 #include "sim/pe_state.h"
 #include "sim/view.h"
@@ -85,6 +86,9 @@ class ExecContext {
   // (N counts the prints of NAME from 0; print_tag is "core<C>_" on the cores of an LNC run).
   std::string print_dir, print_tag;
   std::map<std::string, uint32_t> print_counts;
+  // --check (sim/check.h): the run's shadow state and this context's core; nullptr = checks off (free).
+  Checker* checker = nullptr;
+  uint32_t check_core = 0;
 
  private:
   uint32_t polls_ = 0;

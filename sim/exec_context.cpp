@@ -191,6 +191,9 @@ View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
     v.pstep = int64_t(space.pitch());
     if (!v.empty()) space.prepare(v.start_partition, v.partitions, uint64_t(v.lo), uint64_t(v.hi));
   }
+  // --check hook (sim/check.h). An indirect DMA operand reports its rows itself (sim/exec_dma.cpp).
+  if (checker && !(ins.params.ind_kind && (ins.params.ind_opnds >> slot & 1))) [[unlikely]]
+    checker->on_access(*this, ins, slot, v, writes);
   return v;
 }
 
@@ -274,6 +277,9 @@ constexpr ExecFn kExec[] = {
 };
 }  // namespace
 
-void execute(ExecContext& ctx, const isa::Instruction& ins) { kExec[size_t(ins.op)](ctx, ins); }
+void execute(ExecContext& ctx, const isa::Instruction& ins) {
+  kExec[size_t(ins.op)](ctx, ins);
+  if (ctx.checker) [[unlikely]] ctx.checker->on_retire(ctx, ins);  // --check hook (sim/check.h)
+}
 
 }  // namespace nkisim::sim

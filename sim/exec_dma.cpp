@@ -175,6 +175,14 @@ Rows resolve_rows(ExecContext& ctx, const isa::Instruction& ins, int slot, bool 
     r.rows[p] = first;
     hbm.prepare(0, 1, uint64_t(first - hbm0 + flo * es), uint64_t(first - hbm0 + (fhi + 1) * es));
   }
+  if (ctx.checker) [[unlikely]]  // --check hook (sim/check.h): the rows this indirect operand really touches
+    for (uint32_t p = 0; p < r.v.partitions; ++p) {
+      if (!r.rows[p]) continue;
+      View row = r.v;
+      row.partitions = 1;
+      row.base = r.rows[p];
+      ctx.checker->on_access(ctx, ins, slot, row, writes);
+    }
   return r;
 }
 

@@ -17,6 +17,7 @@ std::vector<uint8_t> sendrecv_read_src(ExecContext& ctx, const isa::Instruction&
   const View src = ctx.read(ins, 1);
   std::vector<uint8_t> out(size_t(src.total_elems()) * src.esize);
   for (uint32_t p = 0; p < src.partitions; ++p) gather_raw(src, p, out.data() + size_t(p) * src.free_elems * src.esize);
+  if (ctx.checker) [[unlikely]] ctx.checker->on_retire(ctx, ins);  // --check hook: src was read
   return out;
 }
 
@@ -27,6 +28,7 @@ void sendrecv_write_dst(ExecContext& ctx, const isa::Instruction& ins, const std
                       std::to_string(size_t(dst.total_elems()) * dst.esize));
   for (uint32_t p = 0; p < dst.partitions; ++p)
     scatter_raw(dst, p, bytes.data() + size_t(p) * dst.free_elems * dst.esize);
+  if (ctx.checker) [[unlikely]] ctx.checker->on_retire(ctx, ins);  // --check hook: src was read, dst written
 }
 
 DmaLayout sendrecv_layout(const isa::Instruction& ins, const isa::TargetDesc& t) {

@@ -95,7 +95,7 @@ void run_functional_lnc(std::span<ExecContext* const> ctx, const std::function<v
         std::ostringstream os;
         os << "deadlock: core " << c << "'s " << isa::engine_name(isa::Engine(e)) << " waits for semaphore " << sem
            << " >= " << want << " (value is " << k.sems[size_t(sem)] << ")";
-        cx.fail(ins, os.str());
+        throw_deadlock(cx, ins, os.str(), uint16_t(sem), k.pc);  // synccheck (sim/check_sync.cpp)
       };
       for (const isa::SemWait& w : ins.waits)
         if (k.sems[w.sem] < int64_t(w.value)) stuck(w.sem, w.value);

@@ -305,6 +305,8 @@ void Scheduler::apply_updates(const OpInfo& op, TimingRef who) {
 }
 
 void Scheduler::check_deadlock() const {
+  std::array<size_t, isa::kNumEngines> reached{};  // synccheck: how far each engine got (sim/check_sync.cpp)
+  for (int e = 0; e < isa::kNumEngines; ++e) reached[size_t(e)] = eng_[size_t(e)].pc;
   for (int e = 0; e < isa::kNumEngines; ++e) {
     const EngineState& s = eng_[size_t(e)];
     if (s.pc >= p_.streams[size_t(e)].size()) continue;
@@ -313,7 +315,7 @@ void Scheduler::check_deadlock() const {
       std::ostringstream os;
       os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << ins.params.sem
          << " >= " << sem_wait_reg_threshold(ctx_, ins) << " (value is " << sems_[ins.params.sem] << ")";
-      ctx_.fail(ins, os.str());
+      throw_deadlock(ctx_, ins, os.str(), ins.params.sem, reached);
     }
     if ((ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) &&
         sems_[ins.params.sem] < int64_t(ins.params.rimm)) {
@@ -328,7 +330,7 @@ void Scheduler::check_deadlock() const {
       std::ostringstream os;
       os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << w.sem << " >= " << w.value
          << " (value is " << sems_[w.sem] << ")";
-      ctx_.fail(ins, os.str());
+      throw_deadlock(ctx_, ins, os.str(), w.sem, reached);
     }
     ctx_.fail(ins, "deadlock: " + std::string(isa::engine_name(Engine(e))) + " stopped");  // unreachable
   }
@@ -419,14 +421,14 @@ void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations,
       std::ostringstream os;
       os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << ins.params.sem << " >= "
          << sem_wait_reg_threshold(ctx, ins) << " (value is " << sems[ins.params.sem] << ")";
-      ctx.fail(ins, os.str());
+      throw_deadlock(ctx, ins, os.str(), ins.params.sem, pc);  // synccheck (sim/check_sync.cpp)
     }
     for (const isa::SemWait& w : ins.waits)
       if (sems[w.sem] < int64_t(w.value)) {
         std::ostringstream os;
         os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << w.sem << " >= " << w.value
            << " (value is " << sems[w.sem] << ")";
-        ctx.fail(ins, os.str());
+        throw_deadlock(ctx, ins, os.str(), w.sem, pc);
       }
   }
   r.mode = "functional";

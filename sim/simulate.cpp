@@ -129,12 +129,22 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)
   bind_inputs(ctx, inputs, opts);
   if (opts.functional && opts.timing_only) throw Error("functional and timing-only runs exclude each other");
+  std::unique_ptr<Checker> checker;  // --check (sim/check.h)
+  if (opts.checks && !opts.timing_only) {
+    checker = std::make_unique<Checker>(opts.checks, opts.check_errors, 1, opts.check_names);
+    checker->attach(ctx, 0);
+    checker->mark_inputs(p);
+  }
 
   Result r;
   r.target = target->name;
   if (opts.functional) run_functional(ctx, r, opts.max_loop_iterations, opts.progress);
   else run_program(ctx, opts, r);
   if (opts.timing_only) return r;  // no outputs: nothing was computed
+  if (checker) {
+    checker->finish(ctx);
+    r.findings = checker->take_findings();
+  }
   collect_results(ctx, r, opts.outputs_in_place);
   return r;
 }

@@ -13,6 +13,7 @@
 
 #include "isa/program.h"
 #include "isa/target.h"
+#include "sim/check.h"
 #include "sim/host_array.h"
 
 namespace nkisim::sim {
@@ -43,6 +44,12 @@ struct Options {
   // instructions issued so far (all cores; a dynamic loop's instructions count once per iteration) and the
   // program's static instruction count. Timed runs and one-core functional runs; empty = never.
   std::function<void(uint64_t issued, uint64_t total)> progress;
+  // --check (sim/check.h, docs/checks.md): CheckBits of the checks to run (0 = none, nothing is paid); findings
+  // go to Result::findings with severity "error" when check_errors, else "warning". check_names name on-chip
+  // memory in findings (the kernel's tiles). A timing-only run checks nothing.
+  uint8_t checks = 0;
+  bool check_errors = false;
+  std::vector<OnChipName> check_names;
 };
 
 struct EngineStats {
@@ -145,6 +152,7 @@ struct Result {
   std::vector<InstrTiming> timeline;
   std::vector<TransferTiming> transfers;
   std::vector<std::pair<uint32_t, TimingRef>> sem_edges;  // (waiting instruction, satisfying update)
+  std::vector<Finding> findings;  // Options::checks
 };
 
 // Runs `p`. `inputs` bind in order to the program's Input tensors (param_index order); each must match
@@ -180,6 +188,7 @@ struct LncResult {
     double sent_ns = 0, arrive_ns = 0;
   };
   std::vector<Signal> signals;
+  std::vector<Finding> findings;  // Options::checks (all cores)
 };
 LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const HostArray> inputs,
                        const Options& opts = {});

@@ -138,6 +138,18 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
   if (opts.functional)
     for (size_t c = 0; c < n; ++c) validate_program(*ctx[c]);  // a timed run validates in the scheduler
   bind_inputs(*ctx[0], inputs, opts);
+  std::unique_ptr<Checker> checker;  // --check (sim/check.h): one shadow of the shared HBM, one per core on chip
+  if (opts.checks && !opts.timing_only) {
+    checker = std::make_unique<Checker>(opts.checks, opts.check_errors, n, opts.check_names);
+    for (size_t c = 0; c < n; ++c) checker->attach(*ctx[c], uint32_t(c));
+    for (size_t c = 0; c < n; ++c) checker->mark_inputs(ctx[c]->program);
+  }
+  auto check_finish = [&](LncResult& out) {
+    if (!checker) return;
+    own(0);
+    checker->finish(*ctx[0]);
+    out.findings = checker->take_findings();
+  };
 
   LncResult out;
   out.cores.resize(n);
@@ -146,6 +158,7 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     for (auto& c : ctx) raw.push_back(c.get());
     for (size_t c = 0; c < n; ++c) out.cores[c].target = target->name;
     run_functional_lnc(raw, own, out.cores, opts.max_loop_iterations);
+    check_finish(out);
     return read_lnc_results(ctx, own, out);
   }
   struct Remote {
@@ -229,6 +242,7 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     out.total_ns = std::max(out.total_ns, out.cores[c].total_ns);
   }
   if (opts.timing_only) return out;
+  check_finish(out);
   return read_lnc_results(ctx, own, out);
 }
 

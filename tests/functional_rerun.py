@@ -3,7 +3,9 @@
 The test drivers (tests/e2e/common.py run(), tests/frontend/run_conformance.py) hand every successful nki-sim run
 to functional_differences(), which runs the same command again with --functional into a fresh directory and
 compares every output file the two runs wrote byte for byte (NaN payloads included). Any difference is a bug:
-a dependency the back end failed to state, or a timing model that applies an effect at the wrong time."""
+a dependency the back end failed to state, or a timing model that applies an effect at the wrong time.
+The rerun also passes --check=error (docs/checks.md): a correct kernel has no finding, so every example, e2e and
+conformance kernel is held to zero false positives."""
 import os
 import shutil
 import subprocess
@@ -12,14 +14,17 @@ import tempfile
 # Options that name a file the second run must leave alone, with their value in the next argument or after '='.
 _FILE_OPTIONS = ("--stats", "--trace", "--profile-json", "--trace-detail", "--html", "--print-dir")
 # Options that only add reports (an optional value after '=').
-_REPORT_OPTIONS = ("--profile", "--explain", "--time-phases")
+_REPORT_OPTIONS = ("--profile", "--explain", "--time-phases", "--check")
+# The checks every rerun makes (a finding fails it).
+CHECK = "--check=error"
 # Runs that compute nothing to compare, or are functional already; sweeps and compare write no outputs.
 _NO_RERUN = ("--functional", "--timing-only", "--help", "-h", "--version", "--sweep", "compare", "--target=all")
 
 
-def functional_args(args):
+def functional_args(args, check=True):
     """(arguments of the --functional run, output directory of the original run) for an nki-sim command line
-    `args` (strings, without the executable), or None when it is no run whose outputs can be compared."""
+    `args` (strings, without the executable), or None when it is no run whose outputs can be compared.
+    check=False leaves out --check=error (a kernel whose findings are the point of its test)."""
     out, rerun, i, runs_something = "nki-sim-out", [], 0, False
     while i < len(args):
         a = args[i]
@@ -34,21 +39,24 @@ def functional_args(args):
         if a == "--emit" and i + 2 < len(args):
             i += 3
             continue
-        if a.split("=", 1)[0] in _FILE_OPTIONS + _REPORT_OPTIONS + ("--emit", "-q", "--quiet"):
+        if a == "--check-json" and i + 1 < len(args):
+            i += 2
+            continue
+        if a.split("=", 1)[0] in _FILE_OPTIONS + _REPORT_OPTIONS + ("--emit", "-q", "--quiet", "--check-json"):
             i += 1
             continue
         runs_something = runs_something or a == "--program" or (not a.startswith("-") and a.endswith(".py"))
         rerun.append(a)
         i += 1
-    return (rerun + ["--functional", "-q"], out) if runs_something else None
+    return (rerun + ["--functional", "-q"] + ([CHECK] if check else []), out) if runs_something else None
 
 
-def functional_differences(nkisim, args, cwd=None, timeout=300):
+def functional_differences(nkisim, args, cwd=None, timeout=300, check=True):
     """Runs `nkisim args` again with --functional (args: the original command line after the executable; the
     original run must have succeeded) and returns a list of differences between the two runs' output files
     (empty when bit-identical, or when the command is no run that writes outputs)."""
     args = [str(a) for a in args]
-    plan = functional_args(args)
+    plan = functional_args(args, check)
     if plan is None:
         return []
     rerun, out = plan

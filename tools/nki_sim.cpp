@@ -34,6 +34,7 @@ constexpr const char* kUsage =
     "               [--target trn1|trn2|trn3|all] [--stats FILE.json] [--trace FILE.json] [--emit ir|asm|bin FILE] [-q]\n"
     "               [--profile[=FILE]] [--profile-json FILE] [--explain[=[FILE:]LINE]] [--functional | --timing-only]\n"
     "               [--sweep NAME=V1,V2,... ...] [--sweep-format text|csv|json]\n"
+"               [--check[=error,init,race,sync]] [--check-json FILE]\n"
     "       nki-sim --program FILE.nkibin [--inputs FILE[:DTYPE] ...] [-o DIR] [options]\n"
     "       nki-sim compare A B [--json] [options]   (A, B: --stats / --profile-json files, or kernels to run)\n";
 
@@ -136,6 +137,17 @@ sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& tar
   o.functional = functional;
   o.timing_only = timing_only;
   if (vm.count("max-loop-iterations")) o.max_loop_iterations = count_option(vm, "max-loop-iterations");
+  if (vm.count("check") || vm.count("check-json")) {  // --check (sim/check.h)
+    sim::CheckSpec c;
+    try {
+      c = sim::parse_check_spec(vm.count("check") ? vm["check"].as<std::string>() : "all");
+    } catch (const Error& e) {
+      throw cli::UsageError(e.what());
+    }
+    if (timing_only) throw cli::UsageError("--check needs the numerics: not with --timing-only");
+    o.checks = c.checks;
+    o.check_errors = c.errors;
+  }
   return o;
 }
 
@@ -251,6 +263,10 @@ int run(int argc, char** argv) {
       ("sweep-format", po::value<std::string>()->default_value("text"), "the sweep table as text, csv or json")
       ("functional", "numerics only, no timing model (fastest golden runs)")
       ("timing-only", "timing only: skip the numerics; no outputs are written")
+      ("check", po::value<std::string>()->implicit_value("all"),
+       "run the checks the hardware cannot give (docs/checks.md): --check (all, findings are warnings), "
+       "--check=error (any finding exits 1), --check=init,race,sync to choose")
+      ("check-json", po::value<std::string>(), "write the --check findings as JSON to FILE")
       ("time-phases", "print the wall time of each phase (inputs, compile, lower, simulate, outputs) to stderr")
       ("quiet,q", "print nothing on success");
   const po::variables_map vm = cli::parse(argc, argv, opts, "kernel-file");
@@ -389,6 +405,7 @@ int run(int argc, char** argv) {
                           std::to_string(int(target->max_lnc)));
   // A binary program file holds one core or, for LNC=2, one program per core (docs/binary-format.md).
   std::vector<isa::Program> programs;
+  std::vector<sim::OnChipName> check_names;  // --check: the kernel's on-chip tensors (none for --program)
   if (from_binary) {
     programs = isa::decode_programs(cli::read_file(kernel_path), kernel_path);
     phases.lap("decode");
@@ -416,6 +433,7 @@ int run(int argc, char** argv) {
     api::Compiled compiled = api::compile_kernel(std::move(req));
     for (const std::string& n : compiled.notes) std::cerr << n << "\n";
     programs = std::move(compiled.programs);
+    check_names = std::move(compiled.check_names);
     target = compiled.target;
     phases.lap("compile");
     if (emit_kind == "ir") write_text(emit_file, compiled.ir_text);
@@ -425,6 +443,7 @@ int run(int argc, char** argv) {
   if (!emit_kind.empty()) phases.lap("emit");
 
   sim::Options sopts = sim_options(vm, *target, functional, timing_only);
+  if (sopts.checks) sopts.check_names = std::move(check_names);
   sopts.outputs_in_place = true;  // one core: outputs are written straight from simulated HBM
   cli::Progress progress;  // stderr, terminals only
   sopts.progress = progress.callback();
@@ -446,6 +465,10 @@ int run(int argc, char** argv) {
   if (vm.count("explain")) std::cout << r.explain(programs, *target, explain_line, explain_file);
   phases.lap("outputs");
   phases.print(r.instructions());
+  // --check: findings like compiler diagnostics on stderr, all of them as JSON with --check-json.
+  std::cerr << sim::format_findings(r.findings(), read_registered_source_line);
+  write_report(vm, "check-json", [&](std::ostream& f) { sim::write_findings_json(r.findings(), f); });
+  if (sopts.check_errors && !r.findings().empty()) return 1;
   return 0;
 }
 

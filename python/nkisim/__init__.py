@@ -8,21 +8,25 @@ kernel[2] launch, or a plain function (taken as an nki.jit kernel).
 """
 from . import _nkisim
 from ._host import as_dtype, sbuf, sbuf_output
-from ._kernel import CURRENT, BenchmarkResult, Kernel, Result, as_kernel
+from ._kernel import CURRENT, BenchmarkResult, CheckError, CheckWarning, Kernel, Result, as_kernel
 from ._kernel import compile_program as _compile_program
 from ._kernel import run as _run
 
 KernelError = _nkisim.KernelError
 
-__all__ = ["simulate", "compile", "as_dtype", "sbuf", "sbuf_output", "KernelError", "Result", "Program", "Kernel"]
+__all__ = ["simulate", "compile", "as_dtype", "sbuf", "sbuf_output", "KernelError", "Result", "Program", "Kernel",
+           "CheckError", "CheckWarning"]
 
 
-def simulate(kernel, *args, target="trn2", lnc=None, timing=True, trace=None, html=None, **kwargs):
+def simulate(kernel, *args, target="trn2", lnc=None, timing=True, trace=None, html=None, check=None, **kwargs):
     """Compiles `kernel` for these arguments and simulates it. target: trn1 | trn2 | trn3; lnc: 1 or 2 (None:
     the kernel[N] launch, else 1); timing=False runs the numerics only (total_ns is None); trace: a path for
-    the Chrome/Perfetto trace; html: a path for the self-contained HTML timeline (docs/html.md). Returns a Result."""
+    the Chrome/Perfetto trace; html: a path for the self-contained HTML timeline (docs/html.md); check
+    (docs/checks.md): True runs every check and turns each finding into a CheckWarning, "error" raises
+    CheckError instead, "init,race,sync" chooses (as the CLI's --check=SPEC). Returns a Result
+    (Result.findings lists what the checks found)."""
     return _run(as_kernel(kernel, CURRENT), args, kwargs, target=target, lnc=lnc, timing=timing, trace=trace,
-                html=html)
+                html=html, check=check)
 
 
 class Program:

@@ -29,6 +29,7 @@ class Result:
         self.profile = raw["profile"]
         self.trace_path = trace_path
         self.instructions = raw["instructions"]
+        self.findings = list(raw.get("findings", []))  # check=...: dicts (kind, message, file, line, tensor, ...)
 
     def __repr__(self):
         return f"<nkisim.Result outputs={len(self.outputs)} total_ns={self.total_ns}>"
@@ -251,13 +252,50 @@ def compile_program(kernel, args, kwargs, target=None, lnc=None):
     return prog, conv, inputs
 
 
-def run(kernel, args, kwargs, target=None, lnc=None, timing=True, trace=None, html=None):
+class CheckWarning(UserWarning):
+    """A finding of nkisim.simulate(..., check=True) (docs/checks.md): the text of one compiler-style warning."""
+
+
+class CheckError(Exception):
+    """nkisim.simulate(..., check="error") found problems: str() is their compiler-style text, .findings the
+    list of dicts (kind, message, file, line, tensor, ...)."""
+
+    def __init__(self, text, findings):
+        super().__init__(text)
+        self.findings = findings
+
+
+def _check_spec(check):
+    """The check= argument as the simulator's spec: None/False -> "" (off), True -> "all", a string as the CLI's
+    --check=SPEC (e.g. "error", "init,race")."""
+    if check is None or check is False:
+        return ""
+    if check is True:
+        return "all"
+    if isinstance(check, str):
+        return check
+    raise TypeError(f"check must be None, a bool or a string such as 'error' or 'init,race', not {check!r}")
+
+
+def _report_findings(findings, spec):
+    if not findings:
+        return
+    text = "".join(f["text"] for f in findings)
+    if "error" in spec.split(","):
+        raise CheckError(text.rstrip("\n"), findings)
+    import warnings
+    for f in findings:
+        warnings.warn(CheckWarning(f["text"].rstrip("\n")), stacklevel=4)
+
+
+def run(kernel, args, kwargs, target=None, lnc=None, timing=True, trace=None, html=None, check=None):
     prog, conv, inputs = compile_program(kernel, args, kwargs, target, lnc)
     mode = "timed" if timing else "functional"
     if html and not timing:
         raise ValueError("html= needs a timed run (timing=True)")
+    spec = _check_spec(check)
     raw = _nkisim.simulate(prog, inputs, mode, bool(timing), os.fspath(trace) if trace else "",
-                           os.fspath(html) if html else "")
+                           os.fspath(html) if html else "", spec)
     raw["mode"] = mode
     if raw["printed"]:
         sys.stdout.write(raw["printed"])
@@ -267,4 +305,5 @@ def run(kernel, args, kwargs, target=None, lnc=None, timing=True, trace=None, ht
         if name in conv.names:
             dst = conv.arrays[conv.names.index(name)]
             np.copyto(dst, value.reshape(dst.shape), casting="unsafe")
+    _report_findings(raw["findings"], spec)
     return Result(raw, outputs, os.fspath(trace) if trace else None)

@@ -66,6 +66,8 @@ def write_wrapper(d, case):
 class CliBackend:
     name = "cli"
 
+    check = ""  # run.py --check: "error" runs every case with --check=error (docs/checks.md)
+
     def __init__(self, nkisim, jobs_tmp=None):
         self.nkisim = nkisim
         self.tmp = jobs_tmp or tempfile.mkdtemp(prefix="nkisim-corpora-")
@@ -109,6 +111,8 @@ class CliBackend:
         cmd += ["-o", out, "-q", "--stats", os.path.join(d, "stats.json")]
         if functional:
             cmd.append("--functional")
+        if self.check:
+            cmd.append("--check=" + self.check)
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
         except subprocess.TimeoutExpired:
@@ -147,6 +151,8 @@ class CliBackend:
 class PyBackend:
     """In process through the `nkisim` package (branch `py`): kernels are imported on the host as normal Python."""
     name = "python"
+
+    check = ""  # as CliBackend.check: nkisim.simulate(check=...)
 
     def __init__(self, nkisim_module):
         self.nkisim = nkisim_module
@@ -191,7 +197,8 @@ class PyBackend:
             kernel = kernel[case.grid if len(case.grid) > 1 else case.grid[0]]
         values = {k: self._value(v) for k, v in args.items()}
         try:
-            r = self.nkisim.simulate(kernel, target=case.target, lnc=case.lnc, timing=not functional, **values)
+            extra = {"check": self.check} if self.check else {}
+            r = self.nkisim.simulate(kernel, target=case.target, lnc=case.lnc, timing=not functional, **extra, **values)
         except Exception as e:  # nki-sim's located diagnostic
             raise KernelError(first_error_line(str(e)) if str(e) else type(e).__name__, str(e))
         outs = list(r.outputs) if isinstance(r.outputs, (tuple, list)) else [r.outputs]

@@ -74,6 +74,8 @@ def main():
     ap.add_argument("--nki-sim", default=os.path.join(REPO, "build", "nki-sim"), help="CLI backend binary")
     ap.add_argument("--python-dir", default=os.path.join(REPO, "build", "python"), help="where `nkisim` is built")
     ap.add_argument("--functional", action="store_true", help="run every case with --functional (no timing)")
+    ap.add_argument("--check", action="store_true",
+                    help="run every case with --check=error: a finding (docs/checks.md) makes the case an ERROR")
     ap.add_argument("--no-sdk-tests", action="store_true", help="skip the SDK pytest section")
     ap.add_argument("--json", help="also write the results as JSON to this file")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -91,7 +93,9 @@ def main():
             print(c.corpus, c.name, c.skip)
         return 0
     be = backends.choose(a.backend, a.nki_sim, a.python_dir)
-    print(f"backend: {be.name}", flush=True)
+    if a.check:
+        be.check = "error"
+    print(f"backend: {be.name}" + (" (--check=error)" if a.check else ""), flush=True)
 
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:

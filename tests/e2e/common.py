@@ -18,13 +18,15 @@ _failures = []
 _passes = 0
 
 
-def run(*args, cwd=None, same_as_functional=True):
+def run(*args, cwd=None, same_as_functional=True, checked=True):
     """Runs nki-sim with the arguments; returns (exit code, stdout, stderr). A successful timed run is run
     again with --functional and every output file must be bit-identical (tests/functional_rerun.py); a
-    difference is a recorded check failure. same_as_functional=False only for programs that race on purpose."""
+    difference is a recorded check failure. same_as_functional=False only for programs that race on purpose.
+    The rerun also has --check=error (no finding on a correct kernel); checked=False only for kernels that
+    are wrong on purpose (docs/checks.md)."""
     p = subprocess.run([NKISIM, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120)
     if p.returncode == 0 and same_as_functional:
-        for diff in functional_differences(NKISIM, args, cwd):
+        for diff in functional_differences(NKISIM, args, cwd, check=checked):
             check(False, diff)
     return p.returncode, p.stdout, p.stderr
 
@@ -55,12 +57,12 @@ def write_kernel(d, name, body, header=LEGACY_HEADER):
     return write_file(d, name + ".py", header + body)
 
 
-def cli_outputs(d, path, inputs, *extra, n=1):
+def cli_outputs(d, path, inputs, *extra, n=1, checked=True):
     """Runs the kernel at path on the arrays (saved in d) and returns its n outputs (None each on failure,
-    which is also a recorded check failure)."""
+    which is also a recorded check failure). checked: as run()."""
     out = os.path.join(d, "out_" + os.path.basename(path))
     rc, so, se = run(path, "--inputs", *[save(d, f"{os.path.basename(path)}_{i}.npy", x) for i, x in enumerate(inputs)],
-                     "-o", out, "-q", *extra)
+                     "-o", out, "-q", *extra, checked=checked)
     check_equal(rc, 0, f"{os.path.basename(path)} {extra} exit code (stderr: {se})")
     if rc:
         return [None] * n

@@ -27,10 +27,10 @@ def repeated(x, y, n):
     return acc
 
 
-def run_kernel(name, inputs, *extra):
+def run_kernel(name, inputs, *extra, checked=True):
     out = os.path.join(d, f"{name}-{len(os.listdir(d))}")
     stats = os.path.join(d, f"{name}-{len(os.listdir(d))}.json")
-    rc, so, se = run(K, "-k", name, "--inputs", *inputs, "-o", out, "--stats", stats, *extra)
+    rc, so, se = run(K, "-k", name, "--inputs", *inputs, "-o", out, "--stats", stats, *extra, checked=checked)
     check_equal(rc, 0, f"{name} {inputs} {extra} exit code (stderr: {se})")
     res = np.load(os.path.join(out, "output_0.npy")) if rc == 0 else None
     return res, (load_json(stats) if rc == 0 and "--functional" not in extra else None)
@@ -77,7 +77,8 @@ tb = rng.standard_normal((512, 64), dtype=np.float32)
 pta, ptb = save(d, "ta.npy", ta), save(d, "tb.npy", tb)
 for rows in (0, 128, 384, 512):
     for mode in ((), ("--functional",)):
-        res, _ = run_kernel("tiled_add", [pta, ptb, count(rows)], *mode)
+        # rows < 512 leaves the rest of the output unwritten on purpose: --check would say so (docs/checks.md)
+        res, _ = run_kernel("tiled_add", [pta, ptb, count(rows)], *mode, checked=rows == 512)
         ok = res is not None and np.array_equal(res[:rows], ta[:rows] + tb[:rows]) and np.isnan(res[rows:]).all()
         check(ok, f"tiled_add rows={rows} {mode}: the first rows are a + b, the rest never written")
 

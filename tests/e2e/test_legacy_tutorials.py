@@ -17,8 +17,8 @@ def kernel(name, body, header=True):
     return write_kernel(d, name, body, LEGACY_HEADER if header else "")
 
 
-def outputs(path, inputs, *extra, n=1):
-    return cli_outputs(d, path, inputs, *extra, n=n)
+def outputs(path, inputs, *extra, n=1, checked=True):
+    return cli_outputs(d, path, inputs, *extra, n=n, checked=checked)
 
 
 def err(body, *extra, inputs=None):
@@ -254,7 +254,8 @@ def k(x):
     return tuple(outs) + (sm, so, o3)
 """)
 nx = rng.uniform(0.5, 1.5, (128, 64)).astype(f32) * rng.choice([-1, 1], (128, 64)).astype(f32)
-res = outputs(k, [nx], n=8)
+# Rows a non-box mask leaves empty are never computed, so those outputs are partly never written: --check says so.
+res = outputs(k, [nx], n=8, checked=False)
 if res[0] is not None:
     P, F = np.meshgrid(np.arange(128), np.arange(64), indexing="ij")
     x64 = nx.astype(np.float64)
