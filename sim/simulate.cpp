@@ -74,6 +74,7 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   isa::check_program_fits(p, *target, "");  // before anything is allocated
   ExecContext ctx(p, *target, hbm_space_bytes(p));
   ctx.interrupt = opts.interrupt;
+  ctx.run_elements_budget = opts.max_run_elements;
   if (!opts.timing_only) ctx.prepare_pages(true);
   ctx.print_sink = opts.print_sink;
   if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)

@@ -16,6 +16,9 @@
 
 namespace nkisim::sim {
 
+// Options::max_run_elements by default (--max-run-elements; --help and README.md list it).
+constexpr uint64_t kDefaultMaxRunElements = 10'000'000'000;
+
 struct Options {
   // Target parameters to run with; nullopt = the built-in description of program.target.
   std::optional<isa::TargetDesc> target;
@@ -31,6 +34,10 @@ struct Options {
   // Dynamic loops: an engine that takes more branches than this stops the run with a located error at
   // the branch (an endless loop never hangs the simulator).
   uint64_t max_loop_iterations = 1000000;
+  // Run-time work budget per core: each executed instruction counts the elements of its largest operand (at
+  // least 1). A run over it stops with a located error (a long dynamic loop over big tiles never runs for
+  // hours). The default is some 10-40 s of simulation.
+  uint64_t max_run_elements = kDefaultMaxRunElements;
   // Where device_print instructions write (sim/exec_print.cpp); nullptr = std::cerr.
   std::ostream* print_sink = nullptr;
   // Set to true by another thread (the Python package on Ctrl-C): the run stops soon after with

@@ -73,6 +73,7 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
   for (const isa::Program& p : programs) {
     ctx.push_back(std::make_unique<ExecContext>(p, *target, hbm_bytes));
     ctx.back()->interrupt = opts.interrupt;
+    ctx.back()->run_elements_budget = opts.max_run_elements;
   }
   if (!opts.timing_only)
     for (size_t c = 0; c < n; ++c) ctx[c]->prepare_pages(c == 0);  // core 0 holds the HBM space first
