@@ -21,7 +21,7 @@ def limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
-def sim(*args, timeout=120):
+def sim(*args, timeout=240):
     t0 = time.monotonic()
     p = subprocess.run([os.path.join(TOOLS, "nki-sim"), *map(str, args)], capture_output=True, text=True,
                        timeout=timeout, preexec_fn=limit_memory)
@@ -54,13 +54,20 @@ for name, body, line_col in [
     check(rc == 1 and first.startswith(f"{path}:{line_col}: error: compile-time memory budget exceeded")
           and first.endswith(MEM), f"{name}: located budget error (rc {rc}): {first!r}")
     check(not os.path.exists(out), f"{name}: no output")
-# A 10**8-entry dict (here under a 200 MB budget, which it reaches in seconds; the default 1 GiB takes ~15M
-# entries and about a minute on a loaded machine).
+# A 10**8-entry dict (here under a 50 MB budget, which it reaches after ~1M entries; the default 1 GiB takes
+# ~15M entries, some 15 s of CPU).
 path = kernel("dict", "    d = {i: i for i in range(10**8)}\n    return a\n")
-rc, se, _ = sim(path, "--inputs", x, x, "-o", os.path.join(d, "out_dict"), "--max-compile-memory", "200000000")
+rc, se, _ = sim(path, "--inputs", x, x, "-o", os.path.join(d, "out_dict"), "--max-compile-memory", "50000000")
 first = (se.splitlines() or [""])[0]
 check(rc == 1 and first.startswith(f"{path}:8:9: error: compile-time memory budget exceeded") and first.endswith(MEM),
       f"dict: located budget error (rc {rc}): {first!r}")
+# 10**7 memsets: the default instruction budget (2,000,000, about 2 KB each) stops them within the memory cap.
+path = kernel("memsets", "    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n"
+                         "    for i in range(10**7):\n        nisa.memset(dst=t, value=0.0)\n    return a\n")
+rc, se, secs = sim(path, "--inputs", x, x, "-o", os.path.join(d, "out_memsets"))
+check_equal((rc, (se.splitlines() or [""])[0]),
+            (1, f"{path}:10:9: error: instruction budget exceeded: the kernel emits more than 2000000 instructions "
+                "(raise the limit with --max-instructions N)"), "10**7 memsets")
 # A smaller budget stops a smaller kernel, and raising it lets the kernel compile.
 path = kernel("small", "    s = 'x' * 10**6\n    return a\n")
 rc, se, _ = sim(path, "--inputs", x, x, "-o", os.path.join(d, "o_small"), "--max-compile-memory", "100000", "-q")
