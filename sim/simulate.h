@@ -17,7 +17,7 @@
 namespace nkisim::sim {
 
 // Options::max_run_elements by default (--max-run-elements; --help and README.md list it).
-constexpr uint64_t kDefaultMaxRunElements = 10'000'000'000;
+constexpr uint64_t kDefaultMaxRunElements = 200'000'000'000;
 
 struct Options {
   // Target parameters to run with; nullopt = the built-in description of program.target.
@@ -36,7 +36,7 @@ struct Options {
   uint64_t max_loop_iterations = 1000000;
   // Run-time work budget per core: each executed instruction counts the elements of its largest operand (at
   // least 1). A run over it stops with a located error (a long dynamic loop over big tiles never runs for
-  // hours). The default is some 10-40 s of simulation.
+  // hours). The default is about a minute of simulation; nki-library's largest kernels take several 10^10.
   uint64_t max_run_elements = kDefaultMaxRunElements;
   // Where device_print instructions write (sim/exec_print.cpp); nullptr = std::cerr.
   std::ostream* print_sink = nullptr;

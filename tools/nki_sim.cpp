@@ -37,7 +37,7 @@ constexpr const char* kUsage =
 constexpr const char* kHelpEpilog =
     "Budgets (exceeding one is an error naming the option that raises it): --max-steps 100000000,\n"
     "--max-instructions 2000000, --max-recursion 1000, --max-compile-memory 1073741824 (bytes of compile-time\n"
-    "Python values), --max-loop-iterations 1000000 (per engine), --max-run-elements 10000000000 (per core),\n"
+    "Python values), --max-loop-iterations 1000000 (per engine), --max-run-elements 200000000000 (per core),\n"
     "--grid at most 65536 programs, kernel source files up to 64 MiB, --program files up to 4 GiB, program HBM\n"
     "and kernel HBM tensors within the target's capacity (--param hbm_capacity_bytes: trn1 16 GiB, trn2 24 GiB,\n"
     "trn3 36 GiB).\n"
@@ -211,7 +211,7 @@ int run(int argc, char** argv) {
       ("max-loop-iterations", po::value<std::string>(), "run-time budget of taken branches per engine in dynamic loops (default 1000000)")
       ("max-run-elements", po::value<std::string>(),
        "run-time budget per core: element operations (each executed instruction counts its largest operand's "
-       "elements; default 10000000000)")
+       "elements; default 200000000000)")
       ("max-compile-memory", po::value<std::string>(),
        "compile-time memory budget: bytes of the kernel's live Python values (strings, lists, dicts, host "
        "arrays; default 1073741824)")
