@@ -14,6 +14,8 @@ namespace nkisim::api {
 Compiled compile_kernel(CompileRequest req) {
   frontend::CompileOptions& copts = req.copts;
   copts.target = req.target.name;
+  for (auto& [name, v] : req.params)
+    if (name == "hbm_capacity_bytes") copts.hbm_capacity_bytes = v;  // the front end checks HBM tensors with it
   int lnc = req.lnc.value_or(1);
   if (lnc < 1 || lnc > int(req.target.max_lnc))
     throw Error("LNC=" + std::to_string(lnc) + ": " + req.target.name + " supports only LNC=" +

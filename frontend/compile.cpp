@@ -142,6 +142,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   io.step_budget = opts.max_steps;
   io.instruction_budget = opts.max_instructions;
   io.max_frames = opts.max_recursion;
+  io.memory_budget = opts.max_compile_memory;
   io.stack_bytes = stack_bytes;
   io.interrupt = opts.interrupt;
   Interp in(io);
@@ -155,6 +156,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   in.kernel.target = opts.target;
   std::optional<isa::TargetDesc> target = isa::find_target(opts.target);
   if (!target) throw Error("unknown target '" + opts.target + "' (expected trn1, trn2 or trn3)");
+  in.nki->hbm_capacity_override = opts.hbm_capacity_bytes;
   set_target_constants(in, *target);
   in.nki->lnc = opts.lnc ? opts.lnc : 1;  // 0: the file decides (below)
   in.nki->lnc_core = opts.lnc_core;

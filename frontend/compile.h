@@ -44,8 +44,12 @@ struct CompileOptions {
   std::vector<HostFile> host_files;
   // Compile-time limits (each is a located error when exceeded):
   uint64_t max_steps = 100'000'000;        // --max-steps N: evaluation steps (statements, iterations, calls)
-  uint64_t max_instructions = 5'000'000;   // --max-instructions N: nki.isa instructions emitted
+  uint64_t max_instructions = 2'000'000;   // --max-instructions N: nki.isa instructions emitted
   int max_recursion = 1000;                // --max-recursion N: Python call depth
+  uint64_t max_compile_memory = uint64_t(1) << 30;  // --max-compile-memory N: bytes of live compile-time values
+  // --param hbm_capacity_bytes=N: the HBM a kernel's tensors may take (0: the target's figure); an HBM tensor
+  // over it is a located error at its nl.ndarray.
+  double hbm_capacity_bytes = 0;
   // --grid N[,M...]: a legacy SPMD launch grid; the kernel runs once per program id (row-major order),
   // serially on one core, sharing its shared_hbm tensors. Empty: one instance.
   std::vector<int64_t> grid;

@@ -88,7 +88,9 @@ Value sbuf_step(const std::string& what, const char* doing, F&& f) {
 std::vector<Value> host_sbuf_outputs(Interp& in, const HostSbuf& sbuf) {
   std::vector<Value> outs;
   const int lnc = in.nki->lnc, core = in.nki->lnc_core;
-  for (auto& [tile, h] : sbuf.outputs) {
+  for (auto& entry : sbuf.outputs) {
+    auto& tile = entry.first;  // named, not a structured binding: clang 14 cannot capture those in lambdas
+    auto& h = entry.second;
     const std::string what = "SBUF output '" + h->s + "'";
     Value dtype = in.get_attr(tile, intern("dtype"));
     Value out = sbuf_step(what, "allocating its HBM copy",

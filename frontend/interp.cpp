@@ -52,6 +52,7 @@ bool instance_equal(const Value& a, const Value& b) {
 }
 
 Interp::Interp(InterpOptions o) : opts(std::move(o)), heap_scope_(heap_) {
+  heap_.budget = opts.memory_budget;
   saved_interp_ = tl_interp;
   tl_interp = this;
   char probe;

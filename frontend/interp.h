@@ -135,13 +135,15 @@ struct SuperObj : Object {
 
 // Compile-time limits: every one is a located error, never a hang or a stack overflow.
 inline constexpr uint64_t kDefaultStepBudget = 100'000'000;       // ~1-2 s of evaluation
-inline constexpr uint64_t kDefaultInstructionBudget = 5'000'000;  // emitted nki.isa instructions
+inline constexpr uint64_t kDefaultInstructionBudget = 2'000'000;  // emitted instructions (~2 KB each)
 inline constexpr int kDefaultMaxFrames = 1000;                    // Python's default recursion limit
+inline constexpr uint64_t kDefaultMemoryBudget = uint64_t(1) << 30;  // bytes of live compile-time values
 
 struct InterpOptions {
   uint64_t step_budget = kDefaultStepBudget;                // statements, loop iterations and calls
   uint64_t instruction_budget = kDefaultInstructionBudget;  // ops appended to `kernel`
   int max_frames = kDefaultMaxFrames;                       // Python call depth
+  uint64_t memory_budget = kDefaultMemoryBudget;            // Heap::budget: live strings, lists, dicts, arrays
   std::vector<std::string> include_dirs;
   // Top-level packages importable by name only: a package folder (`.../src/nkilib`) or a module file
   // (`.../util.py`); nothing else in their parent folders becomes importable.

@@ -341,19 +341,14 @@ Value Interp::eval_comp(const CompExpr* c, FrameObj* f) {
   auto gen = [&](auto& self, size_t level, const Value* iter_value) -> void {
     const Comprehension& g = c->gens[level];
     Value it = iter_value ? *iter_value : eval(g.iter, cf);
-    for (auto& item : to_vector(it)) {
+    auto each = [&](const Value& item) {
       step();
       assign(g.target, item, cf);
-      bool ok = true;
       for (const Expr* cond : g.ifs)
-        if (!truthy(eval(cond, cf))) {
-          ok = false;
-          break;
-        }
-      if (!ok) continue;
+        if (!truthy(eval(cond, cf))) return;
       if (level + 1 < c->gens.size()) {
         self(self, level + 1, nullptr);
-        continue;
+        return;
       }
       if (c->kind == NK::DictComp) {
         Value k = eval(c->elt, cf);
@@ -362,7 +357,15 @@ Value Interp::eval_comp(const CompExpr* c, FrameObj* f) {
         out_dict.as<DictObj>()->set(eval(c->elt, cf), Value());
       } else {
         out_list.push_back(eval(c->elt, cf));
+        // The list is counted when it is made: until then its growth is checked (--max-compile-memory).
+        if ((out_list.size() & 0xFFFF) == 0) check_heap_budget(out_list.capacity() * sizeof(Value));
       }
+    };
+    if (const RangeObj* r = it.is(VK::Range) ? it.as<RangeObj>() : nullptr) {  // no list of the numbers
+      const int64_t n = r->length(), start = r->start, stride = r->step;
+      for (int64_t i = 0; i < n; ++i) each(Value::integer(int64_t(uint64_t(start) + uint64_t(i) * uint64_t(stride))));
+    } else {
+      for (auto& item : to_vector(it)) each(item);
     }
   };
   gen(gen, 0, &first_iter);

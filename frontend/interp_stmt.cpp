@@ -82,8 +82,10 @@ void Interp::assign(const Expr* t, Value v, FrameObj* f) {
 static Value apply_augmented(Interp& in, BinKind op, const Value& cur, const Value& rhs) {
   if (op == BinKind::Add && cur.is(VK::List)) {  // list += iterable extends in place
     auto add = in.to_vector(rhs);
+    check_heap_budget(add.size() * sizeof(Value));
     auto& items = items_of(cur);
     items.insert(items.end(), add.begin(), add.end());
+    cur.as<SeqObj>()->account_items();
     return cur;
   }
   if (cur.is(VK::Tensor)) return nl_augmented(in, op, cur, rhs);  // tiles update in place

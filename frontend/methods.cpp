@@ -225,6 +225,9 @@ Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
       want(b, a, 1, 1);
       std::string out;
       auto items = in.to_vector(a.pos[0]);
+      uint64_t total = mul_sat(s.size(), items.size());
+      for (const Value& v : items) total += v.is(VK::Str) ? str_of(v).size() : 0;
+      check_heap_budget(total);
       for (size_t i = 0; i < items.size(); ++i) {
         if (!items[i].is(VK::Str))
           raise("TypeError",
@@ -323,6 +326,14 @@ Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
       const std::string& rep = want_str(a.pos[1], b);
       int64_t count = a.npos > 2 ? in.to_index(a.pos[2], "count") : -1;
       std::string out;
+      uint64_t hits = 0;  // the result's size before making it
+      if (old.empty()) hits = s.size() + 1;
+      else
+        for (size_t p = s.find(old); p != std::string::npos && (count < 0 || int64_t(hits) < count);
+             p = s.find(old, p + old.size()))
+          ++hits;
+      if (count >= 0) hits = std::min<uint64_t>(hits, uint64_t(count));
+      check_heap_budget(s.size() + mul_sat(hits, rep.size()));
       if (old.empty()) {
         for (size_t i = 0; i <= s.size(); ++i) {
           if (count < 0 || int64_t(i) < count) out += rep;
@@ -408,6 +419,7 @@ Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
       int64_t w = in.to_index(a.pos[0], "width");
       const int64_t len = int64_t(char_len(s, bytes));
       if (len >= w) return self;
+      check_heap_budget(uint64_t(w) + s.size());
       size_t signs = !s.empty() && (s[0] == '-' || s[0] == '+');
       return str_like(self, s.substr(0, signs) + std::string(w - len, '0') + s.substr(signs));
     }
@@ -421,6 +433,7 @@ Value str_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
       const int64_t len = int64_t(char_len(s, bytes));
       if (len >= w) return self;
       size_t n = w - len;
+      check_heap_budget(mul_sat(n, fill.size()) + s.size());
       auto rep = [&](size_t k) {
         std::string r;
         for (size_t i = 0; i < k; ++i) r += fill;
@@ -495,11 +508,14 @@ Value seq_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
     case S::append:
       want(b, a, 1, 1);
       items.push_back(a.pos[0]);
+      self.as<SeqObj>()->account_items();
       return Value();
     case S::extend: {
       want(b, a, 1, 1);
       auto add = in.to_vector(a.pos[0]);
+      check_heap_budget(add.size() * sizeof(Value));
       items.insert(items.end(), add.begin(), add.end());
+      self.as<SeqObj>()->account_items();
       return Value();
     }
     case S::pop: {
@@ -518,6 +534,7 @@ Value seq_method(Interp& in, const BuiltinObj& b, CallArgs& a) {
       if (i < 0) i = std::max<int64_t>(0, i + n);
       i = std::min(i, n);
       items.insert(items.begin() + i, a.pos[1]);
+      self.as<SeqObj>()->account_items();
       return Value();
     }
     case S::index: {

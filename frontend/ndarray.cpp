@@ -36,12 +36,14 @@ Value new_ndarray(std::vector<int64_t> shape, Wide wide, isa::DType dt) {
   if (n > kMaxHostElements)
     raise("ValueError", "compile-time numpy array of shape " + shape_str(shape) + " exceeds nki-sim's budget of " +
                             std::to_string(kMaxHostElements) + " elements");
+  check_heap_budget(uint64_t(n) * sizeof(double));
   Value v = make<NdArrayObj>();
   auto* a = mut(v);
   a->wide = wide;
   a->dtype = dt;
   a->shape = std::move(shape);
   a->data.assign(size_t(n), 0.0);
+  a->account(sizeof(NdArrayObj) + a->data.capacity() * sizeof(double));
   return v;
 }
 

@@ -75,6 +75,11 @@ struct NkiState {
   Value tile_size;  // the nl.tile_size namespace
   std::shared_ptr<struct NlState> nl;  // nl.* tiles, index tiles, launch grid (nl_ops.h)
   int lnc = 1, lnc_core = 0;  // --lnc: nl.num_programs() / nl.program_id(0) without a launch grid
+  // The HBM the kernel's tensors may take (the target's hbm_capacity_bytes, or CompileOptions' override) and
+  // what its HBM tensors take so far: an nl.ndarray past it is a located error (nki_lang.cpp).
+  std::string target_name = "trn2";
+  double hbm_capacity = 0, hbm_capacity_override = 0;
+  uint64_t hbm_used = 0;
   // Tensors made by comparisons (`a > b`, nl.greater(...)): run-time data that cannot be a condition. Any other
   // tensor handle is truthy, as a Python object (docs/compatibility.md).
   std::unordered_set<int> compare_results;

@@ -151,6 +151,30 @@ std::vector<int64_t> want_shape(Interp& in, const Value& v, const char* fname, i
   return shape;
 }
 
+// The bytes of tensor `t` (its shape and dtype); a shape whose size overflows, or an HBM tensor larger than the
+// target's HBM capacity, is a ValueError at the call.
+uint64_t checked_tensor_bytes(Interp& in, const ir::Tensor& t, const char* fname) {
+  uint64_t n = isa::dtype_size(t.dtype);
+  for (int64_t d : t.shape) n = mul_sat(n, uint64_t(d));
+  const double cap = in.nki->hbm_capacity;
+  if (!buffer_on_chip(t.buffer) && cap > 0 && double(n) > cap)
+    raise("ValueError", std::string(fname) + ": a " + shape_str(t.shape) + " " + std::string(isa::dtype_name(t.dtype)) +
+                            " tensor takes " + (n == UINT64_MAX ? std::string("more than 2^64") : std::to_string(n)) +
+                            " bytes, more than the " + in.nki->target_name + " HBM capacity of " +
+                            std::to_string(uint64_t(cap)) + " bytes (--param hbm_capacity_bytes=N raises it)");
+  return n;
+}
+
+// Adds an HBM tensor's bytes to the kernel's total; past the HBM capacity is a ValueError at the call.
+void charge_hbm(Interp& in, uint64_t bytes, const char* fname) {
+  const double cap = in.nki->hbm_capacity;
+  in.nki->hbm_used = std::min(in.nki->hbm_used + bytes, UINT64_MAX / 2);
+  if (cap > 0 && double(in.nki->hbm_used) > cap)
+    raise("ValueError", std::string(fname) + ": the kernel's HBM tensors take " + std::to_string(in.nki->hbm_used) +
+                            " bytes with this one, more than the " + in.nki->target_name + " HBM capacity of " +
+                            std::to_string(uint64_t(cap)) + " bytes (--param hbm_capacity_bytes=N raises it)");
+}
+
 // nl.ndarray(shape, dtype, buffer=nl.sbuf, name='', address=None) and its zeros/ones/full variants.
 Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill, bool fill_param = false) {
   std::vector<ParamSpec> ps = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"address"}};
@@ -202,6 +226,7 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
     raise("ValueError",
           "Size of partition dimension " + std::to_string(t.shape[0]) + " exceeds architecture limitation of 128");
   t.loc = in.loc_of(in.current_site());
+  const uint64_t tensor_bytes = checked_tensor_bytes(in, t, fname);
   if (t.buffer == ir::Buffer::shared_hbm) {
     // Under a launch grid every program instance shares the kernel's shared_hbm tensors: the n-th allocation
     // of programs 1, 2, ... is program 0's n-th.
@@ -220,11 +245,13 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
                                   " but program 0 allocated it with shape " + shape_str(prev.shape));
         return make<TensorObj>(id, ir::full_view(prev, id), &in.kernel);
       }
+      charge_hbm(in, tensor_bytes, fname);
       Value tensor = new_tensor(in, std::move(t));
       st.shared_outputs.push_back(tensor.as<TensorObj>()->id);
       return tensor;
     }
   }
+  if (!buffer_on_chip(t.buffer)) charge_hbm(in, tensor_bytes, fname);
   Value tensor = new_tensor(in, std::move(t));
   if (fill) {
     auto* to = tensor.as<TensorObj>();
@@ -402,6 +429,8 @@ Value nisa_get_nc_version(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 void set_target_constants(Interp& in, const isa::TargetDesc& t) {
   in.nki->nc_version = t.nc_version;
+  in.nki->target_name = t.name;
+  in.nki->hbm_capacity = in.nki->hbm_capacity_override > 0 ? in.nki->hbm_capacity_override : t.hbm_capacity_bytes;
   ModuleObj* ts = in.nki->tile_size.as<ModuleObj>();
   auto set = [&](const char* name, double v) { in.set_global(ts, name, Value::integer(int64_t(v))); };
   const double bank_bytes = t.psum_partition_bytes / t.psum_banks;

@@ -158,14 +158,14 @@ static Value repeat_seq(const Value& seq, int64_t n) {
   if (n < 0) n = 0;
   if (seq.is(VK::Str)) {
     const std::string& s = str_of(seq);
-    if (n > 0 && s.size() * uint64_t(n) > (1u << 30)) raise("MemoryError", "string repetition too large");
+    check_heap_budget(mul_sat(s.size(), uint64_t(n)));
     std::string out;
     out.reserve(s.size() * n);
     for (int64_t i = 0; i < n; ++i) out += s;
     return make<StrObj>(std::move(out), seq.as<StrObj>()->bytes);
   }
   auto& items = items_of(seq);
-  if (n > 0 && items.size() * uint64_t(n) > (1u << 26)) raise("MemoryError", "sequence repetition too large");
+  check_heap_budget(mul_sat(mul_sat(items.size(), uint64_t(n)), sizeof(Value)));
   std::vector<Value> out;
   out.reserve(items.size() * n);
   for (int64_t i = 0; i < n; ++i) out.insert(out.end(), items.begin(), items.end());
@@ -191,9 +191,12 @@ Value Interp::binop(BinKind k, const Value& a, const Value& b) {
   }
   switch (k) {
     case BinKind::Add:
-      if (a.is(VK::Str) && b.is(VK::Str) && a.as<StrObj>()->bytes == b.as<StrObj>()->bytes)
+      if (a.is(VK::Str) && b.is(VK::Str) && a.as<StrObj>()->bytes == b.as<StrObj>()->bytes) {
+        check_heap_budget(uint64_t(str_of(a).size()) + str_of(b).size());
         return make<StrObj>(str_of(a) + str_of(b), a.as<StrObj>()->bytes);
+      }
       if ((a.is(VK::List) && b.is(VK::List)) || (a.is(VK::Tuple) && b.is(VK::Tuple))) {
+        check_heap_budget((uint64_t(items_of(a).size()) + items_of(b).size()) * sizeof(Value));
         std::vector<Value> out = items_of(a);
         out.insert(out.end(), items_of(b).begin(), items_of(b).end());
         return a.is(VK::List) ? make_list(std::move(out)) : make_tuple(std::move(out));
@@ -581,7 +584,7 @@ std::vector<Value> Interp::to_vector(const Value& v) {
     case VK::Range: {
       auto* r = v.as<RangeObj>();
       int64_t n = r->length();
-      if (n > (int64_t(1) << 26)) raise("MemoryError", "range too large to materialise at compile time");
+      check_heap_budget(mul_sat(uint64_t(std::max<int64_t>(n, 0)), sizeof(Value)));
       std::vector<Value> out;
       out.reserve(n);
       for (int64_t i = 0, x = r->start; i < n; ++i, x += r->step) out.push_back(Value::integer(x));

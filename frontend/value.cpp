@@ -14,8 +14,15 @@ namespace nkisim::frontend {
 thread_local Heap* tl_heap = nullptr;
 thread_local bool tl_teardown = false;
 
+namespace {
+constexpr uint64_t kObjectBytes = 64;  // what every heap object counts at least (header, allocator overhead)
+}  // namespace
+
 Object::Object(VK k) : kind(k), heap(tl_heap) {
   if (heap) {
+    check_heap_budget(kObjectBytes);
+    charged = kObjectBytes;
+    heap->bytes += charged;
     next = heap->head;
     if (next) next->prev = this;
     heap->head = this;
@@ -31,7 +38,24 @@ Object::~Object() {
       heap->head = next;
     if (next) next->prev = prev;
     --heap->live;
+    heap->bytes -= charged;
   }
+}
+
+static void check_budget(const Heap* h, uint64_t more) {
+  if (!h || more <= h->budget - std::min(h->bytes, h->budget)) return;
+  throw Error("compile-time memory budget exceeded: this value needs " + std::to_string(more) +
+              " bytes more, over the budget of " + std::to_string(h->budget) + " bytes of compile-time values" +
+              " (raise the limit with --max-compile-memory N)");
+}
+
+void check_heap_budget(uint64_t more) { check_budget(tl_heap, more); }
+
+void Object::account(uint64_t bytes) {
+  if (!heap) return;
+  if (bytes > charged) check_budget(heap, bytes - charged);
+  heap->bytes = heap->bytes - charged + bytes;
+  charged = bytes;
 }
 
 std::string Object::repr() const { return "<" + type_name() + " object>"; }
@@ -322,7 +346,9 @@ void DictObj::rebuild() {
   entries = std::move(live);
   size_t cap = 8;
   while (cap < entries.size() * 3) cap <<= 1;
+  check_heap_budget(mul_sat(cap, sizeof(int32_t)));
   table.assign(cap, -1);
+  account(sizeof(DictObj) + entries.capacity() * sizeof(Entry) + table.capacity() * sizeof(int32_t));
   for (size_t k = 0; k < entries.size(); ++k) {
     size_t mask = cap - 1;
     size_t i = entries[k].hash & mask;

@@ -56,8 +56,12 @@ struct Object {
   Object* prev = nullptr;
   Object* next = nullptr;
   Heap* heap = nullptr;
+  uint64_t charged = 0;  // bytes counted against the heap's compile-time memory budget (Heap::bytes)
   explicit Object(VK k);
   virtual ~Object();
+  // Sets this object's share of Heap::bytes to `bytes` (its own size plus its payload's capacity); growing
+  // past Heap::budget throws the budget error (check_heap_budget) and changes nothing.
+  void account(uint64_t bytes);
   virtual std::string repr() const;       // repr() of kinds that value.cpp does not format itself
   virtual std::string type_name() const;  // Python type name (instances: their class name)
   Object(const Object&) = delete;
@@ -69,6 +73,11 @@ struct Object {
 struct Heap {
   Object* head = nullptr;
   size_t live = 0;
+  // Compile-time memory (--max-compile-memory): the bytes the live objects account for (strings, lists,
+  // tuples, dicts, sets, iterators and host ndarrays by their payload, every object by a fixed size), and the
+  // most they may take.
+  uint64_t bytes = 0;
+  uint64_t budget = UINT64_MAX;
   ~Heap();  // frees every object still alive (sets tl_teardown while doing so)
 };
 // While alive, Value destructors do not free objects (use when destroying Value holders at teardown).
@@ -77,6 +86,11 @@ struct TeardownGuard {
   ~TeardownGuard();
   bool saved;
 };
+// Before an operation makes a value of `more` bytes: throws Error (unlocated; the evaluator locates it at the
+// expression) when the current heap's live bytes plus `more` exceed its budget, naming --max-compile-memory.
+void check_heap_budget(uint64_t more);
+// a * b saturated at UINT64_MAX (sizes predicted from user-controlled counts).
+inline uint64_t mul_sat(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
 // Makes `h` the current thread's heap for its lifetime.
 struct HeapScope {
   explicit HeapScope(Heap& h);
@@ -216,11 +230,15 @@ struct StrObj : Object {
   std::string s;
   bool bytes = false;
   mutable size_t hash = 0;
-  explicit StrObj(std::string v, bool is_bytes = false) : Object(VK::Str), s(std::move(v)), bytes(is_bytes) {}
+  explicit StrObj(std::string v, bool is_bytes = false) : Object(VK::Str), s(std::move(v)), bytes(is_bytes) {
+    account(sizeof(StrObj) + s.capacity());
+  }
 };
 struct SeqObj : Object {  // tuple or list
   std::vector<Value> items;
-  SeqObj(VK k, std::vector<Value> v) : Object(k), items(std::move(v)) {}
+  SeqObj(VK k, std::vector<Value> v) : Object(k), items(std::move(v)) { account_items(); }
+  // After items grew in place (append, extend, +=, insert): checks and records the new size.
+  void account_items() { account(sizeof(SeqObj) + items.capacity() * sizeof(Value)); }
 };
 struct DictObj : Object {  // dict (and set, whose values are None); insertion-ordered
   struct Entry {
@@ -264,7 +282,9 @@ struct OpaqueObj : Object {
 struct IteratorObj : Object {  // iter(x): the items, materialised, and the position of next()
   std::vector<Value> items;
   size_t pos = 0;
-  explicit IteratorObj(std::vector<Value> v) : Object(VK::Other), items(std::move(v)) {}
+  explicit IteratorObj(std::vector<Value> v) : Object(VK::Other), items(std::move(v)) {
+    account(sizeof(IteratorObj) + items.capacity() * sizeof(Value));
+  }
   std::string type_name() const override { return "iterator"; }
   std::string repr() const override { return "<iterator>"; }
 };

@@ -54,6 +54,11 @@ class ExecContext {
       throw Error("interrupted");
   }
   [[noreturn]] void fail(const isa::Instruction& ins, const std::string& msg) const;
+  // Options::max_run_elements: execute() charges each instruction the elements of its largest operand (at
+  // least 1); a run over the budget stops with a located error naming --max-run-elements.
+  uint64_t run_elements_budget = UINT64_MAX;
+  uint64_t run_elements = 0;
+  void charge_work(const isa::Instruction& ins);
 
   // Scratch buffer k (0..7) of at least n elements.
   float* f32(int k, size_t n) { return grow(f32_[k], n); }

@@ -144,7 +144,29 @@ std::optional<SourceLoc> ExecContext::location(const isa::Instruction& ins) cons
 }
 
 void ExecContext::fail(const isa::Instruction& ins, const std::string& msg) const {
-  throw Error(msg, location(ins));
+  std::optional<SourceLoc> loc = location(ins);
+  if (loc) throw Error(msg, loc);
+  // No .loc (a hand-written or stripped program): a note without a location names the instruction by its
+  // engine stream, index and opcode (nki-sim --program puts it before the message, after the program file).
+  Error err(msg);
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    const auto& s = program.streams[size_t(e)];
+    if (!s.empty() && &ins >= s.data() && &ins < s.data() + s.size())
+      err.notes.push_back({SourceLoc{}, std::string(isa::engine_name(isa::Engine(e))) + " instruction " +
+                                            std::to_string(&ins - s.data()) + " (" +
+                                            std::string(isa::info(ins.op).mnemonic) + ")"});
+  }
+  throw err;
+}
+
+void ExecContext::charge_work(const isa::Instruction& ins) {
+  uint64_t n = 1;
+  for (const isa::AccessPattern& ap : ins.operands)
+    if (ap.present()) n = std::max(n, ap.total_elements());
+  run_elements += n;
+  if (run_elements > run_elements_budget)
+    fail(ins, "run-time budget: the program executed more than " + std::to_string(run_elements_budget) +
+                  " element operations (raise the limit with --max-run-elements)");
 }
 
 View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) const {
@@ -278,6 +300,7 @@ constexpr ExecFn kExec[] = {
 }  // namespace
 
 void execute(ExecContext& ctx, const isa::Instruction& ins) {
+  ctx.charge_work(ins);
   kExec[size_t(ins.op)](ctx, ins);
   if (ctx.checker) [[unlikely]] ctx.checker->on_retire(ctx, ins);  // --check hook (sim/check.h)
 }

@@ -123,6 +123,7 @@ Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const 
   ExecContext ctx(p, *target, hbm_space_bytes(p), host_offset);
   for (size_t i : mapped) ctx.tensor_mapped[i] = 1;
   ctx.interrupt = opts.interrupt;
+  ctx.run_elements_budget = opts.max_run_elements;
   if (!opts.timing_only) ctx.prepare_pages(true);
   ctx.print_sink = opts.print_sink;
   ctx.print_dir = opts.print_dir;

@@ -18,6 +18,9 @@
 
 namespace nkisim::sim {
 
+// Options::max_run_elements by default (--max-run-elements; --help and README.md list it).
+constexpr uint64_t kDefaultMaxRunElements = 200'000'000'000;
+
 struct Options {
   // Target parameters to run with; nullopt = the built-in description of program.target.
   std::optional<isa::TargetDesc> target;
@@ -33,6 +36,10 @@ struct Options {
   // Dynamic loops: an engine that takes more branches than this stops the run with a located error at
   // the branch (an endless loop never hangs the simulator).
   uint64_t max_loop_iterations = 1000000;
+  // Run-time work budget per core: each executed instruction counts the elements of its largest operand (at
+  // least 1). A run over it stops with a located error (a long dynamic loop over big tiles never runs for
+  // hours). The default is about a minute of simulation; nki-library's largest kernels take several 10^10.
+  uint64_t max_run_elements = kDefaultMaxRunElements;
   // Where device_print instructions write (sim/exec_print.cpp); nullptr = std::cerr.
   std::ostream* print_sink = nullptr;
   // Non-empty: every device_print also writes its whole tile to DIR/NAME_N.npy (sim/exec_print.cpp).

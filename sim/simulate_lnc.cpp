@@ -75,6 +75,7 @@ LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const H
     ctx.back()->interrupt = opts.interrupt;
     ctx.back()->print_dir = opts.print_dir;
     ctx.back()->print_tag = "core" + std::to_string(ctx.size() - 1) + "_";
+    ctx.back()->run_elements_budget = opts.max_run_elements;
   }
   if (!opts.timing_only)
     for (size_t c = 0; c < n; ++c) ctx[c]->prepare_pages(c == 0);  // core 0 holds the HBM space first

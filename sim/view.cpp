@@ -34,7 +34,8 @@ View describe(const isa::AccessPattern& ap) {
   };
   v.lo = clamp(lo + ap.offset);
   v.hi = clamp(hi + ap.offset + v.esize);
-  v.pstep = ap.mem == Memory::HBM ? ap.partition_stride * int64_t(v.esize) : 0;  // on-chip: set by bind()
+  // Wrapping products: a huge stride (a hostile program) is out of bounds by lo/hi above and never walked.
+  v.pstep = ap.mem == Memory::HBM ? int64_t(uint64_t(ap.partition_stride) * v.esize) : 0;  // on-chip: set by bind()
 
   // Normalise: drop count-1 dims, then merge an outer dim into its inner neighbour when contiguous.
   int nd = 0;
@@ -42,7 +43,7 @@ View describe(const isa::AccessPattern& ap) {
   std::array<uint64_t, isa::kMaxFreeDims> ct{};
   for (int d = 0; d < nd_in; ++d) {
     if (ap.dims[d].count == 1) continue;
-    st[nd] = ap.dims[d].stride * int64_t(v.esize);
+    st[nd] = int64_t(uint64_t(ap.dims[d].stride) * v.esize);
     ct[nd] = ap.dims[d].count;
     ++nd;
   }

@@ -12,6 +12,7 @@
 #include "isa/diagnostic.h"
 #include "isa/target.h"
 #include "tools/cli_common.h"
+#include "tools/staged_files.h"
 
 namespace po = boost::program_options;
 using namespace nkisim;
@@ -35,6 +36,9 @@ int run(int argc, char** argv) {
   if (!vm.count("input")) throw cli::UsageError("no input file given");
   if (!vm.count("output")) throw cli::UsageError("no output file given (-o OUT.nkibin)");
   const std::string in = vm["input"].as<std::string>(), out = vm["output"].as<std::string>();
+  cli::StagedFiles staged;  // written beside OUT and renamed into place only on success
+  staged.add_input(in);
+  const std::string temp = staged.stage(out, "-o");
 
   // One program, or one per core after '.core C' directives (LNC=2).
   const std::vector<isa::Program> cores =
@@ -43,14 +47,14 @@ int run(int argc, char** argv) {
   for (const isa::Program& p : cores)
     if (std::optional<isa::TargetDesc> t = isa::find_target(p.target)) isa::check_program_fits(p, *t, in);
   const std::vector<uint8_t> bytes = isa::encode_programs(cores);
-  std::ofstream f(out, std::ios::binary);
-  if (!f || !f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size())) || !f.flush())
-    throw Error("cannot write file", SourceLoc{out});
+  cli::write_file(temp, std::string(bytes.begin(), bytes.end()), out);
+  staged.commit();
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::ignore_file_size_signal();
   return cli::tool_main("nki-as", kUsage, [&] { return run(argc, argv); });
 }

@@ -10,6 +10,7 @@
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
 #include "tools/cli_common.h"
+#include "tools/staged_files.h"
 
 namespace po = boost::program_options;
 using namespace nkisim;
@@ -41,13 +42,16 @@ int run(int argc, char** argv) {
     return 0;
   }
   const std::string out = vm["output"].as<std::string>();
-  std::ofstream f(out, std::ios::binary);
-  if (!f || !(f << text) || !f.flush()) throw Error("cannot write file", SourceLoc{out});
+  cli::StagedFiles staged;  // written beside OUT and renamed into place only on success
+  staged.add_input(in);
+  cli::write_file(staged.stage(out, "-o"), text, out);
+  staged.commit();
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::ignore_file_size_signal();
   return cli::tool_main("nki-objdump", kUsage, [&] { return run(argc, argv); });
 }

@@ -18,6 +18,7 @@
 #include "tools/cli_common.h"
 #include "tools/nki_sim_modes.h"
 #include "tools/progress.h"
+#include "tools/staged_files.h"
 #include "sim/npy.h"
 #include "sim/simulate.h"
 #include "sim/summary.h"
@@ -41,9 +42,11 @@ constexpr const char* kUsage =
 // The end of --help: exit status and environment (README.md "Exit status", docs/performance.md).
 constexpr const char* kHelpEpilog =
     "Budgets (exceeding one is an error naming the option that raises it): --max-steps 100000000,\n"
-    "--max-instructions 5000000, --max-recursion 1000, --max-loop-iterations 1000000 (per engine), --grid at most\n"
-    "65536 programs, kernel source files up to 64 MiB, --program files up to 4 GiB, program HBM within the\n"
-    "target's capacity (--param hbm_capacity_bytes: trn1 16 GiB, trn2 24 GiB, trn3 36 GiB).\n"
+    "--max-instructions 2000000, --max-recursion 1000, --max-compile-memory 1073741824 (bytes of compile-time\n"
+    "Python values), --max-loop-iterations 1000000 (per engine), --max-run-elements 200000000000 (per core),\n"
+    "--grid at most 65536 programs, kernel source files up to 64 MiB, --program files up to 4 GiB, program HBM\n"
+    "and kernel HBM tensors within the target's capacity (--param hbm_capacity_bytes: trn1 16 GiB, trn2 24 GiB,\n"
+    "trn3 36 GiB).\n"
     "Device bundles (docs/device.md): nki-sim bundle KERNEL.py [options] -o DIR | bundle-run DIR |\n"
     "calibrate RESULTS... [--json]; each sub-command takes --help.\n"
     "Exit status: 0 on success, 1 for a kernel, input or run-time error, 2 for a bad command line.\n"
@@ -120,11 +123,18 @@ std::pair<std::string, std::string> split_assignment(const std::string& s, const
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  sim::prepare_rewrite(path);
-  std::ofstream f(path, std::ios::binary);
-  if (!f || !(f << text) || !f.flush()) throw Error(path + ": cannot write file");
+// "vector instruction 3 (memset)": the simulator's unlocated note naming the failing instruction.
+bool names_instruction(const std::string& note) {
+  const size_t at = note.find(" instruction ");
+  return at != std::string::npos && at > 0 && note.find(' ') == at && at + 13 < note.size() &&
+         std::isdigit(static_cast<unsigned char>(note[at + 13]));
 }
+
+// The run's output files (staged: renamed into place when the whole run succeeded) and their temporary paths.
+struct Outputs {
+  cli::StagedFiles files;
+  std::string stats, trace, emit, profile, html, profile_json, check_json;  // temporary paths ("" when not asked for)
+};
 
 // The simulator options the command line asks for (shared by the one- and two-core paths).
 sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& target, bool functional,
@@ -148,33 +158,38 @@ sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& tar
     o.checks = c.checks;
     o.check_errors = c.errors;
   }
+  if (vm.count("max-run-elements")) o.max_run_elements = count_option(vm, "max-run-elements");
   return o;
 }
 
-// --profile [FILE]: "-" (the default) appends the profile to stdout.
-void write_profile(const po::variables_map& vm, const std::string& text) {
-  const std::string dest = vm["profile"].as<std::string>();
-  if (dest == "-")
-    std::cout << "\n" << text;
-  else
-    write_text(dest, text);
-}
-
-void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
-  write_text(path, std::string(bytes.begin(), bytes.end()));
+// sim::write_npy to a staged temporary file, its errors naming the user's path.
+void write_npy_staged(const std::string& temp, const std::string& path, const sim::HostArray& a, bool raw) {
+  try {
+    sim::write_npy(temp, a, raw);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    for (size_t at; (at = msg.find(temp)) != std::string::npos;) msg.replace(at, temp.size(), path);
+    throw Error(msg, e.loc ? std::optional<SourceLoc>(SourceLoc{path}) : std::nullopt);
+  }
 }
 
 // Writes output_<i>.npy per returned tensor and input_<name>.npy per input the kernel wrote; returns the paths.
 std::vector<std::string> write_outputs(const std::string& out_dir, const std::vector<sim::HostArray>& outputs,
                                        const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs,
-                                       bool raw) {
+                                       bool raw, cli::StagedFiles& staged) {
   std::error_code ec;
+  std::vector<std::string> made;  // the folders this run creates (removed again if it fails)
+  for (fs::path p = fs::absolute(out_dir, ec); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    made.push_back(p.string());
+    if (p == p.parent_path()) break;
+  }
   fs::create_directories(out_dir, ec);
   if (ec) throw Error(out_dir + ": cannot create output directory: " + ec.message());
+  for (const std::string& d : made) staged.created_dir(d);
   std::vector<std::string> written;
   for (size_t i = 0; i < outputs.size(); ++i) {
     written.push_back((fs::path(out_dir) / ("output_" + std::to_string(i) + ".npy")).string());
-    sim::write_npy(written.back(), outputs[i], raw);
+    write_npy_staged(staged.stage(written.back(), "-o"), written.back(), outputs[i], raw);
   }
   for (auto& [name, arr] : written_inputs) {
     // A program names its tensors freely: only [A-Za-z0-9_.-] reach the file name, so a name such as
@@ -183,20 +198,18 @@ std::vector<std::string> write_outputs(const std::string& out_dir, const std::ve
     for (char& c : safe)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
     written.push_back((fs::path(out_dir) / ("input_" + safe + ".npy")).string());
-    sim::write_npy(written.back(), arr, raw);
+    write_npy_staged(staged.stage(written.back(), "-o"), written.back(), arr, raw);
   }
   return written;
 }
 
-// --stats FILE / --trace FILE: writes the report when the option was given.
+// --stats FILE / --trace FILE: writes the report to its staged file when the option was given.
 template <class Writer>
-void write_report(const po::variables_map& vm, const char* option, Writer&& writer) {
+void write_report(const po::variables_map& vm, const char* option, const std::string& temp, Writer&& writer) {
   if (!vm.count(option)) return;
-  const std::string path = vm[option].as<std::string>();
-  sim::prepare_rewrite(path);
-  std::ofstream f(path);
+  std::ofstream f(temp);
   writer(f);
-  if (!f.flush()) throw Error(path + ": cannot write file");
+  if (!f.flush()) throw Error(vm[option].as<std::string>() + ": cannot write file");
 }
 
 int run(int argc, char** argv);
@@ -240,8 +253,14 @@ int run(int argc, char** argv) {
       ("program", po::value<std::string>(), "run a binary program (from --emit bin or nki-as) instead of a kernel")
       ("include,I", po::value<std::vector<std::string>>()->composing(), "add a directory to the kernel import search path")
       ("max-steps", po::value<std::string>(), "compile-time evaluation budget in steps (default 100000000)")
-      ("max-instructions", po::value<std::string>(), "budget of nki.isa instructions a kernel may emit (default 5000000)")
+      ("max-instructions", po::value<std::string>(), "budget of nki.isa instructions a kernel may emit (default 2000000; each takes about 2 KB through compile and run)")
       ("max-loop-iterations", po::value<std::string>(), "run-time budget of taken branches per engine in dynamic loops (default 1000000)")
+      ("max-run-elements", po::value<std::string>(),
+       "run-time budget per core: element operations (each executed instruction counts its largest operand's "
+       "elements; default 200000000000)")
+      ("max-compile-memory", po::value<std::string>(),
+       "compile-time memory budget: bytes of the kernel's live Python values (strings, lists, dicts, host "
+       "arrays; default 1073741824)")
       ("lnc", po::value<int>(), "1|2: logical NeuronCore size (kernel[N]); 2 compiles the kernel once per core (nl.program_id(0) = 0, 1) and simulates both cores sharing HBM (trn2/trn3); default: the kernel file's kernel[N] launch, else 1")
       ("max-recursion", po::value<int>(), "depth limit of compile-time Python calls (default 1000)")
       ("grid", po::value<std::string>(),
@@ -338,6 +357,23 @@ int run(int argc, char** argv) {
     emit_file = e[1];
   }
 
+  // Every output is staged (docs/hardening.md "Output files"); none may be an input file.
+  Outputs out;
+  out.files.add_input(kernel_path);
+  if (vm.count("inputs"))
+    for (auto& spec : vm["inputs"].as<std::vector<std::string>>()) {
+      out.files.add_input(spec);  // FILE, or FILE:DTYPE (checked below; either spelling names the input)
+      if (size_t colon = spec.rfind(':'); colon != std::string::npos) out.files.add_input(spec.substr(0, colon));
+    }
+  if (vm.count("stats")) out.stats = out.files.stage(vm["stats"].as<std::string>(), "--stats");
+  if (vm.count("trace")) out.trace = out.files.stage(vm["trace"].as<std::string>(), "--trace");
+  if (!emit_file.empty()) out.emit = out.files.stage(emit_file, "--emit");
+  if (vm.count("profile") && vm["profile"].as<std::string>() != "-")
+    out.profile = out.files.stage(vm["profile"].as<std::string>(), "--profile");
+  if (vm.count("html")) out.html = out.files.stage(vm["html"].as<std::string>(), "--html");
+  if (vm.count("profile-json")) out.profile_json = out.files.stage(vm["profile-json"].as<std::string>(), "--profile-json");
+  if (vm.count("check-json")) out.check_json = out.files.stage(vm["check-json"].as<std::string>(), "--check-json");
+
   // Inputs: FILE or FILE:DTYPE (the suffix after the last ':' when it names a dtype).
   frontend::CompileOptions copts;
   copts.target = target->name;
@@ -349,6 +385,8 @@ int run(int argc, char** argv) {
   if (vm.count("max-steps")) copts.max_steps = count_option(vm, "max-steps");
   if (vm.count("max-instructions")) copts.max_instructions = count_option(vm, "max-instructions");
   if (vm.count("max-loop-iterations")) count_option(vm, "max-loop-iterations");  // checked before any work
+  if (vm.count("max-run-elements")) count_option(vm, "max-run-elements");
+  if (vm.count("max-compile-memory")) copts.max_compile_memory = count_option(vm, "max-compile-memory");
   if (vm.count("grid")) {
     std::stringstream ss(vm["grid"].as<std::string>());
     std::string item;
@@ -436,10 +474,13 @@ int run(int argc, char** argv) {
     check_names = std::move(compiled.check_names);
     target = compiled.target;
     phases.lap("compile");
-    if (emit_kind == "ir") write_text(emit_file, compiled.ir_text);
+    if (emit_kind == "ir") cli::write_file(out.emit, compiled.ir_text, emit_file);
   }
-  if (emit_kind == "asm") write_text(emit_file, isa::print_asm_cores(programs));
-  if (emit_kind == "bin") write_bytes(emit_file, isa::encode_programs(programs));
+  if (emit_kind == "asm") cli::write_file(out.emit, isa::print_asm_cores(programs), emit_file);
+  if (emit_kind == "bin") {
+    const std::vector<uint8_t> bytes = isa::encode_programs(programs);
+    cli::write_file(out.emit, std::string(bytes.begin(), bytes.end()), emit_file);
+  }
   if (!emit_kind.empty()) phases.lap("emit");
 
   sim::Options sopts = sim_options(vm, *target, functional, timing_only);
@@ -447,27 +488,56 @@ int run(int argc, char** argv) {
   sopts.outputs_in_place = true;  // one core: outputs are written straight from simulated HBM
   cli::Progress progress;  // stderr, terminals only
   sopts.progress = progress.callback();
-  const api::Run r = api::simulate(programs, inputs, sopts);
+  const api::Run r = [&] {
+    try {
+      return api::simulate(programs, inputs, sopts);
+    } catch (Error& e) {
+      progress.clear();
+      // A program without .loc: a run-time error names the program file and the instruction (the simulator's
+      // unlocated note), `prog.nkibin: error: vector instruction 3 (memset): ...`.
+      if (!from_binary || e.loc) throw;
+      std::string msg = e.what();
+      std::vector<std::pair<SourceLoc, std::string>> notes;
+      bool named = false;  // the simulator's first unlocated note names the instruction; the rest stay notes
+      for (auto& n : e.notes)
+        if (!named && n.first.file.empty() && !n.first.known() && names_instruction(n.second)) {
+          msg = n.second + ": " + msg;
+          named = true;
+        } else {
+          notes.push_back(n);
+        }
+      Error located(msg, SourceLoc{kernel_path});
+      located.notes = std::move(notes);
+      located.index_error = e.index_error;
+      throw located;
+    }
+  }();
   progress.clear();
   phases.lap("simulate");
 
-  const std::vector<std::string> written = write_outputs(vm["output-dir"].as<std::string>(), r.outputs(),
-                                                         r.written_inputs(), vm.count("raw-low-precision") > 0);
-  write_report(vm, "stats", [&](std::ostream& f) { r.write_stats_json(f); });
-  write_report(vm, "trace", [&](std::ostream& f) { r.write_trace_json(programs, f, trace_detail); });
-  write_report(vm, "html", [&](std::ostream& f) {
+  const std::vector<std::string> written =
+      write_outputs(vm["output-dir"].as<std::string>(), r.outputs(), r.written_inputs(),
+                    vm.count("raw-low-precision") > 0, out.files);
+  write_report(vm, "stats", out.stats, [&](std::ostream& f) { r.write_stats_json(f); });
+  write_report(vm, "trace", out.trace, [&](std::ostream& f) { r.write_trace_json(programs, f, trace_detail); });
+  write_report(vm, "html", out.html, [&](std::ostream& f) {
     r.write_html(programs, *target, fs::path(kernel_path).filename().string(), !from_binary, f);
   });
-  if (!quiet) std::cout << r.summary(programs, written);
+  write_report(vm, "profile-json", out.profile_json,
+               [&](std::ostream& f) { r.write_profile_json(programs, *target, f); });
+  write_report(vm, "check-json", out.check_json, [&](std::ostream& f) { sim::write_findings_json(r.findings(), f); });
   // --profile / --explain: with two cores one section per physical core, headed "core C: ".
-  if (vm.count("profile")) write_profile(vm, r.profile(programs, &*target));
-  write_report(vm, "profile-json", [&](std::ostream& f) { r.write_profile_json(programs, *target, f); });
-  if (vm.count("explain")) std::cout << r.explain(programs, *target, explain_line, explain_file);
+  const std::string profile = vm.count("profile") ? r.profile(programs, &*target) : "";
+  if (!out.profile.empty()) cli::write_file(out.profile, profile, vm["profile"].as<std::string>());
+  const std::string explain = vm.count("explain") ? r.explain(programs, *target, explain_line, explain_file) : "";
+  out.files.commit();  // the whole run succeeded: every output goes into place
+  if (!quiet) std::cout << r.summary(programs, written);
+  if (vm.count("profile") && out.profile.empty()) std::cout << "\n" << profile;
+  std::cout << explain;
   phases.lap("outputs");
   phases.print(r.instructions());
   // --check: findings like compiler diagnostics on stderr, all of them as JSON with --check-json.
   std::cerr << sim::format_findings(r.findings(), read_registered_source_line);
-  write_report(vm, "check-json", [&](std::ostream& f) { sim::write_findings_json(r.findings(), f); });
   if (sopts.check_errors && !r.findings().empty()) return 1;
   return 0;
 }
@@ -475,6 +545,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::ignore_file_size_signal();
   if (argc > 1 && std::string_view(argv[1]) == "compare")
     return cli::tool_main("nki-sim", kUsage, [&] { return cli::run_compare({argv + 2, argv + argc}, run_args); });
   return cli::tool_main("nki-sim", kUsage, [&] { return run(argc, argv); });
