@@ -1,5 +1,6 @@
 // compare.cpp - `nki-sim compare`: reads two --stats / --profile-json documents and prints B against A
 // (docs/profile.md "Compare").
+#include "isa/printf.h"
 #include "api/compare.h"
 
 #include <algorithm>
@@ -18,15 +19,7 @@ namespace {
 
 constexpr size_t kTableRows = 25;  // opcode / source-line rows in the text (the JSON lists all)
 
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
+using isa::printf_string;
 
 double num(const json& j, const char* key) {
   auto it = j.find(key);
@@ -119,16 +112,16 @@ std::vector<Delta> engine_deltas(const RunDoc& a, const RunDoc& b) {
   return out;
 }
 
-std::string ratio_text(double a, double b) { return a != 0 ? fmt("%.3f", b / a) : "-"; }
+std::string ratio_text(double a, double b) { return a != 0 ? printf_string("%.3f", b / a) : "-"; }
 json ratio_json(double a, double b) { return a != 0 ? json(b / a) : json(nullptr); }
 
 std::string us_row(const std::string& key, double a, double b, const std::string& extra = "") {
-  return fmt("  %-28s %12.3f %12.3f %+12.3f %8s%s\n", key.c_str(), a / 1000.0, b / 1000.0, (b - a) / 1000.0,
+  return printf_string("  %-28s %12.3f %12.3f %+12.3f %8s%s\n", key.c_str(), a / 1000.0, b / 1000.0, (b - a) / 1000.0,
              ratio_text(a, b).c_str(), extra.c_str());
 }
 
 std::string header(const char* key) {
-  return fmt("  %-28s %12s %12s %12s %8s", key, "A", "B", "B - A", "B / A");
+  return printf_string("  %-28s %12s %12s %12s %8s", key, "A", "B", "B - A", "B / A");
 }
 
 }  // namespace
@@ -160,11 +153,11 @@ RunDoc load_run_document(const std::string& text, const std::string& label) {
 std::string compare_text(const RunDoc& a0, const RunDoc& b0) {
   RunDoc a = a0, b = b0;
   match_lines(a.lines, b.lines);
-  std::string s = fmt("Compare: A = %s (%s, %s); B = %s (%s, %s)\n", a.label.c_str(), a.kind.c_str(), a.target.c_str(),
+  std::string s = printf_string("Compare: A = %s (%s, %s); B = %s (%s, %s)\n", a.label.c_str(), a.kind.c_str(), a.target.c_str(),
                       b.label.c_str(), b.kind.c_str(), b.target.c_str());
   s += header("") + "\n";
   s += us_row("end time (us)", a.total_ns, b.total_ns);
-  s += fmt("  %-28s %12.0f %12.0f %+12.0f %8s\n", "instructions", a.instructions, b.instructions,
+  s += printf_string("  %-28s %12.0f %12.0f %+12.0f %8s\n", "instructions", a.instructions, b.instructions,
            b.instructions - a.instructions, ratio_text(a.instructions, b.instructions).c_str());
   if (!a.verdict.empty() || !b.verdict.empty())
     s += "  verdict: A " + (a.verdict.empty() ? "-" : a.verdict) + "; B " + (b.verdict.empty() ? "-" : b.verdict) + "\n";
@@ -177,11 +170,11 @@ std::string compare_text(const RunDoc& a0, const RunDoc& b0) {
   for (auto [title, key, am, bm] : {std::tuple{"Opcodes", "opcode", &a.opcodes, &b.opcodes},
                                     std::tuple{"Source lines", "source line", &a.lines, &b.lines}}) {
     const std::vector<Delta> rows = deltas(*am, *bm);
-    s += fmt("\n%s (busy us, largest change first; DMA transfers: data start to completion):\n", title);
+    s += printf_string("\n%s (busy us, largest change first; DMA transfers: data start to completion):\n", title);
     s += header(key) + "  count A -> B\n";
     for (size_t i = 0; i < rows.size() && i < kTableRows; ++i)
-      s += us_row(rows[i].key, rows[i].a, rows[i].b, fmt("  %.0f -> %.0f", rows[i].a_count, rows[i].b_count));
-    if (rows.size() > kTableRows) s += fmt("  ... %zu more (--json lists all)\n", rows.size() - kTableRows);
+      s += us_row(rows[i].key, rows[i].a, rows[i].b, printf_string("  %.0f -> %.0f", rows[i].a_count, rows[i].b_count));
+    if (rows.size() > kTableRows) s += printf_string("  ... %zu more (--json lists all)\n", rows.size() - kTableRows);
   }
   return s;
 }

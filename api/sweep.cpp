@@ -1,5 +1,6 @@
 // sweep.cpp - what-if sweeps (docs/profile.md "Sweeps"): the grid of settings, the arguments of one point,
 // and the table of the points' results.
+#include "isa/printf.h"
 #include "api/sweep.h"
 
 #include <cstdarg>
@@ -17,15 +18,7 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[256];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
+using isa::printf_string;
 
 bool is_target_param(const std::string& name) {
   for (const isa::TargetParam& p : isa::target_params())
@@ -217,18 +210,18 @@ std::string format_sweep(const std::vector<SweepAxis>& axes, const std::vector<S
     for (size_t c = 0; c < fixed; ++c) row[head[c]] = cells[c];
     row["end_ns"] = n.end_ns;
     row["verdict"] = n.verdict;
-    cells.push_back(fmt("%.3f", n.end_ns / 1000.0));
+    cells.push_back(printf_string("%.3f", n.end_ns / 1000.0));
     cells.push_back(n.verdict);
     json active = json::object();
     for (auto& [e, pct] : n.active) {
-      cells.push_back(fmt("%.1f", pct));
+      cells.push_back(printf_string("%.1f", pct));
       active[e] = pct;
     }
     row["active_percent"] = std::move(active);
     row["dma_bytes_per_ns"] = n.dma_bytes_per_ns;
     row["mfu_percent"] = n.mfu;
-    cells.push_back(fmt("%.1f", n.dma_bytes_per_ns));
-    cells.push_back(fmt("%.2f", n.mfu));
+    cells.push_back(printf_string("%.1f", n.dma_bytes_per_ns));
+    cells.push_back(printf_string("%.2f", n.mfu));
     table.push_back(cells);
     doc.push_back(std::move(row));
   }

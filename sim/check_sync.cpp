@@ -25,14 +25,7 @@ void throw_deadlock(const ExecContext& ctx, const isa::Instruction& ins, const s
                     std::span<const size_t> reached) {
   const isa::Program& p = ctx.program;
   Error e(msg, ctx.location(ins));
-  if (!e.loc)  // no .loc: name the instruction first, as ExecContext::fail does (nki-sim --program uses it)
-    for (int e2 = 0; e2 < isa::kNumEngines; ++e2) {
-      const auto& st = p.streams[size_t(e2)];
-      if (!st.empty() && &ins >= st.data() && &ins < st.data() + st.size())
-        e.notes.push_back({SourceLoc{}, std::string(isa::engine_name(isa::Engine(e2))) + " instruction " +
-                                            std::to_string(&ins - st.data()) + " (" +
-                                            std::string(isa::info(ins.op).mnemonic) + ")"});
-    }
+  if (!e.loc) ctx.add_instruction_note(ins, e);  // no .loc: name the instruction first, as ExecContext::fail does
   constexpr size_t kMaxNotes = 4;
   size_t ran = 0, never = 0, shown = 0;
   // The last update of `sem` that ran (what the semaphore's value comes from) and those that never ran.

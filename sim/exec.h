@@ -54,6 +54,9 @@ class ExecContext {
       throw Error("interrupted");
   }
   [[noreturn]] void fail(const isa::Instruction& ins, const std::string& msg) const;
+  // For an instruction without .loc: the unlocated note naming it by engine stream, index and opcode
+  // ("vector instruction 3 (memset)"), which nki-sim --program puts before the message.
+  void add_instruction_note(const isa::Instruction& ins, Error& err) const;
   // Options::max_run_elements: execute() charges each instruction the elements of its largest operand (at
   // least 1); a run over the budget stops with a located error naming --max-run-elements.
   uint64_t run_elements_budget = UINT64_MAX;

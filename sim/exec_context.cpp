@@ -149,6 +149,11 @@ void ExecContext::fail(const isa::Instruction& ins, const std::string& msg) cons
   // No .loc (a hand-written or stripped program): a note without a location names the instruction by its
   // engine stream, index and opcode (nki-sim --program puts it before the message, after the program file).
   Error err(msg);
+  add_instruction_note(ins, err);
+  throw err;
+}
+
+void ExecContext::add_instruction_note(const isa::Instruction& ins, Error& err) const {
   for (int e = 0; e < isa::kNumEngines; ++e) {
     const auto& s = program.streams[size_t(e)];
     if (!s.empty() && &ins >= s.data() && &ins < s.data() + s.size())
@@ -156,7 +161,6 @@ void ExecContext::fail(const isa::Instruction& ins, const std::string& msg) cons
                                             std::to_string(&ins - s.data()) + " (" +
                                             std::string(isa::info(ins.op).mnemonic) + ")"});
   }
-  throw err;
 }
 
 void ExecContext::charge_work(const isa::Instruction& ins) {

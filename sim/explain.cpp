@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "isa/printf.h"
 #include "sim/cost.h"
 #include "sim/explain.h"
 #include "sim/simulate.h"
@@ -12,15 +13,7 @@
 namespace nkisim::sim {
 namespace {
 
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
+using isa::printf_string;
 
 std::string operands(const isa::Instruction& ins) {
   const isa::InstrInfo& inf = isa::info(ins.op);
@@ -50,7 +43,7 @@ void explain_one(const isa::Program& p, const Result& r, const isa::TargetDesc& 
   std::string loc = "?";
   if (ins.loc > 0 && ins.loc < p.locations.size())
     loc = p.locations[ins.loc].file + ":" + std::to_string(p.locations[ins.loc].line);
-  s += fmt("%s #%u %s  [%s]\n", std::string(isa::engine_name(e)).c_str(), i, inf.mnemonic, loc.c_str());
+  s += printf_string("%s #%u %s  [%s]\n", std::string(isa::engine_name(e)).c_str(), i, inf.mnemonic, loc.c_str());
   s += "  operands: " + operands(ins) + "\n";
   CostNote note;
   cost_note() = &note;
@@ -65,32 +58,32 @@ void explain_one(const isa::Program& p, const Result& r, const isa::TargetDesc& 
     for (auto& [k, v] : note.inputs) s += " " + k + "=" + v + ";";
     s += "\n";
   }
-  s += fmt("  cost:     %.6g cycles at %.4g GHz = %.3f ns\n", cycles, ghz, ns);
+  s += printf_string("  cost:     %.6g cycles at %.4g GHz = %.3f ns\n", cycles, ghz, ns);
   const uint32_t id = r.instr_base[size_t(e)] + i;
   if (id >= r.timeline.size()) return;
   const InstrTiming& tm = r.timeline[id];
-  s += fmt("  schedule: ready %.3f ns, start %.3f ns, end %.3f ns, retired %.3f ns\n", tm.ready_ns, tm.start_ns,
+  s += printf_string("  schedule: ready %.3f ns, start %.3f ns, end %.3f ns, retired %.3f ns\n", tm.ready_ns, tm.start_ns,
            tm.end_ns, tm.retire_ns);
-  if (tm.throttle < 1) s += fmt("  throttling: level %.3f, duration %.3f ns\n", tm.throttle, tm.end_ns - tm.start_ns);
+  if (tm.throttle < 1) s += printf_string("  throttling: level %.3f, duration %.3f ns\n", tm.throttle, tm.end_ns - tm.start_ns);
   std::string cross;
   if (tm.start_ns > tm.ready_ns && waited && waited(e, i, tm, cross)) {
-    s += fmt("  waited:   %.3f ns for ", tm.start_ns - tm.ready_ns) + cross + "\n";
+    s += printf_string("  waited:   %.3f ns for ", tm.start_ns - tm.ready_ns) + cross + "\n";
   } else if (tm.start_ns > tm.ready_ns) {
     std::string why(stall_cause_name(tm.cause));
     if (tm.cause == StallCause::semaphore) why += " s" + std::to_string(tm.sem) + " >= " + std::to_string(tm.sem_value);
-    s += fmt("  waited:   %.3f ns for %s (%s)\n", tm.start_ns - tm.ready_ns, why.c_str(), ref_text(p, r, tm.pred).c_str());
+    s += printf_string("  waited:   %.3f ns for %s (%s)\n", tm.start_ns - tm.ready_ns, why.c_str(), ref_text(p, r, tm.pred).c_str());
   }
   if (tm.transfer >= 0 && size_t(tm.transfer) < r.transfers.size()) {
     const TransferTiming& x = r.transfers[size_t(tm.transfer)];
-    s += fmt("  transfer: queue %u, %.0f bytes in %u buffers on %u DMA engines (HBM read %.0f, write %.0f), dge %u\n",
+    s += printf_string("  transfer: queue %u, %.0f bytes in %u buffers on %u DMA engines (HBM read %.0f, write %.0f), dge %u\n",
              x.queue, x.bytes, x.buffers, x.engines, x.hbm_read, x.hbm_write, x.dge);
-    s += fmt("            enqueued %.3f ns, eligible %.3f ns (+ dma_fixed_ns %.0f), data %.3f .. %.3f ns\n",
+    s += printf_string("            enqueued %.3f ns, eligible %.3f ns (+ dma_fixed_ns %.0f), data %.3f .. %.3f ns\n",
              x.enqueue_ns, x.eligible_ns, t.dma_fixed_ns, x.start_ns, x.done_ns);
     std::vector<DmaShare> plan;
     dma_transfer_plan(ins, t, plan);
     if (!plan.empty()) {
       const DmaShare& sh = plan.front();
-      s += fmt("            per engine (e.g. engine %u): %u buffers x %.3g ns + %.0f B / %.4g B/ns = %.3f ns alone\n",
+      s += printf_string("            per engine (e.g. engine %u): %u buffers x %.3g ns + %.0f B / %.4g B/ns = %.3f ns alone\n",
                sh.engine, sh.buffers, t.dma_buffer_overhead_ns, sh.bytes, t.dma_engine_bytes_per_ns, sh.ns);
     }
   }
@@ -126,7 +119,7 @@ std::string format_explain_with(const isa::Program& p, const Result& r, const is
       return r.timeline[r.instr_base[size_t(a.first)] + a.second].start_ns <
              r.timeline[r.instr_base[size_t(b.first)] + b.second].start_ns;
     });
-  std::string s = fmt("Cost breakdown: %s on %s, %zu instruction%s", p.kernel_name.c_str(), t.name.c_str(), list.size(),
+  std::string s = printf_string("Cost breakdown: %s on %s, %zu instruction%s", p.kernel_name.c_str(), t.name.c_str(), list.size(),
                       list.size() == 1 ? "" : "s");
   if (line > 0) s += " from " + (file.empty() ? std::string("line ") : file + ":") + std::to_string(line);
   s += "\n";

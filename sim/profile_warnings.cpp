@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "isa/printf.h"
 #include "sim/cost.h"
 #include "sim/profile_analysis.h"
 #include "sim/view.h"
@@ -21,20 +22,12 @@ constexpr double kExposedLatencyShare = 10;  // % of the end time spent in DMA f
 constexpr double kComputeIdleShare = 50;     // % of the end time with no compute engine running
 constexpr double kIdlePeerShare = 10;        // % active below which a peer of the bounding engine is idle
 
-std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string fmt(const char* f, ...) {
-  char buf[768];
-  va_list ap;
-  va_start(ap, f);
-  std::vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
+using isa::printf_string;
 
 std::string bytes_text(double b) {
-  if (b >= 1 << 20) return fmt("%.1f MiB", b / (1 << 20));
-  if (b >= 1 << 10) return fmt("%.1f KiB", b / (1 << 10));
-  return fmt("%.0f B", b);
+  if (b >= 1 << 20) return printf_string("%.1f MiB", b / (1 << 20));
+  if (b >= 1 << 10) return printf_string("%.1f KiB", b / (1 << 10));
+  return printf_string("%.0f B", b);
 }
 
 const isa::Instruction& instr(const isa::Program& p, const Result& r, uint32_t id) {
@@ -69,7 +62,7 @@ void hbm_reload(const isa::Program& p, const Result& r, ProfileAnalysis& a) {
     const double times = read[i] / double(h.bytes);
     if (times < kReloadTimes) continue;
     a.warnings.push_back({"hbm-reload", h.name,
-                          fmt("tensor '%s' (%s) was read %.1f times from HBM (%s in %llu DMA reads, %s more than "
+                          printf_string("tensor '%s' (%s) was read %.1f times from HBM (%s in %llu DMA reads, %s more than "
                               "once): keep it in SBUF across the loop that reloads it, or reorder the loops",
                               h.name.c_str(), bytes_text(double(h.bytes)).c_str(), times, bytes_text(read[i]).c_str(),
                               (unsigned long long)reads[i], bytes_text(read[i] - double(h.bytes)).c_str()),
@@ -98,7 +91,7 @@ void small_rows(const isa::Program& p, const Result& r, const isa::TargetDesc& t
   }
   for (auto& [line, acc] : by_line)
     a.warnings.push_back({"small-dma-rows", line,
-                          fmt("%s: %llu DMA transfers move contiguous rows of %.0f B (< %.0f B) in %.0f buffers, each "
+                          printf_string("%s: %llu DMA transfers move contiguous rows of %.0f B (< %.0f B) in %.0f buffers, each "
                               "costing %.0f ns of DMA engine time besides its bytes: make the innermost dimension "
                               "of the HBM side contiguous and longer (transpose on chip, or load whole rows)",
                               line.c_str(), (unsigned long long)acc.n, acc.smallest, kSmallRowBytes, acc.buffers,
@@ -110,7 +103,7 @@ void exposed_latency(const isa::TargetDesc& t, ProfileAnalysis& a) {
   if (a.share(a.path_dma_latency_ns) < kExposedLatencyShare) return;
   a.warnings.push_back(
       {"exposed-dma-latency", "",
-       fmt("DMA fixed latency is %.3f us (%.1f%%) of the end time: %llu transfers on the critical path waited "
+       printf_string("DMA fixed latency is %.3f us (%.1f%%) of the end time: %llu transfers on the critical path waited "
            "dma_fixed_ns = %.0f ns (plus descriptor generation) before moving data; issue loads earlier (more "
            "buffers in the pool, prefetch the next tile) so the latency overlaps compute",
            a.path_dma_latency_ns / 1000.0, a.share(a.path_dma_latency_ns), (unsigned long long)a.path_transfers_latency,
@@ -135,7 +128,7 @@ void fp32_matmul(const isa::Program& p, const Result& r, const isa::TargetDesc& 
   }
   for (auto& [line, acc] : by_line)
     a.warnings.push_back({"fp32-matmul", line,
-                          fmt("%s: %llu Tensor Engine instructions take float32 operands, at 1/%g of the bfloat16 "
+                          printf_string("%s: %llu Tensor Engine instructions take float32 operands, at 1/%g of the bfloat16 "
                               "rate (pe_fp32_factor): %.3f us of Tensor time; cast the operands to bfloat16 (PSUM "
                               "still accumulates in float32) if the precision allows",
                               line.c_str(), (unsigned long long)acc.first, t.pe_fp32_factor, acc.second / 1000.0),
@@ -156,7 +149,7 @@ void psum_conflicts(const isa::Program& p, const Result& r, ProfileAnalysis& a) 
   }
   for (auto& [line, acc] : by_line)
     a.warnings.push_back({"psum-bank-conflict", line,
-                          fmt("%s: %llu accesses waited %.3f us while the other engine accessed the same PSUM bank "
+                          printf_string("%s: %llu accesses waited %.3f us while the other engine accessed the same PSUM bank "
                               "(Vector and Scalar serialise per bank): give the two engines' tiles different banks "
                               "(separate PSUM tiles, more buffers)",
                               line.c_str(), (unsigned long long)acc.first, acc.second / 1000.0),
@@ -166,7 +159,7 @@ void psum_conflicts(const isa::Program& p, const Result& r, ProfileAnalysis& a) 
 void idle_engines(ProfileAnalysis& a) {
   if (a.share(a.compute_idle_ns) >= kComputeIdleShare)
     a.warnings.push_back({"idle-engines", "",
-                          fmt("no compute engine ran for %.3f us (%.1f%% of the end time): the engines wait for "
+                          printf_string("no compute engine ran for %.3f us (%.1f%% of the end time): the engines wait for "
                               "data or for each other; see the stalls by cause below",
                               a.compute_idle_ns / 1000.0, a.share(a.compute_idle_ns)),
                           0, a.compute_idle_ns});
@@ -179,7 +172,7 @@ void idle_engines(ProfileAnalysis& a) {
     const double active = a.share(a.engine_busy_ns[int(e)]);
     if (e == *bound || active >= kIdlePeerShare) continue;
     a.warnings.push_back({"idle-engines", std::string(isa::engine_name(e)),
-                          fmt("%s is active %.1f%% of the run while %s bounds it: move independent elementwise "
+                          printf_string("%s is active %.1f%% of the run while %s bounds it: move independent elementwise "
                               "work to %s (engine= on nki.isa instructions)",
                               std::string(isa::engine_name(e)).c_str(), active, a.bound_engine.c_str(),
                               std::string(isa::engine_name(e)).c_str()),
