@@ -81,6 +81,7 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (inputs, outputs, wrappers)")
     a = ap.parse_args()
+    a.python_dir = os.path.abspath(a.python_dir)  # the SDK tests run pytest from another folder
 
     import nkilib_cases
     import samples_cases
