@@ -151,7 +151,16 @@ std::string format_verdict(const ProfileAnalysis& a) {
   }
   s += "\n\nWarnings:\n";
   if (a.warnings.empty()) s += "  none\n";
-  for (const ProfileWarning& w : a.warnings) s += "  [" + w.kind + "] " + w.message + "\n";
+  // At most kShown warnings of a kind in full (a spilled kernel re-reads thousands of tensors); the JSON has all.
+  constexpr size_t kShown = 5;
+  std::map<std::string, size_t> total, seen;
+  for (const ProfileWarning& w : a.warnings) ++total[w.kind];
+  for (const ProfileWarning& w : a.warnings) {
+    const size_t k = ++seen[w.kind];
+    if (k <= kShown) s += "  [" + w.kind + "] " + w.message + "\n";
+    if (k == kShown && total[w.kind] > kShown)
+      s += printf_string("  [%s] ... and %zu more like these (all in --profile-json)\n", w.kind.c_str(), total[w.kind] - kShown);
+  }
   return s;
 }
 

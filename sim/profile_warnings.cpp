@@ -38,6 +38,9 @@ const isa::Instruction& instr(const isa::Program& p, const Result& r, uint32_t i
 void hbm_reload(const isa::Program& p, const Result& r, ProfileAnalysis& a) {
   std::vector<double> read(p.hbm_tensors.size(), 0.0);
   std::vector<uint64_t> reads(p.hbm_tensors.size(), 0);
+  std::vector<std::pair<int64_t, size_t>> by_address;
+  for (size_t i = 0; i < p.hbm_tensors.size(); ++i) by_address.push_back({int64_t(p.hbm_tensors[i].address), i});
+  std::stable_sort(by_address.begin(), by_address.end());
   for (const TransferTiming& x : r.transfers) {
     const isa::Instruction& ins = instr(p, r, x.instr);
     const isa::InstrInfo& info = isa::info(ins.op);
@@ -45,17 +48,27 @@ void hbm_reload(const isa::Program& p, const Result& r, ProfileAnalysis& a) {
       const isa::AccessPattern& ap = ins.operands[k];
       if (info.operands[k].written || ap.mem != isa::Memory::HBM) continue;
       const View v = describe(ap);
-      for (size_t i = 0; i < p.hbm_tensors.size(); ++i) {
-        const isa::HbmTensor& h = p.hbm_tensors[i];
-        if (v.lo >= int64_t(h.address) && v.lo < int64_t(h.address + h.bytes)) {
-          read[i] += double(v.total_elems()) * v.esize;
-          ++reads[i];
+      // The tensor holding the first byte: the last one starting at or below it (spilled kernels have thousands).
+      auto it = std::upper_bound(by_address.begin(), by_address.end(), v.lo,
+                                 [](int64_t lo, const std::pair<int64_t, size_t>& e) { return lo < e.first; });
+      while (it != by_address.begin()) {
+        --it;
+        const isa::HbmTensor& h = p.hbm_tensors[it->second];
+        if (v.lo < int64_t(h.address + h.bytes)) {
+          read[it->second] += double(v.total_elems()) * v.esize;
+          ++reads[it->second];
           break;
         }
+        if (h.bytes != 0) break;  // empty tensors share addresses with the next one: look past them only
       }
     }
   }
-  for (size_t i = 0; i < p.hbm_tensors.size(); ++i) {
+  std::vector<size_t> order;  // the biggest excess first
+  for (size_t i = 0; i < p.hbm_tensors.size(); ++i) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return read[x] - double(p.hbm_tensors[x].bytes) > read[y] - double(p.hbm_tensors[y].bytes);
+  });
+  for (size_t i : order) {
     const isa::HbmTensor& h = p.hbm_tensors[i];
     if (h.bytes == 0 || read[i] <= double(h.bytes)) continue;
     a.hbm_reload_bytes += read[i] - double(h.bytes);

@@ -197,17 +197,23 @@ void Scheduler::try_issue(int e) {
       c.raise(pe_weights_ready_, StallCause::weights, pe_last_ls_);
     if (role == PeRole::load_stationary && t_.pe_background_ls != 0 && !pe_weights_pending_)
       c.raise(pe_shadow_free_, StallCause::weight_buffer, pe_last_mul_);
+    // The engine is active from here: a same-engine RAW wait is the engine's own interlock, not a semaphore
+    // wait, so the profiler counts it as active time (docs/cost-model.md, "Engine active time").
+    double active_from = -1;
     if (compute) {
+      const double before = c.t;
       hazard_constraint(e, op, c);
+      if (c.t > before) active_from = before;
       if (op.psum_mask && t_.psum_bank_conflicts != 0) psum_constraint(e, op, c);
     }
 
     const double start = c.t;
+    if (active_from < 0) active_from = start;
     double dur = op.cost_ns, level = 1;
     if (role != PeRole::none) dur = pe_started(op, start, id, level);
     const double end = start + dur;
     if (end > s.cover) {
-      s.busy += end - std::max(start, s.cover);
+      s.busy += end - std::max(active_from, s.cover);
       s.cover = end;
     }
     ++s.count;
