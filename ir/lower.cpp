@@ -35,6 +35,34 @@ class LocationTable {
 
 void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::vector<std::string>& notes);
 
+// Before the first spill: if the kernel's ops, reordered by schedule_for_pressure for the memory that overflowed,
+// fit without spilling, `spilled` becomes that kernel, `pl` its placement, and a note says so.
+bool try_reordered(const Kernel& k, const isa::TargetDesc& target, isa::Program& p, std::optional<Kernel>& spilled,
+                   std::vector<Placement>& pl, const SpillChoice& choice, std::vector<std::string>* notes) {
+  const Tensor& failing = k.tensors[size_t(choice.spilled.front())];
+  const double other = failing.buffer == Buffer::psum ? target.sbuf_partition_bytes : target.psum_partition_bytes;
+  std::optional<Kernel> r = schedule_for_pressure(k, failing.buffer, int64_t(other));
+  if (!r) return false;
+  isa::Program q = p;
+  q.hbm_tensors.clear();
+  try {
+    pl = allocate(*r, target, q);
+  } catch (const Error&) {
+    return false;  // still too big: spill in program order
+  }
+  p = std::move(q);
+  spilled = std::move(r);
+  if (notes) {
+    const SourceLoc& l = failing.loc;
+    const std::string where = l.known() ? l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.col) + ": " : "";
+    notes->push_back(where + "note: in program order the tensors live at once do not fit in " +
+                     (failing.buffer == Buffer::psum ? "PSUM" : "SBUF") + " (the first that does not: '" + failing.name +
+                     "'); independent operations were reordered to use each tile before the next is made, and "
+                     "everything fits without spilling");
+  }
+  return true;
+}
+
 // Allocates, spilling automatically allocated tensors that do not fit (at each overflow, the largest spillable
 // tensor live in that memory) until everything fits: each round spills what the allocation chose, in one
 // rewrite of the kernel (copied into `spilled` the first time), and allocates again (the staging tiles are new
@@ -49,11 +77,12 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
   for (;;) {
     const Kernel& cur = spilled ? *spilled : k;
     SpillChoice choice;
+    const std::vector<char> can_spill = spillable_tensors(cur);
     choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
       int best = -1;
       int64_t best_bytes = -1;
       for (auto [ti, bytes] : live)  // never a staging tile of an earlier round (ids past the kernel's own)
-        if (bytes > best_bytes && size_t(ti) < k.tensors.size() && spillable(cur, ti)) best = ti, best_bytes = bytes;
+        if (bytes > best_bytes && size_t(ti) < k.tensors.size() && can_spill[size_t(ti)]) best = ti, best_bytes = bytes;
       return best;
     };
     p.hbm_tensors.clear();
@@ -65,6 +94,7 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
       throw;
     }
     if (!first && choice.error) first = choice.error;
+    if (!spilled && !choice.spilled.empty() && try_reordered(k, target, p, spilled, pl, choice, notes)) return pl;
     if (choice.spilled.empty()) {
       if (notes) add_spill_notes(cur, all, *notes);
       return pl;

@@ -17,6 +17,13 @@ namespace nkisim::ir {
 // been written since, is dropped; later uses of its tile use the earlier op's tile. nullopt: nothing dropped.
 std::optional<Kernel> reuse_recomputations(const Kernel& k);
 
+// Reordering before spilling (ir/schedule.cpp, docs/spill.md): moves independent ops (by the tensors they read
+// and write; ops carrying engine state, control flow and run-time offsets stay in place and split the kernel into
+// stretches) so that in each stretch an op that does not grow the live bytes of automatically allocated `mem`
+// tensors (nor take the other on-chip memory past `other_capacity` bytes per partition) runs first, else the one
+// whose placement lets such an op run, else the earliest in program order. nullopt: the order is unchanged.
+std::optional<Kernel> schedule_for_pressure(const Kernel& k, Buffer mem, int64_t other_capacity);
+
 // Where each tensor lives after allocation.
 struct Placement {
   isa::Memory mem = isa::Memory::None;
@@ -59,7 +66,7 @@ struct SpillNote {
   int reloads = 0, spills = 0;
 };
 // spill_tensors rewrites for all of `tensors` in one pass over the ops; one note per tensor, in that order.
-bool spillable(const Kernel& k, int tensor);
+std::vector<char> spillable_tensors(const Kernel& k);  // per tensor: spillable
 std::vector<SpillNote> spill_tensors(Kernel& k, const std::vector<int>& tensors);
 
 // Lowers an ir::View to an access pattern with the tensor's placement; validates it for `slot` of `op`

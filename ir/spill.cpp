@@ -52,15 +52,16 @@ Op make_move(isa::Opcode opc, const View& dst, const View& src, const Op& at) {
 
 }  // namespace
 
-bool spillable(const Kernel& k, int ti) {
-  const Tensor& t = k.tensors[size_t(ti)];
-  if (!is_on_chip(t.buffer) || t.address) return false;
+std::vector<char> spillable_tensors(const Kernel& k) {
+  std::vector<char> ok(k.tensors.size(), 0);
+  for (size_t ti = 0; ti < k.tensors.size(); ++ti)
+    ok[ti] = is_on_chip(k.tensors[ti].buffer) && !k.tensors[ti].address;
   for (const Op& op : k.ops)
     for (const DynOperand& d : op.dynamic) {
-      if (d.offsets && d.offsets->tensor == ti) return false;
-      if (op.operands[size_t(d.slot)] && op.operands[size_t(d.slot)]->tensor == ti) return false;
+      if (d.offsets) ok[size_t(d.offsets->tensor)] = 0;
+      if (op.operands[size_t(d.slot)]) ok[size_t(op.operands[size_t(d.slot)]->tensor)] = 0;
     }
-  return true;
+  return ok;
 }
 
 std::vector<SpillNote> spill_tensors(Kernel& k, const std::vector<int>& tensors) {
