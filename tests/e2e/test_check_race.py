@@ -1,5 +1,5 @@
 """--check=race and --check=sync (docs/checks.md, issue 16 parts 2-3): an assembly program with a wait= removed (run
-as assembled binary), a two-core kernel without its core_barrier, a semaphore update past 32 bits and semaphores
+as assembled binary), two DMA queues writing one tile, a two-core kernel without its core_barrier, a semaphore update past 32 bits and semaphores
 nothing waits for are reported with both instructions' kernel lines and the tensor range, the same in timed and
 --functional runs; --check (all) counts every kind; correct programs have no finding."""
 import os
@@ -50,6 +50,14 @@ RACES = f"""{ADD}:23:13: warning: racecheck: dma_copy (sync #0) on DMA queue 0 w
 """
 for mode in MODES:
     check_equal(program(nowait, "--check=race", *mode), (0, RACES), f"racecheck: asm without its wait= {mode}")
+
+# Both loads into the same tile from two DMA queues: a write-write race (the add waits for both, so its read is
+# ordered).
+both = asm_program("waw", "dst=sbuf:float32@p0:128+0x800[[1,512]] src=hbm", "dst=sbuf:float32@p0:128+0x0[[1,512]] src=hbm")
+for mode in MODES:
+    check_equal(program(both, "--check=race", *mode), (0, f"""{ADD}:24:13: warning: racecheck: dma_copy (sync #1) on DMA queue 1 writes sbuf[0:128, bytes 0:2048] while dma_copy (sync #0) on DMA queue 0 also writes it, and nothing orders the two (no semaphore wait, DMA completion or barrier between them)
+{ADD}:23:13: note: the other access: dma_copy (sync #0) on DMA queue 0 writes sbuf[0:128, bytes 0:2048]
+"""), f"racecheck: two queues write one tile {mode}")
 
 # The loads' semaphores are left raised with nothing waiting for them.
 check_equal(program(nowait, "--check=sync"), (0, f"""{ADD}:23:13: warning: synccheck: semaphore 5 ends the run at 1 but no instruction of the program waits for it: its last update, by dma_copy (sync #0), orders nothing (is a wait= missing?)
