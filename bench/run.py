@@ -100,6 +100,8 @@ def check_overhead(label, exe, kernel, inputs, base, args=(), repeat=1):
     w1, c1 = sim[2].get("simulate", (0, 0))
     print(f"      --check: simulate {w1:.3f} s wall / {c1:.3f} s cpu against {w0:.3f} / {c0:.3f} without: "
           f"{(w1 / w0 if w0 else 0):.2f}x wall, {(c1 / c0 if c0 else 0):.2f}x cpu")
+    if c0:  # issue 16: --check (every check) within 3x the simulate time
+        METRICS.append((f"({label}) --check simulate cpu ratio", c1 / c0, "<=", 3.0))
 
 
 RESULTS = []  # (case letter, end-to-end ratio, simulate us per instruction or None), one per report

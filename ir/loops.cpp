@@ -344,16 +344,27 @@ class LoopEmitter {
         }
         if (pass == passes - 1)
           for (int32_t d : prod) deps[i].emplace_back(d % int32_t(n), loop && d < int32_t(n));
-        for (bool writes : {false, true})
-          for (const Access& a : u.acc) {
+        // The engines' copies of one loop run side by side: each sees the memory as it was before the loop (a
+        // copy's reads must not hide, from its siblings, the earlier readers of its stream), so their accesses
+        // are recorded once the last copy has been analysed: their writes, then their reads (a copy's write
+        // must not hide a sibling's read from later writers).
+        if (u.loop >= 0 && i + 1 < n && units[i + 1]->loop == u.loop) continue;
+        size_t first = i;
+        while (u.loop >= 0 && first > 0 && units[first - 1]->loop == u.loop) --first;
+        auto record = [&](size_t k, bool writes) {
+          const int32_t who = int32_t(pass * n + k);
+          for (const Access& a : units[k]->acc) {
             if (a.write != writes) continue;
             CellMap& m = map_for(a.ap->mem);
             for_each_cell(*a.ap, m, per_quadrant(a.ap->mem), [&](int64_t key) {
               Cell& c = m.at(key);
-              if (writes) c.write(self);
-              else c.read(u.stream, self);
+              if (writes) c.write(who);
+              else c.read(units[k]->stream, who);
             });
           }
+        };
+        for (bool writes : {first != i, first == i})
+          for (size_t k = first; k <= i; ++k) record(k, writes);
       }
 
     // Signals and their counts per stream (per iteration in a body; every DMA of a body signals: drains).

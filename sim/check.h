@@ -1,6 +1,7 @@
 // check.h - run-time checks the hardware cannot give (docs/checks.md): initcheck (reads of never-written
 // memory, outputs not fully written, PSUM accumulation onto never-written data), racecheck (unordered
-// conflicting accesses) and synccheck (waits that can never be satisfied), reported as Findings.
+// conflicting accesses) and synccheck (waits that can never be satisfied, semaphore overflow, semaphores left
+// above every wait), reported as Findings.
 #pragma once
 #include <cstdint>
 #include <functional>

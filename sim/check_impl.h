@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/check_race.h"
 #include "sim/checker.h"
 #include "sim/view.h"
 
@@ -53,8 +54,11 @@ struct Checker::Impl {
   static void mark(Shadow& s, const View& v, const uint8_t* base);
   static const isa::HbmTensor* hbm_tensor_at(const isa::Program& p, uint64_t a);
   const OnChipName* name_at(isa::Memory mem, uint32_t part, int64_t b) const;
-  // The never-written elements of `v` as "name[a:b, ...]" (their bounding box) and their count.
-  // `which` selects elements by state (0 never written, 1 written, k >= 2 tainted by origin k - 2).
+  // The elements of `v` that `pick` selects (by the offset of their bytes from `base` and their size) as
+  // "name[a:b, ...]" (their bounding box), and their count.
+  std::string describe_elements(ExecContext& ctx, uint32_t core, const View& v, const uint8_t* base,
+                                uint64_t* count, const std::function<bool(int64_t, unsigned)>& pick) const;
+  // The same for elements selected by their shadow state (0 never written, 1 written, k >= 2 tainted by origin k - 2).
   std::string describe_unwritten(ExecContext& ctx, uint32_t core, const View& v, const Shadow& s,
                                  const uint8_t* base, uint64_t* count,
                                  const std::function<bool(uint8_t)>& which) const;
@@ -63,6 +67,28 @@ struct Checker::Impl {
   // The finding of a first read of never-written elements of `a` (an accumulating dst when a.writes).
   Finding unwritten_finding(ExecContext& ctx, uint32_t core, const isa::Instruction& ins, const Access& a);
   void add_finding(Finding f);
+  // racecheck and synccheck (sim/check_race.cpp); `race` is set when either is on.
+  bool race_on = false, sync_on = false;
+  std::unique_ptr<RaceState> race;
+  struct Cover {  // partitions [p0, p1) x bytes [lo, hi) (HBM: partition 0, addresses)
+    int64_t p0 = 0, p1 = 0, lo = 0, hi = 0;
+  };
+  std::vector<uint32_t> checked_;  // records found not to overlap the access being checked
+  void race_attach(ExecContext& ctx, uint32_t core);
+  uint32_t actor_of(uint32_t core, const isa::Instruction& ins, bool queue) const;
+  void wait_for(uint32_t core, uint32_t sem, uint64_t value, RaceState::Clock& vc);
+  void acquire(ExecContext& ctx, uint32_t core, const isa::Instruction& ins, RaceState::Clock& vc, bool passing);
+  void release(uint32_t core, uint32_t sem, uint32_t add, const RaceState::Clock& clock, const isa::Instruction& ins,
+               uint32_t by_core);
+  void trigger(ExecContext& ctx, const isa::Instruction& ins);
+  void race_retire(ExecContext& ctx, const isa::Instruction& ins);
+  uint32_t new_record();
+  void unref(uint32_t id);
+  void race_access(ExecContext& ctx, uint32_t core, uint32_t actor, const RaceState::Clock& vc, const Access& a);
+  void visit(ExecContext& ctx, RaceState::Cell& c, uint32_t id, const RaceState::Clock& vc, const Cover& cov,
+             const Cover& cell);
+  void maybe_race(ExecContext& ctx, uint32_t other, uint32_t id);
+  void sync_finish();
   static constexpr size_t kMaxOrigins = 254;  // taint codes 2..255
   std::vector<Finding> origins;  // first reads of never-written data, reported when their taint reaches an output
 };

@@ -78,6 +78,8 @@ void Shadow::set(uint64_t off, uint8_t value, uint64_t n) {
 Checker::Checker(uint8_t checks, bool as_errors, size_t cores, std::vector<OnChipName> names)
     : impl_(std::make_unique<Impl>()), checks_(checks) {
   impl_->as_errors = as_errors;
+  impl_->race_on = checks & kCheckRace;
+  impl_->sync_on = checks & kCheckSync;
   impl_->cores.resize(cores);
   impl_->names = std::move(names);
 }
@@ -95,6 +97,7 @@ void Checker::attach(ExecContext& ctx, uint32_t core) {
     c.psum = std::make_unique<Shadow>(span(ctx.mem.psum));
     if (!m.hbm) m.hbm = std::make_unique<Shadow>(span(ctx.mem.hbm));
   }
+  if (checks_ & (kCheckRace | kCheckSync)) m.race_attach(ctx, core);
 }
 
 void Checker::mark_hbm_written(uint64_t lo, uint64_t hi) {
@@ -181,17 +184,40 @@ void for_each_element(const View& v, const uint8_t* base, F&& f) {
 }  // namespace
 
 bool Checker::Impl::all_written(Shadow& s, const View& v, const uint8_t* base) {
+  if (v.contiguous_rows()) {  // the common case: one byte range per partition; its chunks' flags first
+    const int64_t n = int64_t(v.free_elems * v.esize);
+    for (uint32_t i = 0; i < v.partitions && n > 0; ++i) {
+      const int64_t off = v.row(i) - base;
+      bool clean = true;
+      for (int64_t c = off >> Shadow::kChunkShift; clean && c <= (off + n - 1) >> Shadow::kChunkShift; ++c)
+        clean = s.clean[size_t(c)] == 1;
+      if (!clean && !s.all_ones(uint64_t(off), uint64_t(n))) return false;
+    }
+    return true;
+  }
   bool ok = true;
   for_each_range(v, base, [&](int64_t off, uint64_t n) { ok = ok && s.all_ones(uint64_t(off), n); });
   return ok;
 }
 
 void Checker::Impl::mark(Shadow& s, const View& v, const uint8_t* base) {
+  if (v.contiguous_rows()) {  // as all_written: rows whose chunks are all written already cost a flag each
+    const int64_t n = int64_t(v.free_elems * v.esize);
+    for (uint32_t i = 0; i < v.partitions && n > 0; ++i) {
+      const int64_t off = v.row(i) - base;
+      bool clean = true;
+      for (int64_t c = off >> Shadow::kChunkShift; clean && c <= (off + n - 1) >> Shadow::kChunkShift; ++c)
+        clean = s.clean[size_t(c)] == 1;
+      if (!clean) s.set_ones(uint64_t(off), uint64_t(n));
+    }
+    return;
+  }
   for_each_range(v, base, [&](int64_t off, uint64_t n) { s.set_ones(uint64_t(off), n); });
 }
 
 void Checker::on_retire(ExecContext& ctx, const isa::Instruction& ins) {
   Impl& m = *impl_;
+  if (m.race) m.race_retire(ctx, ins);  // racecheck, synccheck (sim/check_race.cpp)
   if (m.pending.empty()) return;
   const uint32_t core = ctx.check_core;
   if (checks_ & kCheckInit) {
@@ -353,6 +379,14 @@ const OnChipName* Checker::Impl::name_at(isa::Memory mem, uint32_t part, int64_t
 std::string Checker::Impl::describe_unwritten(ExecContext& ctx, uint32_t core, const View& v, const Shadow& s,
                                               const uint8_t* base, uint64_t* count,
                                               const std::function<bool(uint8_t)>& which) const {
+  return describe_elements(ctx, core, v, base, count, [&](int64_t off, unsigned n) {
+    return which(element_state(s.data.get() + off, n));
+  });
+}
+
+std::string Checker::Impl::describe_elements(ExecContext& ctx, uint32_t core, const View& v, const uint8_t* base,
+                                             uint64_t* count,
+                                             const std::function<bool(int64_t, unsigned)>& pick) const {
   const isa::Program& p = *cores[core].program;
   Box box;
   std::string name;
@@ -365,7 +399,7 @@ std::string Checker::Impl::describe_unwritten(ExecContext& ctx, uint32_t core, c
   for_each_range(v, base, [&](int64_t off, uint64_t n) {
     for (uint64_t k = 0; k < n; k += v.esize) {
       const int64_t o = off + int64_t(k);
-      if (!which(element_state(s.data.get() + o, unsigned(std::min<uint64_t>(v.esize, n - k))))) continue;
+      if (!pick(o, unsigned(std::min<uint64_t>(v.esize, n - k)))) continue;
       ++total;
       if (v.mem == isa::Memory::HBM) {
         if (!have) {
@@ -461,6 +495,7 @@ void Checker::Impl::add_finding(Finding f) {
 
 void Checker::finish(ExecContext& ctx) {
   Impl& m = *impl_;
+  if (m.race && m.sync_on) m.sync_finish();
   if (!(checks_ & kCheckInit) || !m.hbm) return;
   const isa::Program& p = ctx.program;
   SourceLoc file;  // the kernel file, for a location-less finding

@@ -14,9 +14,9 @@ CheckSpec parse_check_spec(const std::string& spec) {
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item == "init") c.checks |= kCheckInit;
-    else if (item == "race" || item == "sync")  // issue 16 parts 2-3: not built yet (docs/checks.md)
-      throw Error("--check: " + item + "check is not implemented yet (only init; a deadlock always names both sides)");
-    else if (item == "all") c.checks |= kCheckInit;  // every implemented check
+    else if (item == "race") c.checks |= kCheckRace;
+    else if (item == "sync") c.checks |= kCheckSync;
+    else if (item == "all") c.checks |= kCheckAll;
     else if (item == "error") c.errors = true;
     else if (item == "warn") c.errors = false;
     else throw Error("--check: unknown item '" + item + "' (expected init, race, sync, all, error or warn)");

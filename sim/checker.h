@@ -8,7 +8,8 @@
 
 namespace nkisim::sim {
 
-// The shadow state of one run (all cores): written-ness per byte of HBM and of each core's SBUF and PSUM.
+// The shadow state of one run (all cores): written-ness per byte of HBM and of each core's SBUF and PSUM
+// (initcheck); vector clocks, semaphore mirrors and recent accesses per memory cell (racecheck, synccheck).
 // Executors report their operands through ExecContext (read/write), the instruction's end through
 // execute(); the run's set-up marks the inputs written and asks for the end-of-run findings.
 class Checker {
@@ -25,7 +26,15 @@ class Checker {
   // written; `v` is bound to memory (v.base set). retire() tests the reads, then marks the writes.
   void on_access(ExecContext& ctx, const isa::Instruction& ins, int slot, const View& v, bool writes);
   void on_retire(ExecContext& ctx, const isa::Instruction& ins);
-  // After the run: outputs not fully written (initcheck).
+  // Happens-before and semaphore events (racecheck, synccheck: sim/check_race.cpp), called by the run loops:
+  // on_trigger: DMA `ins` leaves its engine for its DMA queue (the timed scheduler; a functional run triggers a
+  // DMA where it executes); on_release: `ins` has passed its waits and its semaphore updates apply (every
+  // instruction, where the run applies its updates: a DMA's at its completion); on_signal: a core_barrier or
+  // sendrecv signals the other cores' semaphore.
+  void on_trigger(ExecContext& ctx, const isa::Instruction& ins);
+  void on_release(ExecContext& ctx, const isa::Instruction& ins);
+  void on_signal(ExecContext& ctx, const isa::Instruction& ins);
+  // After the run: outputs not fully written (initcheck), semaphores left above every wait (synccheck).
   void finish(ExecContext& hbm_owner);
   // Adds a finding made elsewhere (synccheck), with this run's severity.
   void add(Finding f);

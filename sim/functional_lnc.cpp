@@ -53,6 +53,7 @@ void run_functional_lnc(std::span<ExecContext* const> ctx, const std::function<v
               k.sent[size_t(e)] = true;
               std::vector<uint8_t> bytes;
               if (sendrecv) bytes = sendrecv_read_src(cx, ins);
+              if (cx.checker) [[unlikely]] cx.checker->on_signal(cx, ins);  // --check hook (sim/checker.h)
               for (size_t d = 0; d < n; ++d) {
                 if (d == c) continue;
                 if (ins.params.sem >= cores[d].sems.size())
@@ -78,6 +79,7 @@ void run_functional_lnc(std::span<ExecContext* const> ctx, const std::function<v
           } else {
             execute(cx, ins);
           }
+          if (cx.checker) [[unlikely]] cx.checker->on_release(cx, ins);  // --check hook (sim/checker.h)
           for (const isa::SemUpdate& u : ins.updates) k.sems[u.sem] += u.add;
           k.pc[size_t(e)] = next;
           progress = true;

@@ -293,6 +293,7 @@ void Scheduler::retire_in_order(int e) {
         }
         execute(ctx_, ins_at(e, s.retire));
       }
+      if (ctx_.checker) [[unlikely]] ctx_.checker->on_release(ctx_, ins_at(e, s.retire));  // --check hook
       apply_updates(op, TimingRef{TimingRef::Instr, id});
       if (collect_) r_.timeline[id].retire_ns = now_;
     }
@@ -413,6 +414,7 @@ void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations,
         } else {
           execute(ctx, ins);
         }
+        if (ctx.checker) [[unlikely]] ctx.checker->on_release(ctx, ins);  // --check hook (sim/checker.h)
         for (const isa::SemUpdate& u : ins.updates) sems[u.sem] += u.add;
         pc[size_t(e)] = next;
         progress = true;

@@ -29,6 +29,7 @@ bool Scheduler::issue_sequencer(int e, uint32_t i, const OpInfo& op) {
       // sendrecv: src is read when this core is ready (later writers of src wait for the instruction).
       if (sendrecv && send_payload && !o_.timing_only)
         send_payload(ins.params.sem, ins.params.rimm, sendrecv_read_src(ctx_, ins));
+      if (ctx_.checker) [[unlikely]] ctx_.checker->on_signal(ctx_, ins);  // --check hook (sim/checker.h)
       remote_update(ins.params.sem, 1, std::max(s.free_at, now_) + t_.core_barrier_ns);
       barrier_sent_[size_t(e)] = true;
     }
@@ -96,6 +97,7 @@ void Scheduler::external_update(uint16_t sem, uint32_t add, double t) {
 
 void Scheduler::on_sequencer_done(int e, uint32_t i) {
   const uint32_t id = gid(e, i);
+  if (ctx_.checker) [[unlikely]] ctx_.checker->on_release(ctx_, ins_at(e, i));  // --check hook (sim/checker.h)
   apply_updates(ops_[id], TimingRef{TimingRef::Instr, id});
   if (collect_) r_.timeline[id].retire_ns = now_;
   last_ = std::max(last_, now_);

@@ -32,6 +32,7 @@ void Scheduler::dma_submit(int e, uint32_t i) {
     ready = *it;
   }
   enqueue_transfer(e, i, plan, now_, ready + t_.dma_fixed_ns, uint8_t(dge_mode(ins, t_)), false, reg);
+  if (ctx_.checker) [[unlikely]] ctx_.checker->on_trigger(ctx_, ins);  // --check hook (sim/checker.h)
 }
 
 uint32_t Scheduler::enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, double enqueue, double eligible,
@@ -243,6 +244,7 @@ void Scheduler::transfer_done(uint32_t x) {
       execute(ctx_, ins_at(e, i));
       ctx_.dma_register.reset();
     }
+    if (ctx_.checker) [[unlikely]] ctx_.checker->on_release(ctx_, ins_at(e, i));  // --check hook
     apply_updates(ops_[tr.gid], TimingRef{TimingRef::Transfer, x});
   }
   last_ = std::max(last_, now_);

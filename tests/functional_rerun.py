@@ -4,8 +4,8 @@ The test drivers (tests/e2e/common.py run(), tests/frontend/run_conformance.py) 
 to functional_differences(), which runs the same command again with --functional into a fresh directory and
 compares every output file the two runs wrote byte for byte (NaN payloads included). Any difference is a bug:
 a dependency the back end failed to state, or a timing model that applies an effect at the wrong time.
-The rerun also passes --check=error (docs/checks.md): a correct kernel has no finding, so every example, e2e and
-conformance kernel is held to zero false positives."""
+The rerun also passes --check=error (docs/checks.md: every check, initcheck, racecheck and synccheck): a correct
+kernel has no finding, so every example, e2e and conformance kernel is held to zero false positives."""
 import os
 import shutil
 import subprocess

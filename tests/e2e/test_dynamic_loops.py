@@ -64,7 +64,9 @@ for n in (0, 1, 5):
         check(res is not None and np.array_equal(res, repeated(np.zeros_like(a), a, n)),
               f"while_countdown n={n} {mode} equals the numpy golden")
 
-# Nested deprecated forms: for-in-dynamic_range around `while reg:` (3 inner iterations each).
+# Nested deprecated forms: for-in-dynamic_range around `while reg:` (3 inner iterations each). The rerun's racecheck
+# holds the back end to ordering every engine's copy of `register_load(r, cnt)` before GpSimd's `cnt -= 1` and
+# memset of the next iteration (ir/loops.cpp: the copies of a loop see the memory as it was before it).
 for n in (0, 2, 3):
     res, _ = run_kernel("nested_legacy", [pa, count(n)])
     check(res is not None and np.array_equal(res, repeated(np.zeros_like(a), a, 3 * n)),
