@@ -143,7 +143,7 @@ std::pair<uint8_t, uint8_t> RegionAnalysis::add(const UnitDesc& u, std::span<con
 }
 
 // Whether producer -> consumer needs a semaphore: always across streams, except that a DMA's trigger engine orders
-// it after that engine's earlier instructions (not the Tensor Engine's: cells::trigger_orders_dma); within a
+// it after that engine's earlier instructions (not the Tensor Engine's: trigger_orders_dma); within a
 // stream only on a queue two engines trigger onto.
 bool RegionAnalysis::needs_wait(size_t consumer, int32_t producer) const {
   const size_t p = size_t(producer) % stream_.size();

@@ -22,6 +22,13 @@ using cells::kMaxStreams;
 
 inline bool is_dma(isa::Opcode o) { return isa::info(o).cost == isa::CostClass::dma; }
 
+// Whether a DMA's place in the stream of the engine that triggers it orders its transfer after the effects of
+// that engine's earlier instructions. Not on the Tensor Engine: its next instruction issues once the previous
+// one has started (the PE pipeline, docs/cost-model.md), so a transfer it triggered could land while a matmul
+// or transpose still reads the SBUF the transfer overwrites. A DMA that depends on a Tensor Engine
+// instruction is therefore triggered elsewhere and waits for it on a semaphore.
+inline bool trigger_orders_dma(int engine_stream) { return engine_stream != int(isa::Engine::Tensor); }
+
 // The engine that triggers DMA op `op` when the program fixes it: its engine= (other than Sync), else Sync inside
 // a dynamic loop and for a DMA addressed by a register (its trigger engine reads the register). nullopt: the
 // analysis chooses (RegionAnalysis::add, the producer rule).
@@ -85,7 +92,7 @@ class RegionAnalysis {
   // Adds the next unit of the pass, with its memory accesses: finds its dependencies, places it and records its
   // accesses. Returns the unit's {trigger engine, stream}. Placement (first pass only): a DMA with
   // choose_trigger is triggered by the engine that produced its latest input (that engine is in order: no wait),
-  // never the Tensor Engine (cells::trigger_orders_dma), when the DMA may run there; otherwise by Sync. Only
+  // never the Tensor Engine (trigger_orders_dma), when the DMA may run there; otherwise by Sync. Only
   // producers of data it reads count: a load of data no engine produced (a kernel input) is triggered by Sync,
   // which then runs ahead of the compute engines as the Neuron compiler's qSyncIO queues do (docs/cost-model.md,
   // "Which engine triggers a DMA"). An unplaced DMA gets the next queue of its trigger engine (DmaQueues).

@@ -1,5 +1,6 @@
 // loops.cpp - dependency analysis, semaphores and emission for kernels with dynamic loops or registers
-// (docs/dynamic-loops.md). Kernels without them go through the straight-line pass in semaphores.cpp.
+// (docs/dynamic-loops.md). Kernels without them take the straight-line fast path (semaphores.cpp); both analyse
+// their regions with deps::RegionAnalysis (ir/deps.h).
 //
 // Shape of the output:
 // * Registers are virtual in the IR; every "register engine" (Sync, every engine with work inside a loop)
