@@ -14,7 +14,7 @@ constexpr int64_t kChipGranule = 64, kHbmGranule = 512;
 }
 
 std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop) {
-  if (op.engine && *op.engine != isa::Engine::Sync) return *op.engine;
+  if (op.engine) return *op.engine;
   if (in_loop || op.params.ind_kind == 3) return isa::Engine::Sync;
   return std::nullopt;
 }

@@ -29,9 +29,10 @@ inline bool is_dma(isa::Opcode o) { return isa::info(o).cost == isa::CostClass::
 // instruction is therefore triggered elsewhere and waits for it on a semaphore.
 inline bool trigger_orders_dma(int engine_stream) { return engine_stream != int(isa::Engine::Tensor); }
 
-// The engine that triggers DMA op `op` when the program fixes it: its engine= (other than Sync), else Sync inside
-// a dynamic loop and for a DMA addressed by a register (its trigger engine reads the register). nullopt: the
-// analysis chooses (RegionAnalysis::add, the producer rule).
+// The engine that triggers DMA op `op` when the program fixes it: its engine= (Sync included: e.g. the front end
+// sets it for dge_mode=hwdge, which only Sync or Scalar may trigger), else Sync inside a dynamic loop and for a DMA
+// addressed by a register (its trigger engine reads the register). nullopt: the analysis chooses
+// (RegionAnalysis::add, the producer rule).
 std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop);
 
 // The DMA queues: each triggering engine owns a group of queues used round-robin (Sync, Vector, Scalar, then

@@ -78,4 +78,14 @@ TEST_CASE("a loop-free kernel gives the same program on the straight-line path a
   CHECK(vec[1].op == Opcode::dma_copy);
   CHECK(vec[2].op == Opcode::dma_copy);
   CHECK(vec[2].params.dma_queue == vec[1].params.dma_queue + 1);
+  CHECK(p.streams[size_t(Engine::Sync)].size() == 2);  // lines 1 and 8 (an input: no engine produced it)
+
+  // engine=sync is kept although Vector produced the data (the front end sets it for dge_mode=hwdge, which only
+  // Sync or Scalar may trigger), on both paths.
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(d), k.full_view(u)}, 10, Engine::Sync));
+  both_paths(k, "trn2");
+  const isa::Program p2 = lower(k, *isa::find_target("trn2"));
+  CHECK(p2.streams[size_t(Engine::Vector)].size() == 3);
+  REQUIRE(p2.streams[size_t(Engine::Sync)].size() == 3);
+  CHECK(p2.streams[size_t(Engine::Sync)][2].op == Opcode::dma_copy);
 }
