@@ -54,7 +54,8 @@ Compiled compile_kernel(CompileRequest req) {
     if (c > 0) kernel.private_hbm_base = int64_t(out.programs.back().hbm_bytes);  // private HBM is per core
     if (req.want_ir) out.ir_text += (lnc > 1 ? "# core " + std::to_string(c) + "\n" : "") + ir::print_kernel(kernel);
     std::vector<ir::TilePlacement> tiles;
-    out.programs.push_back(ir::lower(kernel, out.target, c == 0 ? &out.notes : nullptr, c == 0 ? &tiles : nullptr));
+    out.programs.push_back(
+        ir::lower(kernel, out.target, c == 0 ? &out.notes : nullptr, c == 0 ? &tiles : nullptr, req.semaphore_path));
     for (ir::TilePlacement& t : tiles)  // --check names on-chip memory after the kernel's tensors
       out.check_names.push_back(sim::OnChipName{std::move(t.name), t.mem, t.dtype, std::move(t.shape),
                                                 uint32_t(t.partition), t.address});

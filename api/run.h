@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "frontend/compile.h"
+#include "ir/lower.h"
 #include "isa/program.h"
 #include "isa/target.h"
 #include "sim/simulate.h"
@@ -25,6 +26,7 @@ struct CompileRequest {
   // The logical core size; nullopt: the kernel file's kernel[N] launch decides (1 when copts.grid is given).
   std::optional<int> lnc;
   bool want_ir = false;  // keep the Kernel IR text (one "# core C" section per core when LNC > 1)
+  ir::SemaphorePath semaphore_path = ir::SemaphorePath::automatic;  // ir::lower's (tests compare the two paths)
 };
 
 struct Compiled {

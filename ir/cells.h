@@ -1,4 +1,4 @@
-// cells.h - memory cells for dependency analysis (ir/semaphores.cpp, ir/loops.cpp): SBUF/PSUM as
+// cells.h - memory cells for the dependency analysis (ir/deps.cpp): SBUF/PSUM as
 // 32-partition quadrant x 64 B, HBM as 512 B per row touched. Internal to ir/.
 #pragma once
 #include <algorithm>
@@ -20,13 +20,6 @@ namespace nkisim::ir::cells {
 
 constexpr int kEngineStreams = isa::kNumEngines;
 constexpr int kMaxStreams = 32;  // engines + DMA queues; reader sets are 32-bit masks
-
-// Whether a DMA's place in the stream of the engine that triggers it orders its transfer after the effects of
-// that engine's earlier instructions. Not on the Tensor Engine: its next instruction issues once the previous
-// one has started (the PE pipeline, docs/cost-model.md), so a transfer it triggered could land while a matmul
-// or transpose still reads the SBUF the transfer overwrites. A DMA that depends on a Tensor Engine
-// instruction is therefore triggered elsewhere and waits for it on a semaphore.
-inline bool trigger_orders_dma(int engine_stream) { return engine_stream != int(isa::Engine::Tensor); }
 
 // Per memory cell: the last writer and, per stream, the latest reader since that write. The readers are
 // kept in stream order, inline for up to kInlineReaders streams (the usual case: 32 bytes a cell) and in a

@@ -1,5 +1,6 @@
 // loops.cpp - dependency analysis, semaphores and emission for kernels with dynamic loops or registers
-// (docs/dynamic-loops.md). Kernels without them go through the straight-line pass in semaphores.cpp.
+// (docs/dynamic-loops.md). Kernels without them take the straight-line fast path (semaphores.cpp); both analyse
+// their regions with deps::RegionAnalysis (ir/deps.h).
 //
 // Shape of the output:
 // * Registers are virtual in the IR; every "register engine" (Sync, every engine with work inside a loop)
@@ -16,16 +17,18 @@
 //   sem_L[s], k_s times per iteration. A wait on the j-th signal of s in the same iteration is
 //   sem_wait_reg(sem_L[s] >= it * k_s + j); a loop-carried one (found by analysing the body twice, the
 //   second pass seeing the first as the previous iteration) is it * k_s + j - k_s.
+// The analysis of each region is deps::RegionAnalysis (ir/deps.h), the one that straight-line code gets.
 #include <algorithm>
 #include <deque>
 #include <bit>
-#include <climits>
 
-#include "ir/cells.h"
+#include "ir/deps.h"
 #include "ir/passes.h"
 
 namespace nkisim::ir {
-using namespace cells;
+using deps::Access;
+using deps::kEngineStreams;
+using deps::kMaxStreams;
 namespace {
 
 constexpr uint16_t kNoReg = 65535;
@@ -37,11 +40,6 @@ bool uses_dyn_register(const Op& op) {
   return false;
 }
 
-struct Access {
-  const isa::AccessPattern* ap;
-  bool write;
-};
-
 struct DynWait {
   uint16_t sem;
   int32_t mul, off;
@@ -51,7 +49,7 @@ struct DynWait {
 struct Unit {
   int32_t instr = -1;  // index into the instruction pool (-1: loop macro)
   int32_t loop = -1;   // macro: the loop
-  uint8_t trigger = 0, stream = 0;
+  uint8_t trigger = 0, stream = deps::kUnplaced;  // kUnplaced: a top-level DMA the analysis places
   bool dma = false, fixed_trigger = true;
   std::vector<Access> acc;
   // Results.
@@ -95,9 +93,8 @@ class LoopEmitter {
  public:
   LoopEmitter(const Kernel& k, const std::vector<isa::Engine>& engines, std::vector<isa::Instruction>&& instrs,
               const isa::TargetDesc& t, isa::Program& p)
-      : k_(k), engines_(engines), instrs_(std::move(instrs)), t_(t), p_(p) {
-    num_queues_ = std::min(int(t.dma_queues), kMaxStreams - kEngineStreams);
-    num_streams_ = kEngineStreams + num_queues_;
+      : k_(k), engines_(engines), instrs_(std::move(instrs)), t_(t), p_(p), queues_(t) {
+    num_streams_ = queues_.num_streams();
   }
 
   void run() {
@@ -138,40 +135,16 @@ class LoopEmitter {
     return o == isa::Opcode::reg_set || o == isa::Opcode::reg_alu || o == isa::Opcode::reg_load ||
            o == isa::Opcode::reg_store;
   }
-  bool is_dma(size_t i) const { return isa::info(k_.ops[i].opcode).cost == isa::CostClass::dma; }
+  bool is_dma(size_t i) const { return deps::is_dma(k_.ops[i].opcode); }
   isa::Engine trigger_in_loop(size_t i) const {
     if (!is_dma(i)) return engines_[i];
-    return k_.ops[i].engine.value_or(isa::Engine::Sync);
-  }
-  int queue_for(isa::Engine e) {
-    int group = e == isa::Engine::Sync ? 0 : e == isa::Engine::Vector ? 1 : e == isa::Engine::Scalar ? 2 : 3;
-    int per = std::max(1, num_queues_ / 4);
-    return std::min(group * per + next_queue_[size_t(e)]++ % per, num_queues_ - 1);
+    return *deps::fixed_dma_trigger(k_.ops[i], true);
   }
 
   int32_t add_pool(size_t op, isa::Engine e) {
     pool_.push_back(instrs_[op]);
     pool_.back().engine = e;
     return int32_t(pool_.size() - 1);
-  }
-  void add_accesses(Unit& u) {
-    const isa::Instruction& ins = pool_[size_t(u.instr)];
-    const isa::InstrInfo& in = isa::info(ins.op);
-    for (int s = 0; s < in.num_operands; ++s) {
-      const isa::AccessPattern& ap = ins.operands[size_t(s)];
-      if (!ap.present()) continue;
-      if (!ap.dyn.present()) {
-        u.acc.push_back(Access{&ap, in.operands[s].written});
-        continue;
-      }
-      // A dynamic-offset operand: its whole base tensor, and the offset it reads (docs/dynamic-offsets.md).
-      extra_aps_.push_back(isa::dyn_footprint(ap));
-      u.acc.push_back(Access{&extra_aps_.back(), in.operands[s].written});
-      if (ap.dyn.kind == isa::DynOffset::Sbuf) {
-        extra_aps_.push_back(isa::dyn_source(ap));
-        u.acc.push_back(Access{&extra_aps_.back(), false});
-      }
-    }
   }
 
   // Builds the region of ops [from, to); returns the index after it.
@@ -203,8 +176,9 @@ class LoopEmitter {
         u.trigger = uint8_t(e);
         u.dma = dma;
         u.fixed_trigger = fixed;
-        u.stream = dma && fixed ? uint8_t(kEngineStreams + queue_for(e)) : uint8_t(e);
-        add_accesses(u);
+        // A DMA inside a loop gets its queue now, in program order; a top-level unit is placed by the analysis.
+        u.stream = dma && in_loop ? queues_.next_stream(e) : dma ? deps::kUnplaced : uint8_t(e);
+        deps::list_accesses(pool_[size_t(u.instr)], extra_aps_, u.acc);
         r.items.push_back(Item{Item::unit, int32_t(r.units.size())});
         r.units.push_back(std::move(u));
       };
@@ -214,9 +188,9 @@ class LoopEmitter {
       } else if (op.opcode == isa::Opcode::reg_store) {
         add_unit(isa::Engine::Sync, false, true);
       } else if (is_dma(size_t(i))) {
-        // Top level: the straight-line heuristic (the producer of the latest input triggers) unless engine=.
-        const bool fixed = in_loop || op.params.ind_kind == 3 || (op.engine && *op.engine != isa::Engine::Sync);
-        add_unit(in_loop ? trigger_in_loop(size_t(i)) : op.engine.value_or(isa::Engine::Sync), true, fixed);
+        // Top level: the straight-line rule (the producer of the latest input triggers) unless fixed.
+        const std::optional<isa::Engine> fixed = deps::fixed_dma_trigger(op, in_loop);
+        add_unit(fixed.value_or(isa::Engine::Sync), true, fixed.has_value());
       } else {
         add_unit(engines_[size_t(i)], false, true);
       }
@@ -275,114 +249,28 @@ class LoopEmitter {
       }
     std::vector<Unit*> units = units_of(r);
     const size_t n = units.size();
-    std::vector<std::vector<std::pair<int32_t, bool>>> deps(n);  // (producer, loop-carried)
-
-    constexpr int64_t kChipGranule = 64, kHbmGranule = 512;
-    const int64_t sbuf_g = int64_t(t_.sbuf_partition_bytes) / kChipGranule + 1;
-    const int64_t psum_g = int64_t(t_.psum_partition_bytes) / kChipGranule + 1;
-    CellMap sbuf(kChipGranule, 4 * sbuf_g), psum(kChipGranule, 4 * psum_g), hbm(kHbmGranule, 0);
-    auto map_for = [&](isa::Memory m) -> CellMap& {
-      return m == isa::Memory::HBM ? hbm : m == isa::Memory::PSUM ? psum : sbuf;
-    };
-    auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g : sbuf_g; };
-    std::vector<int32_t> prod;
-    // A queue fed by two trigger engines completes in trigger order, not program order: a DMA waits for the
-    // queue's previous DMA when another engine triggered that one (as ir/semaphores.cpp, last_dma).
-    std::array<int32_t, kMaxStreams> last_dma;
-    last_dma.fill(-1);
-    const int passes = loop ? 2 : 1;
-    for (int pass = 0; pass < passes; ++pass)
-      for (size_t i = 0; i < n; ++i) {
-        Unit& u = *units[i];
-        const int32_t self = int32_t(pass * n + i);
-        prod.clear();
-        size_t raw_end = SIZE_MAX;  // prod[0, raw_end): producers of data this unit reads (before sorting)
-        for (bool writes : {false, true})
-          for (const Access& a : u.acc) {
-            if (writes && raw_end == SIZE_MAX) raw_end = prod.size();
-            if (a.write != writes) continue;
-            CellMap& m = map_for(a.ap->mem);
-            for_each_cell(*a.ap, m, per_quadrant(a.ap->mem), [&](int64_t key) {
-              Cell& c = m.at(key);
-              if (c.last_write >= 0 && c.last_write != self) prod.push_back(c.last_write);
-              if (writes)
-                for (uint32_t rr = c.readers; rr; rr &= rr - 1) {
-                  int32_t reader = c.read_by(std::countr_zero(rr));
-                  if (reader != self) prod.push_back(reader);
-                }
-            });
-          }
-        if (u.dma && !u.fixed_trigger) {  // straight-line rule (top level only; see ir/semaphores.cpp)
-          isa::Engine trig = isa::Engine::Sync;
-          int32_t latest = -1;
-          for (size_t r = 0; r < std::min(raw_end, prod.size()); ++r)
-            if ((u.loop < 0 || units[size_t(prod[r]) % n]->loop != u.loop) &&
-                units[size_t(prod[r]) % n]->stream < kEngineStreams &&
-                trigger_orders_dma(units[size_t(prod[r]) % n]->stream))
-              latest = std::max(latest, prod[r]);
-          if (latest >= 0) {
-            // as ir/semaphores.cpp: only an engine the instruction table lets trigger this DMA
-            const isa::Engine pe = isa::Engine(units[size_t(latest) % n]->stream);
-            if (isa::info(pool_[size_t(u.instr)].op).engines & isa::engine_bit(pe)) trig = pe;
-          }
-          u.trigger = uint8_t(trig);
-          u.stream = uint8_t(kEngineStreams + queue_for(trig));
-          u.fixed_trigger = true;
-          pool_[size_t(u.instr)].engine = trig;
-        }
-        std::sort(prod.begin(), prod.end());
-        prod.erase(std::unique(prod.begin(), prod.end()), prod.end());
-        // The engines' copies of one loop are ordered inside its body, not against each other.
-        if (u.loop >= 0)
-          prod.erase(std::remove_if(prod.begin(), prod.end(),
-                                    [&](int32_t d) { return units[size_t(d) % n]->loop == u.loop; }),
-                     prod.end());
-        if (u.dma) {
-          int32_t& last = last_dma[u.stream];
-          if (last >= 0 && last != self && units[size_t(last) % n]->trigger != u.trigger) prod.push_back(last);
-          last = self;
-        }
-        if (pass == passes - 1)
-          for (int32_t d : prod) deps[i].emplace_back(d % int32_t(n), loop && d < int32_t(n));
-        // The engines' copies of one loop run side by side: each sees the memory as it was before the loop (a
-        // copy's reads must not hide, from its siblings, the earlier readers of its stream), so their accesses
-        // are recorded once the last copy has been analysed: their writes, then their reads (a copy's write
-        // must not hide a sibling's read from later writers).
-        if (u.loop >= 0 && i + 1 < n && units[i + 1]->loop == u.loop) continue;
-        size_t first = i;
-        while (u.loop >= 0 && first > 0 && units[first - 1]->loop == u.loop) --first;
-        auto record = [&](size_t k, bool writes) {
-          const int32_t who = int32_t(pass * n + k);
-          for (const Access& a : units[k]->acc) {
-            if (a.write != writes) continue;
-            CellMap& m = map_for(a.ap->mem);
-            for_each_cell(*a.ap, m, per_quadrant(a.ap->mem), [&](int64_t key) {
-              Cell& c = m.at(key);
-              if (writes) c.write(who);
-              else c.read(units[k]->stream, who);
-            });
-          }
-        };
-        for (bool writes : {first != i, first == i})
-          for (size_t k = first; k <= i; ++k) record(k, writes);
+    deps::RegionAnalysis ra(t_, queues_, loop != nullptr);
+    for (int pass = 0; pass < (loop ? 2 : 1); ++pass) {
+      ra.begin_pass();
+      for (Unit* u : units) {
+        deps::UnitDesc d;
+        d.trigger = u->trigger;
+        d.stream = u->stream;
+        d.dma = u->dma;
+        d.choose_trigger = u->dma && !u->fixed_trigger;
+        if (u->instr >= 0) d.trigger_engines = isa::info(pool_[size_t(u->instr)].op).engines;
+        d.group = u->loop;
+        const auto [trig, stream] = ra.add(d, u->acc);
+        u->trigger = trig;
+        u->stream = stream;
+        u->fixed_trigger = true;
+        if (u->instr >= 0) pool_[size_t(u->instr)].engine = isa::Engine(trig);
       }
-
-    // Signals and their counts per stream (per iteration in a body; every DMA of a body signals: drains).
-    auto needs_wait = [&](size_t consumer, int32_t producer) {
-      const int ps = units[size_t(producer)]->stream;
-      if (ps == units[consumer]->stream) return units[size_t(producer)]->trigger != units[consumer]->trigger;
-      return ps != units[consumer]->trigger || !trigger_orders_dma(ps);
-    };
-    std::vector<char> signals(n, 0);
-    for (size_t i = 0; i < n; ++i) {
-      if (loop && units[i]->stream >= kEngineStreams) signals[i] = 1;
-      for (auto& d : deps[i])
-        if (needs_wait(i, d.first)) signals[size_t(d.first)] = 1;
     }
-    std::vector<int32_t> count_at(n, 0);
-    std::array<int32_t, kMaxStreams> count{};
-    for (size_t i = 0; i < n; ++i)
-      if (signals[i]) count_at[i] = ++count[units[i]->stream];
+    ra.finish();
+
+    // Semaphores: a body gives each stream that signals one of its own; the top level uses the stream's.
+    const std::array<int32_t, kMaxStreams>& count = ra.signals_per_pass();
     std::array<int32_t, kMaxStreams> sem{};
     for (int s = 0; s < num_streams_; ++s) sem[size_t(s)] = loop ? (count[size_t(s)] ? next_sem_++ : -1) : s;
     if (loop) {
@@ -391,30 +279,15 @@ class LoopEmitter {
       for (size_t i = 0; i < n; ++i)
         if (units[i]->stream >= kEngineStreams) loop->dma_triggers[units[i]->stream] |= 1u << units[i]->trigger;
     }
-
-    // Waits: per consumer and producer stream the latest signal needed; elided when an earlier wait of the
-    // same trigger engine (in this region, from its start) implies it.
-    std::array<std::array<int64_t, kMaxStreams>, kEngineStreams> waited;
-    for (auto& w : waited) w.fill(loop ? INT64_MIN : 0);
-    std::array<int64_t, kMaxStreams> need{};
     for (size_t i = 0; i < n; ++i) {
       Unit& u = *units[i];
-      need.fill(INT64_MIN);
-      for (auto& [d, carried] : deps[i]) {
-        if (!needs_wait(i, d)) continue;
-        const int s = units[size_t(d)]->stream;
-        const int64_t off = int64_t(count_at[size_t(d)]) - (carried ? count[size_t(s)] : 0);
-        need[size_t(s)] = std::max(need[size_t(s)], off);
-      }
-      for (int s = 0; s < num_streams_; ++s) {
-        if (need[size_t(s)] == INT64_MIN || need[size_t(s)] <= waited[u.trigger][size_t(s)]) continue;
-        waited[u.trigger][size_t(s)] = need[size_t(s)];
+      for (const deps::Wait& w : ra.waits(i)) {
         if (loop)
-          u.dyn.push_back(DynWait{uint16_t(sem[size_t(s)]), count[size_t(s)], int32_t(need[size_t(s)])});
+          u.dyn.push_back(DynWait{uint16_t(sem[w.stream]), count[w.stream], int32_t(w.value)});
         else
-          u.waits.push_back(isa::SemWait{uint16_t(s), uint32_t(need[size_t(s)])});
+          u.waits.push_back(isa::SemWait{uint16_t(w.stream), uint32_t(w.value)});
       }
-      if (signals[i]) u.signal = sem[u.stream];
+      if (ra.signals(i)) u.signal = sem[u.stream];
     }
   }
 
@@ -517,9 +390,9 @@ class LoopEmitter {
   std::vector<isa::Instruction> instrs_;
   const isa::TargetDesc& t_;
   isa::Program& p_;
-  int num_queues_ = 0, num_streams_ = 0, next_sem_ = 0;
+  deps::DmaQueues queues_;
+  int num_streams_ = 0, next_sem_ = 0;
   uint32_t reg_engines_ = 0;
-  std::array<int, kEngineStreams> next_queue_{};
   std::vector<isa::Instruction> pool_;
   std::deque<isa::AccessPattern> extra_aps_;  // footprints of dynamic-offset operands (stable addresses)
   std::vector<Loop> loops_;

@@ -137,7 +137,7 @@ void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::ve
 }  // namespace
 
 isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vector<std::string>* notes,
-                   std::vector<TilePlacement>* tiles) {
+                   std::vector<TilePlacement>* tiles, SemaphorePath path) {
   const std::optional<Kernel> reused = reuse_recomputations(input);
   const Kernel& kernel = reused ? *reused : input;
   isa::Program p;
@@ -179,7 +179,7 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   }
   for (size_t e = 0; e < per_engine.size(); ++e)
     p.streams[e].reserve(p.streams[e].size() + per_engine[e] + std::min(dmas, k.ops.size() / 4));
-  emit_with_semaphores(k, engines, make, target, p);
+  emit_with_semaphores(k, engines, make, target, p, path);
   assign_core_barriers(k, p);
   return p;
 }

@@ -22,7 +22,11 @@ struct TilePlacement {
   int64_t partition = 0;       // first partition
   int64_t address = 0;         // byte offset in each partition
 };
+// `path`: how semaphores are inserted. automatic: straight-line kernels take the fast path, kernels with registers
+// or dynamic loops the region emitter (ir/loops.cpp); regions: the region emitter for every kernel (the same
+// program on loop-free kernels: a test compares the two).
+enum class SemaphorePath : uint8_t { automatic, regions };
 isa::Program lower(const Kernel& k, const isa::TargetDesc& target, std::vector<std::string>* notes = nullptr,
-                   std::vector<TilePlacement>* tiles = nullptr);
+                   std::vector<TilePlacement>* tiles = nullptr, SemaphorePath path = SemaphorePath::automatic);
 
 }  // namespace nkisim::ir

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/kernel.h"
+#include "ir/lower.h"
 #include "isa/program.h"
 #include "isa/target.h"
 
@@ -82,14 +83,17 @@ using MakeInstruction = std::function<void(size_t i, isa::Instruction& ins)>;
 
 // Puts the instructions (one per op, in program order, made by `make`) into the program's streams,
 // choosing DMA trigger engines and queues and adding the semaphore waits and updates that program order
-// requires (RAW, WAR, WAW over overlapping memory), and nothing more. Each instruction is made once, into
-// a scratch instruction, and copied once, into its stream.
+// requires (RAW, WAR, WAW over overlapping memory), and nothing more (ir/deps.h). Straight-line code takes the
+// fast path (ir/semaphores.cpp: each instruction is made once, into a scratch instruction, and moved once, into
+// its stream) unless `path` is SemaphorePath::regions (lower.h).
 void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines, const MakeInstruction& make,
-                          const isa::TargetDesc& t, isa::Program& p);
+                          const isa::TargetDesc& t, isa::Program& p, SemaphorePath path = SemaphorePath::automatic);
 
 // Kernels with dynamic loops or registers (ir/loops.cpp, docs/dynamic-loops.md): emit_with_semaphores
 // hands them to emit_with_loops, which replicates registers per engine, emits each loop once per register
-// engine and makes every semaphore wait of a loop body relative to its iteration counter.
+// engine and makes every semaphore wait of a loop body relative to its iteration counter. Its regions (the top
+// level, each loop body) are analysed by the same deps::RegionAnalysis as straight-line code; a loop-free kernel
+// gives the same program on both paths (tests/ir/tools/regions_match.cpp).
 bool has_dynamic_control(const Kernel& k);
 void emit_with_loops(const Kernel& k, const std::vector<isa::Engine>& engines, std::vector<isa::Instruction>&& instrs,
                      const isa::TargetDesc& t, isa::Program& p);

@@ -5,7 +5,9 @@ to functional_differences(), which runs the same command again with --functional
 compares every output file the two runs wrote byte for byte (NaN payloads included). Any difference is a bug:
 a dependency the back end failed to state, or a timing model that applies an effect at the wrong time.
 The rerun also passes --check=error (docs/checks.md: every check, initcheck, racecheck and synccheck): a correct
-kernel has no finding, so every example, e2e and conformance kernel is held to zero false positives."""
+kernel has no finding, so every example, e2e and conformance kernel is held to zero false positives. And each such
+kernel without dynamic loops is lowered through both semaphore paths, which must give the same program
+(regions_differences)."""
 import os
 import shutil
 import subprocess
@@ -51,6 +53,20 @@ def functional_args(args, check=True):
     return (rerun + ["--functional", "-q"] + ([CHECK] if check else []), out) if runs_something else None
 
 
+def regions_differences(nkisim, args, cwd=None, timeout=300):
+    """The kernel of the nki-sim command line `args` lowered through both semaphore paths (ir/deps.h: the
+    straight-line fast path and the region emitter of dynamic loops) gives the same program when it has no
+    dynamic loops: a list with the first difference, else empty. Runs the test tool regions-match
+    (tests/ir/tools/regions_match.cpp) found beside nki-sim; nothing when it was not built."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(nkisim)), "regions-match")
+    if not os.path.exists(tool) or "--program" in args:
+        return []
+    p = subprocess.run([tool, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    if p.returncode == 0:
+        return []
+    return [f"{' '.join(args)}: regions-match exited {p.returncode}: {(p.stdout + p.stderr).strip()}"]
+
+
 def functional_differences(nkisim, args, cwd=None, timeout=300, check=True):
     """Runs `nkisim args` again with --functional (args: the original command line after the executable; the
     original run must have succeeded) and returns a list of differences between the two runs' output files
@@ -60,6 +76,9 @@ def functional_differences(nkisim, args, cwd=None, timeout=300, check=True):
     if plan is None:
         return []
     rerun, out = plan
+    paths = regions_differences(nkisim, rerun[:rerun.index("--functional")], cwd, timeout)
+    if paths:
+        return paths
     out = os.path.join(cwd or os.getcwd(), out)
     fdir = tempfile.mkdtemp(prefix="nkisim-functional-")
     try:

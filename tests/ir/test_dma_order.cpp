@@ -1,5 +1,5 @@
 // test_dma_order.cpp - what orders a DMA transfer in the emitted program: the engine that triggers it, its
-// queue's FIFO and the semaphores the back end inserts (ir/semaphores.cpp, ir/cells.h trigger_orders_dma).
+// queue's FIFO and the semaphores the back end inserts (ir/deps.h, trigger_orders_dma).
 #include <doctest/doctest.h>
 
 #include "ir/lower.h"

@@ -1,0 +1,222 @@
+// deps.cpp - the one dependency and semaphore analysis (ir/deps.h) for straight-line code and dynamic loops.
+#include "ir/deps.h"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <functional>
+
+namespace nkisim::ir::deps {
+using namespace cells;
+
+namespace {
+constexpr int64_t kChipGranule = 64, kHbmGranule = 512;
+}
+
+std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop) {
+  if (op.engine) return *op.engine;
+  if (in_loop || op.params.ind_kind == 3) return isa::Engine::Sync;
+  return std::nullopt;
+}
+
+DmaQueues::DmaQueues(const isa::TargetDesc& t)
+    : num_queues_(std::min(int(t.dma_queues), kMaxStreams - kEngineStreams)) {}
+
+uint8_t DmaQueues::next_stream(isa::Engine e) {
+  const int group = e == isa::Engine::Sync ? 0 : e == isa::Engine::Vector ? 1 : e == isa::Engine::Scalar ? 2 : 3;
+  const int per = std::max(1, num_queues_ / 4);
+  return uint8_t(kEngineStreams + std::min(group * per + next_[size_t(e)]++ % per, num_queues_ - 1));
+}
+
+void list_accesses(const isa::Instruction& ins, std::deque<isa::AccessPattern>& extra, std::vector<Access>& out) {
+  for (bool writes : {false, true})
+    for_each_access(ins, writes, [&](const isa::AccessPattern& ap) {
+      const std::less_equal<const isa::AccessPattern*> le;
+      const bool own = le(&ins.operands.front(), &ap) && le(&ap, &ins.operands.back());
+      if (!own) extra.push_back(ap);  // a dynamic operand's footprint or offset source: a temporary
+      out.push_back(Access{own ? &ap : &extra.back(), writes});
+    });
+}
+
+RegionAnalysis::RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool loop_body)
+    : t_(t),
+      queues_(queues),
+      loop_(loop_body),
+      sbuf_g_(int64_t(t.sbuf_partition_bytes) / kChipGranule + 1),
+      psum_g_(int64_t(t.psum_partition_bytes) / kChipGranule + 1),
+      sbuf_(kChipGranule, 4 * sbuf_g_),
+      psum_(kChipGranule, 4 * psum_g_),
+      hbm_(kHbmGranule, 0) {
+  last_dma_.fill(-1);
+}
+
+void RegionAnalysis::begin_pass() {
+  flush_group();
+  ++pass_;
+  next_ = 0;
+}
+
+std::pair<uint8_t, uint8_t> RegionAnalysis::add(const UnitDesc& u, std::span<const Access> acc) {
+  if (!pending_.empty() && u.group != pending_group_) flush_group();
+  const bool first = pass_ == 0, last = pass_ == (loop_ ? 1 : 0);
+  const size_t i = next_++;
+  const int32_t n = first ? int32_t(i + 1) : int32_t(stream_.size());
+  const int32_t self = int32_t(pass_) * n + int32_t(i);
+  auto map_for = [&](isa::Memory m) -> CellMap& {
+    return m == isa::Memory::HBM ? hbm_ : m == isa::Memory::PSUM ? psum_ : sbuf_;
+  };
+  auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g_ : sbuf_g_; };
+
+  // Producers: reads first, then writes, so an in-place unit does not depend on itself.
+  prod_.clear();
+  size_t raw_end = 0;  // prod_[0, raw_end): producers of data the unit reads (before sorting)
+  for (bool writes : {false, true}) {
+    if (writes) raw_end = prod_.size();
+    for (const Access& a : acc) {
+      if (a.write != writes) continue;
+      for_each_cell_state(*a.ap, map_for(a.ap->mem), per_quadrant(a.ap->mem), [&](Cell& c) {
+        if (c.last_write >= 0 && c.last_write != self) prod_.push_back(c.last_write);
+        if (writes)
+          for (uint32_t r = c.readers; r; r &= r - 1) {
+            const int32_t reader = c.read_by(std::countr_zero(r));
+            if (reader != self) prod_.push_back(reader);
+          }
+      });
+    }
+  }
+
+  // Placement (first pass; later passes keep it).
+  if (first) {
+    uint8_t trig = u.trigger, stream = u.stream;
+    if (u.dma && u.choose_trigger) {
+      trig = uint8_t(isa::Engine::Sync);
+      int32_t latest = -1;
+      for (size_t r = 0; r < raw_end; ++r) {
+        const int s = stream_[size_t(prod_[r] % n)];
+        if (s < kEngineStreams && trigger_orders_dma(s)) latest = std::max(latest, prod_[r]);
+      }
+      if (latest >= 0) {
+        const int pe = stream_[size_t(latest % n)];
+        if (u.trigger_engines & isa::engine_bit(isa::Engine(pe))) trig = uint8_t(pe);
+      }
+      stream = kUnplaced;
+    }
+    if (u.dma && stream == kUnplaced) stream = queues_.next_stream(isa::Engine(trig));
+    if (!u.dma) stream = u.stream == kUnplaced ? trig : u.stream;
+    trigger_.push_back(trig);
+    stream_.push_back(stream);
+    dma_.push_back(u.dma);
+    group_.push_back(u.group);
+  }
+  const uint8_t trig = trigger_[i], stream = stream_[i];
+
+  std::sort(prod_.begin(), prod_.end());
+  prod_.erase(std::unique(prod_.begin(), prod_.end()), prod_.end());
+  if (group_[i] >= 0)  // the engines' copies of one loop are ordered inside its body, not against each other
+    prod_.erase(
+        std::remove_if(prod_.begin(), prod_.end(), [&](int32_t d) { return group_[size_t(d % n)] == group_[i]; }),
+        prod_.end());
+  // A queue's semaphore counts its signalling transfers in program order, but a queue completes them in the order
+  // they were triggered: the same order when one engine triggers them all, not when two engines share the queue
+  // (one may run ahead, and its transfer's completion would satisfy a wait meant for the other's). So a DMA whose
+  // queue's previous DMA was triggered by another engine waits for that one.
+  if (dma_[i]) {
+    int32_t& prev = last_dma_[stream];
+    if (prev >= 0 && prev != self && trigger_[size_t(prev % n)] != trig) prod_.push_back(prev);
+    prev = self;
+  }
+  if (last) {
+    deps_.insert(deps_.end(), prod_.begin(), prod_.end());
+    dep_start_.push_back(int32_t(deps_.size()));
+  }
+
+  // Record the unit's accesses (a loop's copies: once the last copy has been analysed).
+  if (u.group >= 0) {
+    pending_.push_back({self, stream, acc});
+    pending_group_ = u.group;
+  } else {
+    record(self, stream, acc, false);
+    record(self, stream, acc, true);
+  }
+  return {trig, stream};
+}
+
+void RegionAnalysis::record(int32_t self, uint8_t stream, std::span<const Access> acc, bool writes) {
+  auto map_for = [&](isa::Memory m) -> CellMap& {
+    return m == isa::Memory::HBM ? hbm_ : m == isa::Memory::PSUM ? psum_ : sbuf_;
+  };
+  auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g_ : sbuf_g_; };
+  for (const Access& a : acc) {
+    if (a.write != writes) continue;
+    for_each_cell_state(*a.ap, map_for(a.ap->mem), per_quadrant(a.ap->mem), [&](Cell& c) {
+      if (writes)
+        c.write(self);
+      else
+        c.read(stream, self);
+    });
+  }
+}
+
+// A copy's reads must not hide, from its siblings, the earlier readers of its stream; a copy's write must not hide
+// a sibling's read from later writers: the group's writes first, then its reads (a lone unit: reads, then writes).
+void RegionAnalysis::flush_group() {
+  const bool several = pending_.size() > 1;
+  for (bool writes : {several, !several})
+    for (const Pending& p : pending_) record(p.self, p.stream, p.acc, writes);
+  pending_.clear();
+  pending_group_ = -1;
+}
+
+// Whether producer -> consumer needs a semaphore: always across streams, except that a DMA's trigger engine orders
+// it after that engine's earlier instructions (not the Tensor Engine's: trigger_orders_dma); within a
+// stream only on a queue two engines trigger onto.
+bool RegionAnalysis::needs_wait(size_t consumer, int32_t producer) const {
+  const size_t p = size_t(producer) % stream_.size();
+  const int ps = stream_[p];
+  if (ps == stream_[consumer]) return trigger_[p] != trigger_[consumer];
+  return ps != trigger_[consumer] || !trigger_orders_dma(ps);
+}
+
+void RegionAnalysis::finish() {
+  flush_group();
+  const size_t n = stream_.size();
+  signals_.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (loop_ && stream_[i] >= kEngineStreams) signals_[i] = 1;  // every DMA of a body: the loop drains them
+    for (int32_t j = dep_start_[i]; j < dep_start_[i + 1]; ++j)
+      if (needs_wait(i, deps_[size_t(j)])) signals_[size_t(deps_[size_t(j)]) % n] = 1;
+  }
+  std::vector<int32_t> count_at(n, 0);  // the semaphore's value (in the pass) once unit i has completed
+  count_.fill(0);
+  for (size_t i = 0; i < n; ++i)
+    if (signals_[i]) count_at[i] = ++count_[stream_[i]];
+
+  // Per consumer and producer stream the latest signal needed (one pass back when loop-carried), unless an earlier
+  // wait of the same engine implies it.
+  std::array<std::array<int64_t, kMaxStreams>, kEngineStreams> waited;
+  for (auto& w : waited) w.fill(INT64_MIN);
+  std::array<int64_t, kMaxStreams> need{};
+  wait_start_.assign(1, 0);
+  wait_start_.reserve(n + 1);
+  waits_.clear();
+  const int num_streams = queues_.num_streams();
+  for (size_t i = 0; i < n; ++i) {
+    need.fill(INT64_MIN);
+    for (int32_t j = dep_start_[i]; j < dep_start_[i + 1]; ++j) {
+      const int32_t d = deps_[size_t(j)];
+      if (!needs_wait(i, d)) continue;
+      const bool carried = loop_ && size_t(d) < n;
+      const int s = stream_[size_t(d) % n];
+      const int64_t value = int64_t(count_at[size_t(d) % n]) - (carried ? count_[size_t(s)] : 0);
+      need[size_t(s)] = std::max(need[size_t(s)], value);
+    }
+    for (int s = 0; s < num_streams; ++s) {
+      if (need[size_t(s)] == INT64_MIN || need[size_t(s)] <= waited[trigger_[i]][size_t(s)]) continue;
+      waited[trigger_[i]][size_t(s)] = need[size_t(s)];
+      waits_.push_back(Wait{uint8_t(s), need[size_t(s)]});
+    }
+    wait_start_.push_back(uint32_t(waits_.size()));
+  }
+}
+
+}  // namespace nkisim::ir::deps
