@@ -66,7 +66,7 @@ Run simulate(std::span<const isa::Program> programs, std::span<const sim::HostAr
              const sim::Options& opts) {
   Run r;
   if (programs.size() == 1) r.single = sim::simulate(programs[0], inputs, opts);
-  else r.multi = sim::simulate_lnc(programs, inputs, opts);
+  else r.multi = sim::simulate(programs, inputs, opts);
   return r;
 }
 

@@ -47,10 +47,10 @@ struct Compiled {
 // Throws nkisim::Error (located in the kernel) for kernel errors and an LNC the target does not have.
 Compiled compile_kernel(CompileRequest req);
 
-// One run of one or more cores: a single-core sim::Result or a sim::LncResult, behind one interface.
+// One run of one or more cores: a single-core sim::Result or a sim::RunResult, behind one interface.
 struct Run {
   std::optional<sim::Result> single;
-  std::optional<sim::LncResult> multi;
+  std::optional<sim::RunResult> multi;
 
   const std::vector<sim::HostArray>& outputs() const { return single ? single->outputs : multi->outputs; }
   const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs() const {
@@ -79,7 +79,7 @@ struct Run {
   std::string summary(std::span<const isa::Program> programs, const std::vector<std::string>& written) const;
 };
 
-// sim::simulate for one program, sim::simulate_lnc for more.
+// sim::simulate of the programs (one per core).
 Run simulate(std::span<const isa::Program> programs, std::span<const sim::HostArray> inputs,
              const sim::Options& opts);
 

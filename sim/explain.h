@@ -31,7 +31,7 @@ struct CrossWait {
   double peer_arrive_ns = 0; // its signal arrived here (peer_sent_ns + core_barrier_ns)
   bool peer_last() const { return peer_arrive_ns >= own_sent_ns; }  // the peer's signal decided the start
 };
-std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, const LncResult& r, size_t core,
+std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, const RunResult& r, size_t core,
                                     isa::Engine e, uint32_t i);
 
 }  // namespace nkisim::sim

@@ -3,7 +3,7 @@
 // an instruction signals the other core once its stream has drained and its own waits hold ("became ready"),
 // then waits until the peer's matching instruction's signal has arrived (core_barrier_ns after the peer became
 // ready); the later of the two decides its start (a sendrecv's start is when the pair is ready, docs/lnc.md).
-// The times come from LncResult::signals.
+// The times come from RunResult::signals.
 #include <cstdio>
 
 #include "sim/explain.h"
@@ -23,8 +23,8 @@ std::string us_text(double v) {
   return buf;
 }
 
-const LncResult::Signal* find_signal(const LncResult& r, size_t from, uint16_t sem, uint32_t n) {
-  for (const LncResult::Signal& g : r.signals)
+const RunResult::Signal* find_signal(const RunResult& r, size_t from, uint16_t sem, uint32_t n) {
+  for (const RunResult::Signal& g : r.signals)
     if (g.from == from && g.sem == sem && g.n == n) return &g;
   return nullptr;
 }
@@ -49,15 +49,15 @@ std::string peer_text(std::span<const isa::Program> programs, size_t peer, isa::
 
 }  // namespace
 
-std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, const LncResult& r, size_t core,
+std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, const RunResult& r, size_t core,
                                     isa::Engine e, uint32_t i) {
   if (core >= programs.size() || programs.size() != 2 || i >= programs[core].streams[size_t(e)].size())
     return std::nullopt;
   const isa::Instruction& ins = programs[core].streams[size_t(e)][i];
   if (!cross_core(ins.op)) return std::nullopt;
   const size_t peer = 1 - core;
-  const LncResult::Signal* own = find_signal(r, core, ins.params.sem, ins.params.rimm);
-  const LncResult::Signal* other = find_signal(r, peer, ins.params.sem, ins.params.rimm);
+  const RunResult::Signal* own = find_signal(r, core, ins.params.sem, ins.params.rimm);
+  const RunResult::Signal* other = find_signal(r, peer, ins.params.sem, ins.params.rimm);
   if (!own || !other) return std::nullopt;
   CrossWait w;
   w.peer = peer_text(programs, peer, e, ins);
@@ -68,7 +68,7 @@ std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, cons
   return w;
 }
 
-std::string format_explain_lnc(std::span<const isa::Program> programs, const LncResult& r, const isa::TargetDesc& t,
+std::string format_explain_lnc(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc& t,
                                int line, const std::string& file) {
   std::string s;
   char lat[64];
@@ -92,7 +92,7 @@ std::string format_explain_lnc(std::span<const isa::Program> programs, const Lnc
   return s;
 }
 
-std::string format_profile_lnc(std::span<const isa::Program> programs, const LncResult& r,
+std::string format_profile_lnc(std::span<const isa::Program> programs, const RunResult& r,
                                const isa::TargetDesc* t) {
   std::string s;
   for (size_t c = 0; c < programs.size() && c < r.cores.size(); ++c) {

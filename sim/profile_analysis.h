@@ -105,7 +105,7 @@ std::string format_stall_sums(const ProfileAnalysis& a);
 // --profile-json: the analysis as one JSON document, schema "nki-sim-profile/1" (docs/profile.md). An LNC run
 // writes {"schema", "lnc", "total_ns", "cores": [one document per core]}.
 void write_profile_json(const isa::Program& p, const Result& r, const isa::TargetDesc& t, std::ostream& os);
-void write_lnc_profile_json(std::span<const isa::Program> programs, const LncResult& r, const isa::TargetDesc& t,
+void write_lnc_profile_json(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc& t,
                             std::ostream& os);
 
 }  // namespace nkisim::sim

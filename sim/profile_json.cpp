@@ -89,7 +89,7 @@ void write_profile_json(const isa::Program& p, const Result& r, const isa::Targe
   os << profile_document(p, r, t).dump(2) << "\n";
 }
 
-void write_lnc_profile_json(std::span<const isa::Program> programs, const LncResult& r, const isa::TargetDesc& t,
+void write_lnc_profile_json(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc& t,
                             std::ostream& os) {
   ordered_json j;
   j["schema"] = "nki-sim-profile/1";

@@ -11,7 +11,7 @@
 namespace nkisim::sim {
 using ordered_json = nlohmann::ordered_json;
 
-void write_lnc_stats_json(const LncResult& r, std::ostream& os) {
+void write_lnc_stats_json(const RunResult& r, std::ostream& os) {
   ordered_json j;
   j["lnc"] = r.cores.size();
   j["target"] = r.cores.empty() ? "" : r.cores[0].target;
@@ -33,7 +33,7 @@ namespace {
 
 // The cross-core instruction (core_barrier / sendrecv) of `core` that sent signal (sem, n), as its global id
 // in that core's timeline; -1 if it is not there.
-int64_t signal_instruction(std::span<const isa::Program> programs, const LncResult& r, size_t core, uint16_t sem,
+int64_t signal_instruction(std::span<const isa::Program> programs, const RunResult& r, size_t core, uint16_t sem,
                            uint32_t n) {
   if (core >= programs.size() || core >= r.cores.size()) return -1;
   const Result& res = r.cores[core];
@@ -53,7 +53,7 @@ int64_t signal_instruction(std::span<const isa::Program> programs, const LncResu
 
 }  // namespace
 
-void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResult& r, std::ostream& os,
+void write_lnc_trace_json(std::span<const isa::Program> programs, const RunResult& r, std::ostream& os,
                           TraceDetail detail) {
   std::vector<const Result*> all;
   for (const Result& c : r.cores) all.push_back(&c);
@@ -86,7 +86,7 @@ void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResul
   // peer core's matching one, when the signal is what it waited for (docs/lnc.md): the peer started after
   // the sender did, once the signal had arrived. The other direction of the pair (the signal of the core
   // that became ready last, which found the peer already waiting) would point back in time and is left out.
-  for (const LncResult::Signal& g : r.signals) {
+  for (const RunResult::Signal& g : r.signals) {
     const size_t from = g.from, to = 1 - g.from;
     if (r.cores.size() != 2 || from > 1) continue;
     const int64_t a = signal_instruction(programs, r, from, g.sem, g.n),
