@@ -47,18 +47,15 @@ struct Compiled {
 // Throws nkisim::Error (located in the kernel) for kernel errors and an LNC the target does not have.
 Compiled compile_kernel(CompileRequest req);
 
-// One run of one or more cores: a single-core sim::Result or a sim::RunResult, behind one interface.
+// One run of one or more cores (sim::RunResult) and its reports.
 struct Run {
-  std::optional<sim::Result> single;
-  std::optional<sim::RunResult> multi;
+  sim::RunResult result;
 
-  const std::vector<sim::HostArray>& outputs() const { return single ? single->outputs : multi->outputs; }
-  const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs() const {
-    return single ? single->written_inputs : multi->written_inputs;
-  }
-  double total_ns() const { return single ? single->total_ns : multi->total_ns; }
+  const std::vector<sim::HostArray>& outputs() const { return result.outputs; }
+  const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs() const { return result.written_inputs; }
+  double total_ns() const { return result.total_ns; }
   // --check findings (sim::Options::checks), all cores.
-  const std::vector<sim::Finding>& findings() const { return single ? single->findings : multi->findings; }
+  const std::vector<sim::Finding>& findings() const { return result.findings; }
   uint64_t instructions() const;
   // Busy time per engine ("tensor", "vector", ...); with two cores "core0.tensor", "core1.tensor", ...
   std::map<std::string, double> engine_busy_ns() const;

@@ -200,34 +200,30 @@ RunResult simulate(std::span<const isa::Program> programs, std::span<const HostA
                    const Options& opts = {});
 // One core: simulate({p}) with the run's outputs, written inputs and findings moved into the core's Result.
 Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const Options& opts = {});
-// --stats / --trace of an LNC run (sim/report_lnc.cpp): {"lnc", "target", "total_ns", "total_cycles",
-// "cores": [the per-core stats]}; one trace process per core in one timeline, with a flow arrow (category
-// "cross-core") from each core_barrier / sendrecv to the peer core's matching instruction its signal released.
-void write_lnc_stats_json(const RunResult& r, std::ostream& os);
-void write_lnc_trace_json(std::span<const isa::Program> programs, const RunResult& r, std::ostream& os,
-                          TraceDetail detail = TraceDetail::automatic);
-
-// JSON writers for the CLI's --stats and --trace (formats in docs/cli.md).
-void write_stats_json(const Result& r, std::ostream& os);
-void write_trace_json(const Result& r, std::ostream& os, TraceDetail detail = TraceDetail::automatic);
-
-// --profile: the verdict (what bounds the end time) with its evidence and warnings (docs/profile.md), time
-// per source line and per opcode, engine busy %, the critical path, the biggest stalls and stalls summed by
-// cause and by source line. Needs a Result from Options::timeline. `t`: the run's target parameters (the
-// peaks of the verdict's evidence); nullptr = the built-in description of r.target.
-std::string format_profile(const isa::Program& p, const Result& r, const isa::TargetDesc* t = nullptr);
-// --explain: each instruction's cost broken down (formula, inputs, cycles, ns) with its scheduled times.
-// `line` > 0 keeps the instructions of that kernel source line; `file` (if non-empty) must match too.
-std::string format_explain(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line = 0,
-                           const std::string& file = "");
-// --explain of an LNC run (sim/explain_lnc.cpp): one section per core, headed "core C: ", each in the
-// single-core format except that a core_barrier's / sendrecv's wait names the peer core's matching
-// instruction and when its signal was sent and arrived.
-std::string format_explain_lnc(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc& t,
-                               int line = 0, const std::string& file = "");
-// --profile of an LNC run: one section per core, headed "core C: ", each in the single-core format except that
-// a core_barrier's / sendrecv's stall names the peer core's matching instruction and its signal's times.
-std::string format_profile_lnc(std::span<const isa::Program> programs, const RunResult& r,
-                               const isa::TargetDesc* t = nullptr);
+// The reports of a run, for any number of cores (formats in README.md, docs/lnc.md, docs/profile.md).
+// --stats (sim/report.cpp): one core writes its stats document {"target", "total_ns", "total_cycles",
+// "instructions", "engines", "mode", "dma", "pe_macs", ...}; N > 1 cores write {"lnc", "target", "total_ns",
+// "total_cycles", "cores": [each core's stats document]}.
+void write_stats_json(const RunResult& r, std::ostream& os);
+// --trace: one Chrome-trace process per core ("NeuronCore (<target>)" for one core, "NeuronCore <c> (<target>)"
+// with pid c + 1 for several; counters named "core<c>.<name>" then) in one timeline, with a flow arrow
+// (category "cross-core") from each core_barrier / sendrecv to the peer core's matching instruction its signal
+// released. `programs` are the run's programs.
+void write_trace_json(std::span<const isa::Program> programs, const RunResult& r, std::ostream& os,
+                      TraceDetail detail = TraceDetail::automatic);
+// --profile (sim/explain_run.cpp): the verdict (what bounds the end time) with its evidence and warnings
+// (docs/profile.md), time per source line and per opcode, engine busy %, the critical path, the biggest stalls
+// and stalls summed by cause and by source line. Needs Options::timeline. `t`: the run's target parameters (the
+// peaks of the verdict's evidence); nullptr = the built-in description of the run's target. With several cores,
+// one section per core headed "core C: ", where a core_barrier's / sendrecv's stall names the peer core's
+// matching instruction and its signal's times.
+std::string format_profile(std::span<const isa::Program> programs, const RunResult& r,
+                           const isa::TargetDesc* t = nullptr);
+// --explain: each instruction's cost broken down (formula, inputs, cycles, ns) with its scheduled times, each
+// core's section after a newline (headed "core C: " with several cores, where a core_barrier's / sendrecv's wait
+// names the peer core's matching instruction and when its signal was sent and arrived). `line` > 0 keeps the
+// instructions of that kernel source line; `file` (if non-empty) must match too.
+std::string format_explain(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc& t,
+                           int line = 0, const std::string& file = "");
 
 }  // namespace nkisim::sim
