@@ -210,7 +210,7 @@ class Scheduler {
   ~Scheduler();
   Scheduler(ExecContext& ctx, const Options& opts, Result& r);
 
-  // ---- the cores of one run in one timeline (sim/machine_timed.cpp) ----
+  // ---- the cores of one run in one timeline (sim/machine.cpp) ----
   // The driver calls start(), then step() while events remain, taking the earliest next_time() over the
   // cores, then finish_run(). remote_update delivers this core's core_barrier signals to the other cores, which
   // apply them with external_update at the arrival time.

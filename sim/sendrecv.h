@@ -18,7 +18,7 @@ DmaLayout sendrecv_layout(const isa::Instruction& ins, const isa::TargetDesc& t)
 double sendrecv_transfer_ns(const isa::Instruction& ins, const isa::TargetDesc& t);
 
 // The src bytes of the run's sendrecvs on their way between cores, keyed by (receiving core, semaphore,
-// sequence number = the instruction's rimm). Both run modes use it (sim/functional.cpp, sim/machine_timed.cpp).
+// sequence number = the instruction's rimm). Both run modes use it (sim/functional.cpp, sim/machine.cpp).
 class Mailbox {
  public:
   void send(size_t from, size_t cores, uint16_t sem, int32_t n, const std::vector<uint8_t>& bytes) {
