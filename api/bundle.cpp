@@ -62,7 +62,7 @@ Run simulate_bundle(const Compiled& c, const std::vector<sim::HostArray>& inputs
   o.target = c.target;
   o.timeline = timeline;
   o.max_loop_iterations = max_loop_iterations;
-  return simulate(c.programs, inputs, o);
+  return api::simulate(c.programs, inputs, o);
 }
 
 // Moves the finished temporary folder to `out`: an existing bundle (or empty folder) there is replaced.
@@ -328,7 +328,7 @@ std::vector<std::string> check_bundle_program(const BundleRun& r) {
   sim::Options o;
   o.target = r.compiled.target;
   o.max_loop_iterations = m.max_loop_iterations;
-  const Run run = simulate(programs, inputs, o);
+  const Run run = api::simulate(programs, inputs, o);
   char tmpl[] = "/tmp/nkisim-bundle-program-XXXXXX";
   if (!mkdtemp(tmpl)) throw Error("cannot create a temporary folder in /tmp");
   std::vector<std::string> diffs;

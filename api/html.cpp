@@ -43,10 +43,7 @@ class SourceFiles {
 void Run::write_html(std::span<const isa::Program> programs, const isa::TargetDesc& t, const std::string& title,
                      bool read_sources, std::ostream& os) const {
   std::vector<const sim::Result*> cores;
-  if (single)
-    cores.push_back(&*single);
-  else
-    for (const sim::Result& c : multi->cores) cores.push_back(&c);
+  for (const sim::Result& c : result.cores) cores.push_back(&c);
   SourceFiles files;
   sim::SourceLineFn source;
   if (read_sources) source = [&](const std::string& file, uint32_t line) { return files.line(file, line); };

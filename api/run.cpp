@@ -1,4 +1,4 @@
-// run.cpp - compile_kernel (the LNC policy of the command line) and one interface over one- and two-core runs.
+// run.cpp - compile_kernel (the LNC policy of the command line) and the reports of a run of any number of cores.
 #include "api/run.h"
 
 #include <algorithm>
@@ -65,63 +65,50 @@ Compiled compile_kernel(CompileRequest req) {
 
 Run simulate(std::span<const isa::Program> programs, std::span<const sim::HostArray> inputs,
              const sim::Options& opts) {
-  Run r;
-  if (programs.size() == 1) r.single = sim::simulate(programs[0], inputs, opts);
-  else r.multi = sim::simulate_lnc(programs, inputs, opts);
-  return r;
+  return Run{sim::simulate(programs, inputs, opts)};
 }
 
 uint64_t Run::instructions() const {
-  if (single) return single->instructions;
   uint64_t n = 0;
-  for (auto& c : multi->cores) n += c.instructions;
+  for (auto& c : result.cores) n += c.instructions;
   return n;
 }
 
 std::map<std::string, double> Run::engine_busy_ns() const {
   std::map<std::string, double> m;
-  if (single) {
-    for (auto& [name, e] : single->engines) m[name] = e.busy_ns;
-    return m;
-  }
-  for (size_t c = 0; c < multi->cores.size(); ++c)
-    for (auto& [name, e] : multi->cores[c].engines) m["core" + std::to_string(c) + "." + name] = e.busy_ns;
+  const size_t n = result.cores.size();
+  for (size_t c = 0; c < n; ++c)
+    for (auto& [name, e] : result.cores[c].engines)
+      m[(n > 1 ? "core" + std::to_string(c) + "." : std::string()) + name] = e.busy_ns;
   return m;
 }
 
-void Run::write_stats_json(std::ostream& os) const {
-  if (single) sim::write_stats_json(*single, os);
-  else sim::write_lnc_stats_json(*multi, os);
-}
+void Run::write_stats_json(std::ostream& os) const { sim::write_stats_json(result, os); }
 
 void Run::write_trace_json(std::span<const isa::Program> programs, std::ostream& os, sim::TraceDetail detail) const {
-  if (single) sim::write_trace_json(*single, os, detail);
-  else sim::write_lnc_trace_json(programs, *multi, os, detail);
+  sim::write_trace_json(programs, result, os, detail);
 }
 
 std::string Run::profile(std::span<const isa::Program> programs, const isa::TargetDesc* t) const {
-  return single ? sim::format_profile(programs[0], *single, t) : sim::format_profile_lnc(programs, *multi, t);
+  return sim::format_profile(programs, result, t);
 }
 
 void Run::write_profile_json(std::span<const isa::Program> programs, const isa::TargetDesc& t,
                              std::ostream& os) const {
-  if (single) sim::write_profile_json(programs[0], *single, t, os);
-  else sim::write_lnc_profile_json(programs, *multi, t, os);
+  sim::write_profile_json(programs, result, t, os);
 }
 
 std::string Run::explain(std::span<const isa::Program> programs, const isa::TargetDesc& t, int line,
                          const std::string& file) const {
-  return single ? "\n" + sim::format_explain(programs[0], *single, t, line, file)
-                : sim::format_explain_lnc(programs, *multi, t, line, file);
+  return sim::format_explain(programs, result, t, line, file);
 }
 
 std::string Run::summary(std::span<const isa::Program> programs, const std::vector<std::string>& written) const {
-  if (single) return sim::format_summary(programs[0], *single, written);
   std::string s;
-  for (size_t c = 0; c < multi->cores.size(); ++c)
-    s += "core " + std::to_string(c) + ": " +
-         sim::format_summary(programs[c], multi->cores[c],
-                             c + 1 == multi->cores.size() ? written : std::vector<std::string>{});
+  const size_t n = result.cores.size();
+  for (size_t c = 0; c < n; ++c)
+    s += (n > 1 ? "core " + std::to_string(c) + ": " : std::string()) +
+         sim::format_summary(programs[c], result.cores[c], c + 1 == n ? written : std::vector<std::string>{});
   return s;
 }
 

@@ -1,6 +1,7 @@
 // run.h - the public API that the command line and the Python package share (DESIGN.md item 8): compile a kernel
-// file for one or two cores with the CLI's LNC policy, simulate the programs, report.
+// file for one or two cores with the CLI's LNC policy, simulate the programs, report; compile_and_run does all.
 #pragma once
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <optional>
@@ -49,18 +50,15 @@ struct Compiled {
 // Throws nkisim::Error (located in the kernel) for kernel errors and an LNC the target does not have.
 Compiled compile_kernel(CompileRequest req);
 
-// One run of one or more cores: a single-core sim::Result or a sim::LncResult, behind one interface.
+// One run of one or more cores (sim::RunResult) and its reports.
 struct Run {
-  std::optional<sim::Result> single;
-  std::optional<sim::LncResult> multi;
+  sim::RunResult result;
 
-  const std::vector<sim::HostArray>& outputs() const { return single ? single->outputs : multi->outputs; }
-  const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs() const {
-    return single ? single->written_inputs : multi->written_inputs;
-  }
-  double total_ns() const { return single ? single->total_ns : multi->total_ns; }
+  const std::vector<sim::HostArray>& outputs() const { return result.outputs; }
+  const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs() const { return result.written_inputs; }
+  double total_ns() const { return result.total_ns; }
   // --check findings (sim::Options::checks), all cores.
-  const std::vector<sim::Finding>& findings() const { return single ? single->findings : multi->findings; }
+  const std::vector<sim::Finding>& findings() const { return result.findings; }
   uint64_t instructions() const;
   // Busy time per engine ("tensor", "vector", ...); with two cores "core0.tensor", "core1.tensor", ...
   std::map<std::string, double> engine_busy_ns() const;
@@ -81,8 +79,41 @@ struct Run {
   std::string summary(std::span<const isa::Program> programs, const std::vector<std::string>& written) const;
 };
 
-// sim::simulate for one program, sim::simulate_lnc for more.
+// sim::simulate of the programs (one per core).
 Run simulate(std::span<const isa::Program> programs, std::span<const sim::HostArray> inputs,
              const sim::Options& opts);
+
+// One run as the command line and the Python package make it (DESIGN.md item 8): every policy between parsing
+// options and writing files lives here (api/compile_and_run.cpp).
+struct RunRequest {
+  // A kernel file to compile (`compile`, whose kernel_path, target and params are used; compile.lnc nullopt:
+  // the kernel file's kernel[N] launch decides), or with `program` a binary program file (one program per core,
+  // docs/binary-format.md) that runs on the target it was compiled for unless `target_given`.
+  CompileRequest compile;
+  std::optional<std::vector<uint8_t>> program;  // the program file's bytes (kernel_path names the file)
+  bool target_given = true;
+  std::vector<sim::HostArray> inputs;
+  // The simulator options; compile_and_run sets target (the one the programs were made for, with the --param
+  // overrides) and, for --check, the kernel's on-chip names.
+  sim::Options options;
+  // Called with the programs after compile / decode and before the simulation (the CLI prints the spill notes,
+  // checks --lnc against a program file and writes --emit files there); errors from it stop the run.
+  std::function<void(const Compiled&)> before_run;
+};
+
+struct Outcome {
+  Compiled compiled;  // the programs that ran, their target, and the compile's IR text, notes and names
+  Run run;
+};
+
+// Simulates compiled programs on their target (with the kernel's on-chip names for --check): the second half of
+// compile_and_run, for a caller that keeps a compiled kernel (the Python package).
+Run run_compiled(const Compiled& c, std::span<const sim::HostArray> inputs, sim::Options options);
+
+// Compiles the kernel file (api::compile_kernel's LNC policy) or decodes the program file (checking that it fits
+// its target and that the target has that many cores), then simulates the programs. A run-time error of a program
+// without source locations is located at the program file and names the instruction
+// (`prog.nkibin: error: vector instruction 3 (memset): ...`). Throws nkisim::Error.
+Outcome compile_and_run(RunRequest req);
 
 }  // namespace nkisim::api

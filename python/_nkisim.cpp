@@ -266,8 +266,7 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
   return guarded([&] {
     std::vector<sim::HostArray> arrays;
     for (auto& [a, dt] : inputs) arrays.push_back(host_array(a, dt));
-    sim::Options o;
-    o.target = p->target;
+    sim::Options o;  // api::run_compiled sets the target and the --check names
     o.functional = mode == "functional";
     o.timing_only = mode == "timing-only";
     o.outputs_in_place = true;  // native-dtype outputs become numpy arrays over the run's HBM (to_numpy)
@@ -277,7 +276,6 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
       const sim::CheckSpec c = sim::parse_check_spec(check);
       o.checks = c.checks;
       o.check_errors = c.errors;
-      o.check_names = p->compiled.check_names;
     }
     std::ostringstream printed;
     o.print_sink = &printed;
@@ -287,11 +285,11 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
     const auto& programs = p->compiled.programs;
     std::string stats, profile;
     run_interruptibly(stop, [&] {
-      run = api::simulate(programs, arrays, o);
+      run = api::run_compiled(p->compiled, arrays, o);
       std::ostringstream s;
       run->write_stats_json(s);
       stats = s.str();
-      if (timeline) profile = run->profile(programs, &*o.target);  // the run's parameters: the verdict's peaks
+      if (timeline) profile = run->profile(programs, &p->target);  // the run's parameters: the verdict's peaks
       if (!trace_path.empty()) {
         sim::prepare_rewrite(trace_path);
         std::ofstream f(trace_path);

@@ -20,11 +20,11 @@ namespace nkisim::sim {
 // and scratch buffers reused across instructions (no per-element or per-instruction allocation once warm).
 class ExecContext {
  public:
-  // hbm_host_offset: see MemorySpace::init (inputs mapped from their files, sim/simulate.cpp).
-  ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes, uint64_t hbm_host_offset = 0);
+  // `hbm`: the run's HBM space, shared by every core (sim/machine.h); it must outlive the context.
+  ExecContext(const isa::Program& p, const isa::TargetDesc& t, MemorySpace& hbm);
   // Before a run that computes (not timing only): faults in, over the parallel_for threads, the memory the
-  // program certainly touches (the HBM inputs and outputs when `with_hbm`, i.e. for the context holding the
-  // HBM space; SBUF/PSUM up to a dense high-water mark), after asking for transparent huge pages where
+  // program certainly touches (the HBM inputs and outputs when `with_hbm`, i.e. for one core of the run;
+  // SBUF/PSUM up to a dense high-water mark), after asking for transparent huge pages where
   // NKISIM_HUGEPAGES says so. sim/exec_context.cpp has the measurements behind it. Changes no byte's value
   // or validity.
   void prepare_pages(bool with_hbm);

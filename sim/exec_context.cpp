@@ -126,9 +126,8 @@ void ExecContext::prepare_pages(bool with_hbm) {
                [&](size_t i) { pieces[i].space->populate(pieces[i].partition, pieces[i].lo, pieces[i].hi); });
 }
 
-ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, uint64_t hbm_bytes, uint64_t hbm_host_offset)
-    : program(p), target(t) {
-  mem.hbm.init(1, hbm_bytes, hbm_host_offset);
+ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, MemorySpace& hbm)
+    : program(p), target(t), mem{hbm, {}, {}} {
   mem.sbuf.init(uint32_t(t.partitions), uint64_t(t.sbuf_partition_bytes));
   mem.psum.init(uint32_t(t.partitions), uint64_t(t.psum_partition_bytes));
   tensor_written.assign(p.hbm_tensors.size(), 0);

@@ -91,11 +91,6 @@ void explain_one(const isa::Program& p, const Result& r, const isa::TargetDesc& 
 
 }  // namespace
 
-std::string format_explain(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line,
-                           const std::string& file) {
-  return format_explain_with(p, r, t, line, file, nullptr);
-}
-
 std::string format_explain_with(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line,
                                 const std::string& file, const ExplainWaitFn& waited) {
   std::vector<std::pair<isa::Engine, uint32_t>> list;

@@ -1,6 +1,6 @@
 // explain.h - the --explain / --profile formatters with a hook for an instruction's wait (sim/explain.cpp,
-// sim/profile.cpp): an LNC run (sim/explain_lnc.cpp) says what a core_barrier / sendrecv waited for on the
-// other core instead of a semaphore wait.
+// sim/profile.cpp): a run of several cores (sim/explain_run.cpp) says what a core_barrier / sendrecv waited for
+// on the other core instead of a semaphore wait.
 #pragma once
 #include <functional>
 #include <optional>
@@ -22,7 +22,7 @@ using ProfileWaitFn = std::function<bool(isa::Engine e, uint32_t i, std::string&
 std::string format_profile_with(const isa::Program& p, const Result& r, const ProfileWaitFn& waited,
                                 const isa::TargetDesc* t = nullptr);
 
-// What a core_barrier / sendrecv (engine e, index i of core `core`'s program) waited for in an LNC run.
+// What a core_barrier / sendrecv (engine e, index i of core `core`'s program) waited for in a two-core run.
 struct CrossWait {
   std::string peer;          // "core 1's matching core_barrier (gpsimd #0, lnc.py:44)"
   uint32_t peer_core = 0;
@@ -31,7 +31,7 @@ struct CrossWait {
   double peer_arrive_ns = 0; // its signal arrived here (peer_sent_ns + core_barrier_ns)
   bool peer_last() const { return peer_arrive_ns >= own_sent_ns; }  // the peer's signal decided the start
 };
-std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, const LncResult& r, size_t core,
+std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, const RunResult& r, size_t core,
                                     isa::Engine e, uint32_t i);
 
 }  // namespace nkisim::sim

@@ -85,8 +85,11 @@ class MemorySpace {
   size_t ready_count_ = 0;
 };
 
+// One core's view of the memories: its own SBUF and PSUM, and the HBM that all cores of the run share (owned
+// by the run, sim/machine.h).
 struct Memories {
-  MemorySpace hbm, sbuf, psum;
+  MemorySpace& hbm;
+  MemorySpace sbuf, psum;
   MemorySpace& of(isa::Memory m) { return m == isa::Memory::HBM ? hbm : m == isa::Memory::SBUF ? sbuf : psum; }
   const MemorySpace& of(isa::Memory m) const {
     return m == isa::Memory::HBM ? hbm : m == isa::Memory::SBUF ? sbuf : psum;

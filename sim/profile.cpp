@@ -181,10 +181,6 @@ std::string format_stall_sums(const ProfileAnalysis& a) {
   return s;
 }
 
-std::string format_profile(const isa::Program& p, const Result& r, const isa::TargetDesc* t) {
-  return format_profile_with(p, r, nullptr, t);
-}
-
 std::string format_profile_with(const isa::Program& p, const Result& r, const ProfileWaitFn& waited,
                                 const isa::TargetDesc* target) {
   const View v{p, r};

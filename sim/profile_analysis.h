@@ -102,10 +102,9 @@ void add_profile_warnings(const isa::Program& p, const Result& r, const isa::Tar
 std::string format_verdict(const ProfileAnalysis& a);
 std::string format_stall_sums(const ProfileAnalysis& a);
 
-// --profile-json: the analysis as one JSON document, schema "nki-sim-profile/1" (docs/profile.md). An LNC run
-// writes {"schema", "lnc", "total_ns", "cores": [one document per core]}.
-void write_profile_json(const isa::Program& p, const Result& r, const isa::TargetDesc& t, std::ostream& os);
-void write_lnc_profile_json(std::span<const isa::Program> programs, const LncResult& r, const isa::TargetDesc& t,
-                            std::ostream& os);
+// --profile-json: the analysis as one JSON document, schema "nki-sim-profile/1" (docs/profile.md); with several
+// cores {"schema", "lnc", "total_ns", "cores": [one document per core]}.
+void write_profile_json(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc& t,
+                        std::ostream& os);
 
 }  // namespace nkisim::sim

@@ -85,24 +85,25 @@ ordered_json profile_document(const isa::Program& p, const Result& r, const isa:
 
 }  // namespace
 
-void write_profile_json(const isa::Program& p, const Result& r, const isa::TargetDesc& t, std::ostream& os) {
-  os << profile_document(p, r, t).dump(2) << "\n";
-}
-
-void write_lnc_profile_json(std::span<const isa::Program> programs, const LncResult& r, const isa::TargetDesc& t,
-                            std::ostream& os) {
+void write_profile_json(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc& t,
+                        std::ostream& os) {
+  // A core_barrier's / sendrecv's wait for the other core counts as "peer core" (as in --profile).
+  auto document = [&](size_t c) {
+    ProfileWaitFn waited = [&, c](isa::Engine e, uint32_t i, std::string&) {
+      return cross_wait(programs, r, c, e, i).has_value();
+    };
+    return profile_document(programs[c], r.cores[c], t, waited);
+  };
+  if (r.cores.size() == 1) {
+    os << document(0).dump(2) << "\n";
+    return;
+  }
   ordered_json j;
   j["schema"] = "nki-sim-profile/1";
   j["lnc"] = r.cores.size();
   j["total_ns"] = r.total_ns;
   ordered_json cores = ordered_json::array();
-  for (size_t c = 0; c < programs.size() && c < r.cores.size(); ++c) {
-    // A core_barrier's / sendrecv's wait for the other core counts as "peer core" (as in --profile).
-    ProfileWaitFn waited = [&](isa::Engine e, uint32_t i, std::string&) {
-      return cross_wait(programs, r, c, e, i).has_value();
-    };
-    cores.push_back(profile_document(programs[c], r.cores[c], t, waited));
-  }
+  for (size_t c = 0; c < programs.size() && c < r.cores.size(); ++c) cores.push_back(document(c));
   j["cores"] = std::move(cores);
   os << j.dump(2) << "\n";
 }

@@ -1,4 +1,5 @@
-// report.cpp - the --stats and --trace JSON writers (deterministic: same Result -> same bytes).
+// report.cpp - the --stats and --trace JSON writers for a run of any number of cores (deterministic: same
+// RunResult -> same bytes).
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -39,7 +40,10 @@ bool trace_keeps_dma_engines(std::span<const Result* const> cores, TraceDetail d
   return n <= kTraceDmaEngineSliceLimit;
 }
 
-void write_stats_json(const Result& r, std::ostream& os) {
+namespace {
+
+// One core's --stats document.
+ordered_json stats_document(const Result& r) {
   ordered_json j;
   j["target"] = r.target;
   j["total_ns"] = r.total_ns;
@@ -64,51 +68,128 @@ void write_stats_json(const Result& r, std::ostream& os) {
   j["mfu_estimated_percent"] = r.mfu_estimated_percent;
   j["mbu_estimated_percent"] = r.mbu_estimated_percent;
   j["pe_average_throttle"] = r.pe_average_throttle;
+  return j;
+}
+
+// The cross-core instruction (core_barrier / sendrecv) of `core` that sent signal (sem, n), as its global id
+// in that core's timeline; -1 if it is not there.
+int64_t signal_instruction(std::span<const isa::Program> programs, const RunResult& r, size_t core, uint16_t sem,
+                           uint32_t n) {
+  if (core >= programs.size() || core >= r.cores.size()) return -1;
+  const Result& res = r.cores[core];
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    const auto& stream = programs[core].streams[size_t(e)];
+    for (uint32_t i = 0; i < stream.size(); ++i) {
+      const isa::Instruction& x = stream[i];
+      if ((x.op == isa::Opcode::core_barrier || x.op == isa::Opcode::sendrecv) && x.params.sem == sem &&
+          x.params.rimm == int32_t(n)) {
+        const uint64_t id = uint64_t(res.instr_base[size_t(e)]) + i;
+        return id < res.timeline.size() ? int64_t(id) : -1;
+      }
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+void write_stats_json(const RunResult& r, std::ostream& os) {
+  if (r.cores.size() == 1) {
+    os << stats_document(r.cores[0]).dump(2) << "\n";
+    return;
+  }
+  ordered_json j;
+  j["lnc"] = r.cores.size();
+  j["target"] = r.cores.empty() ? "" : r.cores[0].target;
+  j["total_ns"] = r.total_ns;
+  uint64_t cycles = 0;
+  for (const Result& c : r.cores) cycles = std::max(cycles, c.total_cycles);
+  j["total_cycles"] = cycles;
+  ordered_json cores = ordered_json::array();
+  for (const Result& c : r.cores) cores.push_back(stats_document(c));
+  j["cores"] = std::move(cores);
   os << j.dump(2) << "\n";
 }
 
-void write_trace_json(const Result& r, std::ostream& os, TraceDetail detail) {
-  const Result* self[] = {&r};
-  const bool dma_engines = trace_keeps_dma_engines(self, detail);
-  std::vector<std::string> tracks = track_order(r, dma_engines);
-  std::map<std::string, int> tid;
+void write_trace_json(std::span<const isa::Program> programs, const RunResult& r, std::ostream& os,
+                      TraceDetail detail) {
+  const size_t n = r.cores.size();
+  std::vector<const Result*> all;
+  for (const Result& c : r.cores) all.push_back(&c);
+  const bool dma_engines = trace_keeps_dma_engines(all, detail);
   ordered_json events = ordered_json::array();
-  events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", "NeuronCore (" + r.target + ")"}}}});
-  for (size_t i = 0; i < tracks.size(); ++i) {
-    int t = int(i) + 1;
-    tid[tracks[i]] = t;
-    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", tracks[i]}}}});
-    events.push_back(
-        {{"ph", "M"}, {"pid", 1}, {"tid", t}, {"name", "thread_sort_index"}, {"args", {{"sort_index", t}}}});
-  }
-  for (const TraceEvent& e : r.trace) {
-    if (!dma_engines && is_dma_engine_track(e.track)) continue;
-    events.push_back({{"ph", "X"},
-                      {"pid", 1},
-                      {"tid", tid[e.track]},
-                      {"ts", e.start_ns / 1000.0},
-                      {"dur", e.dur_ns / 1000.0},
-                      {"cat", e.cat},
-                      {"name", e.name},
-                      {"args",
-                       {{"opcode", e.name},
-                        {"operands", e.operands},
-                        {"duration_ns", e.dur_ns},
-                        {"nki_source_location", e.source_location}}}});
-  }
-  // Semaphore dependencies as flow arrows: from the end of the updating slice to the start of the waiter.
   uint64_t flow_id = 0;
-  for (const TraceFlow& f : r.flows) {
-    auto from = tid.find(f.from_track), to = tid.find(f.to_track);
-    if (from == tid.end() || to == tid.end()) continue;
-    ++flow_id;
-    events.push_back({{"ph", "s"}, {"id", flow_id}, {"pid", 1}, {"tid", from->second},
-                      {"ts", (f.from_ns - 0.001) / 1000.0}, {"cat", "semaphore"}, {"name", f.name}});
-    events.push_back({{"ph", "f"}, {"bp", "e"}, {"id", flow_id}, {"pid", 1}, {"tid", to->second},
-                      {"ts", f.to_ns / 1000.0}, {"cat", "semaphore"}, {"name", f.name}});
+  std::vector<std::map<std::string, int>> tids(n);  // per core: track name -> tid
+  for (size_t c = 0; c < n; ++c) {
+    const Result& res = r.cores[c];
+    const int pid = int(c) + 1;
+    std::map<std::string, int>& tid = tids[c];
+    const std::vector<std::string> tracks = track_order(res, dma_engines);
+    const std::string process = n == 1 ? "NeuronCore (" + res.target + ")"
+                                       : "NeuronCore " + std::to_string(c) + " (" + res.target + ")";
+    events.push_back({{"ph", "M"}, {"pid", pid}, {"name", "process_name"}, {"args", {{"name", process}}}});
+    for (size_t i = 0; i < tracks.size(); ++i) {
+      int t = int(i) + 1;
+      tid[tracks[i]] = t;
+      events.push_back({{"ph", "M"}, {"pid", pid}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", tracks[i]}}}});
+      events.push_back(
+          {{"ph", "M"}, {"pid", pid}, {"tid", t}, {"name", "thread_sort_index"}, {"args", {{"sort_index", t}}}});
+    }
+    for (const TraceEvent& e : res.trace) {
+      if (!dma_engines && is_dma_engine_track(e.track)) continue;
+      events.push_back({{"ph", "X"},
+                        {"pid", pid},
+                        {"tid", tid[e.track]},
+                        {"ts", e.start_ns / 1000.0},
+                        {"dur", e.dur_ns / 1000.0},
+                        {"cat", e.cat},
+                        {"name", e.name},
+                        {"args",
+                         {{"opcode", e.name},
+                          {"operands", e.operands},
+                          {"duration_ns", e.dur_ns},
+                          {"nki_source_location", e.source_location}}}});
+    }
+    // Semaphore dependencies as flow arrows: from the end of the updating slice to the start of the waiter.
+    for (const TraceFlow& f : res.flows) {
+      auto from = tid.find(f.from_track), to = tid.find(f.to_track);
+      if (from == tid.end() || to == tid.end()) continue;
+      ++flow_id;
+      events.push_back({{"ph", "s"}, {"id", flow_id}, {"pid", pid}, {"tid", from->second},
+                        {"ts", (f.from_ns - 0.001) / 1000.0}, {"cat", "semaphore"}, {"name", f.name}});
+      events.push_back({{"ph", "f"}, {"bp", "e"}, {"id", flow_id}, {"pid", pid}, {"tid", to->second},
+                        {"ts", f.to_ns / 1000.0}, {"cat", "semaphore"}, {"name", f.name}});
+    }
+    const std::string prefix = n == 1 ? "" : "core" + std::to_string(c) + ".";
+    for (const TraceCounter& k : res.counters)
+      events.push_back({{"ph", "C"}, {"pid", pid}, {"name", prefix + k.name}, {"ts", k.t_ns / 1000.0},
+                        {"args", {{"value", k.value}}}});
   }
-  for (const TraceCounter& c : r.counters)
-    events.push_back({{"ph", "C"}, {"pid", 1}, {"name", c.name}, {"ts", c.t_ns / 1000.0}, {"args", {{"value", c.value}}}});
+  // Cross-core signals (core_barrier, sendrecv) as flow arrows: from the sending core's instruction to the
+  // peer core's matching one, when the signal is what it waited for (docs/lnc.md): the peer started after
+  // the sender did, once the signal had arrived. The other direction of the pair (the signal of the core
+  // that became ready last, which found the peer already waiting) would point back in time and is left out.
+  for (const RunResult::Signal& g : r.signals) {
+    const size_t from = g.from, to = 1 - g.from;
+    if (n != 2 || from > 1) continue;
+    const int64_t a = signal_instruction(programs, r, from, g.sem, g.n),
+                  b = signal_instruction(programs, r, to, g.sem, g.n);
+    if (a < 0 || b < 0) continue;
+    const InstrTiming &src = r.cores[from].timeline[size_t(a)], &dst = r.cores[to].timeline[size_t(b)];
+    if (dst.start_ns < src.start_ns || dst.start_ns < g.arrive_ns) continue;
+    const std::string src_track(isa::engine_name(isa::Engine(src.engine))),
+        dst_track(isa::engine_name(isa::Engine(dst.engine)));
+    auto ts = tids[from].find(src_track), td = tids[to].find(dst_track);
+    if (ts == tids[from].end() || td == tids[to].end()) continue;
+    const std::string name = std::string(isa::info(programs[from].streams[src.engine][src.index].op).mnemonic) +
+                             " signal to core " + std::to_string(to);
+    ++flow_id;
+    events.push_back({{"ph", "s"}, {"id", flow_id}, {"pid", int(from) + 1}, {"tid", ts->second},
+                      {"ts", src.start_ns / 1000.0}, {"cat", "cross-core"}, {"name", name},
+                      {"args", {{"sent_ns", g.sent_ns}, {"arrive_ns", g.arrive_ns}}}});
+    events.push_back({{"ph", "f"}, {"bp", "e"}, {"id", flow_id}, {"pid", int(to) + 1}, {"tid", td->second},
+                      {"ts", dst.start_ns / 1000.0}, {"cat", "cross-core"}, {"name", name}});
+  }
   ordered_json j;
   j["traceEvents"] = std::move(events);
   j["displayTimeUnit"] = "ns";

@@ -66,29 +66,9 @@ Scheduler::Scheduler(ExecContext& ctx, const Options& opts, Result& r)
   start_prepare();
 }
 
-void Scheduler::run() {
-  try {
-    loop();
-  } catch (const Error&) {
-    // A validation error found by the worker takes precedence, as it would have been found first.
-    if (prep_thread_.joinable()) prep_thread_.join();
-    if (prep_failed_.load(std::memory_order_acquire)) throw_validation_error();
-    throw;
-  }
-  finish_prepare();
-  check_deadlock();
-  finish();
-}
-
-void Scheduler::loop() {
-  start();
-  uint64_t total = 0;
-  for (const auto& stream : p_.streams) total += stream.size();
-  for (uint32_t n = 0; !events_.empty(); ++n) {
-    ctx_.poll_interrupt();
-    if (o_.progress && (n & 4095) == 4095) o_.progress(issued(), total);
-    step();
-  }
+void Scheduler::prefer_validation_error() {
+  if (prep_thread_.joinable()) prep_thread_.join();
+  if (prep_failed_.load(std::memory_order_acquire)) throw_validation_error();
 }
 
 uint64_t Scheduler::issued() const {
@@ -366,88 +346,5 @@ void Scheduler::finish() {
 }
 
 }  // namespace detail
-
-// NKISIM_SCHED_TIMING=1 in the environment prints the event loop's (and the preparation worker's) CPU
-// time to stderr: a diagnostic for bench/timing_only.py.
-void run_program(ExecContext& ctx, const Options& opts, Result& r) {
-  auto cpu_ms = [] {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
-  };
-  const double t0 = cpu_ms();
-  detail::Scheduler s(ctx, opts, r);
-  s.run();
-  if (std::getenv("NKISIM_SCHED_TIMING")) std::fprintf(stderr, "event loop %.1f ms (CPU)\n", cpu_ms() - t0);
-}
-
-// Functional mode: sweep the engines, executing each stream as far as its waits allow; a DMA completes
-// at its trigger. A race-free program gets the same numerics as the timed run.
-void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations,
-                    const std::function<void(uint64_t, uint64_t)>& report) {
-  const isa::Program& p = ctx.program;
-  uint64_t total = 0, executed = 0;
-  for (const auto& stream : p.streams) total += stream.size();
-  std::vector<int64_t> sems(p.num_semaphores, 0);
-  std::array<size_t, isa::kNumEngines> pc{};
-  std::array<uint64_t, isa::kNumEngines> taken{};  // taken branches per engine (Options::max_loop_iterations)
-  bool progress = true;
-  while (progress) {
-    progress = false;
-    for (int e = 0; e < isa::kNumEngines; ++e) {
-      const auto& stream = p.streams[size_t(e)];
-      while (pc[size_t(e)] < stream.size()) {
-        const Instruction& ins = stream[pc[size_t(e)]];
-        ctx.poll_interrupt();
-        bool ok = true;
-        for (const isa::SemWait& w : ins.waits) ok = ok && sems[w.sem] >= int64_t(w.value);
-        if (ins.op == isa::Opcode::sem_wait_reg) ok = ok && sems[ins.params.sem] >= sem_wait_reg_threshold(ctx, ins);
-        if (!ok) break;
-        size_t next = pc[size_t(e)] + 1;
-        if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv)
-          ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": needs an LNC=2 timed run (--lnc 2)");
-        if (ins.op == isa::Opcode::branch) {
-          if (branch_taken(ctx, ins)) {
-            if (++taken[size_t(e)] > max_loop_iterations) loop_budget_error(ctx, ins, max_loop_iterations);
-            next = size_t(ins.params.target);
-          }
-        } else {
-          execute(ctx, ins);
-        }
-        if (ctx.checker) [[unlikely]] ctx.checker->on_release(ctx, ins);  // --check hook (sim/checker.h)
-        for (const isa::SemUpdate& u : ins.updates) sems[u.sem] += u.add;
-        pc[size_t(e)] = next;
-        progress = true;
-        if (report && (++executed & 4095) == 0) report(executed, total);
-      }
-    }
-  }
-  for (int e = 0; e < isa::kNumEngines; ++e) {
-    if (pc[size_t(e)] >= p.streams[size_t(e)].size()) continue;
-    const Instruction& ins = p.streams[size_t(e)][pc[size_t(e)]];
-    if (ins.op == isa::Opcode::sem_wait_reg && sems[ins.params.sem] < sem_wait_reg_threshold(ctx, ins)) {
-      std::ostringstream os;
-      os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << ins.params.sem << " >= "
-         << sem_wait_reg_threshold(ctx, ins) << " (value is " << sems[ins.params.sem] << ")";
-      throw_deadlock(ctx, ins, os.str(), ins.params.sem, pc);  // synccheck (sim/check_sync.cpp)
-    }
-    for (const isa::SemWait& w : ins.waits)
-      if (sems[w.sem] < int64_t(w.value)) {
-        std::ostringstream os;
-        os << "deadlock: " << isa::engine_name(Engine(e)) << " waits for semaphore " << w.sem << " >= " << w.value
-           << " (value is " << sems[w.sem] << ")";
-        throw_deadlock(ctx, ins, os.str(), w.sem, pc);
-      }
-  }
-  r.mode = "functional";
-  r.instructions = p.num_instructions();
-  for (int e = 0; e < isa::kNumEngines; ++e)
-    r.engines[std::string(isa::engine_name(Engine(e)))] = EngineStats{0, p.streams[size_t(e)].size()};
-  uint64_t transfers = 0;
-  for (const auto& s : p.streams)
-    for (const Instruction& ins : s) transfers += cost_class(ins.op) == isa::CostClass::dma;
-  r.engines["dma"] = EngineStats{0, transfers};
-  r.dma_transfers = transfers;
-}
 
 }  // namespace nkisim::sim

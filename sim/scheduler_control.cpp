@@ -25,10 +25,10 @@ bool Scheduler::issue_sequencer(int e, uint32_t i, const OpInfo& op) {
   const bool sendrecv = ins.op == Opcode::sendrecv;
   if (ins.op == Opcode::core_barrier || sendrecv) {  // signal the peer once, then wait for its signal
     if (!barrier_sent_[size_t(e)]) {
-      if (!remote_update) ctx_.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": needs an LNC=2 run (--lnc 2)");
+      if (cores < 2) ctx_.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": needs an LNC=2 run (--lnc 2)");
       // sendrecv: src is read when this core is ready (later writers of src wait for the instruction).
-      if (sendrecv && send_payload && !o_.timing_only)
-        send_payload(ins.params.sem, ins.params.rimm, sendrecv_read_src(ctx_, ins));
+      if (sendrecv && !o_.timing_only)
+        mailbox->send(core, cores, ins.params.sem, ins.params.rimm, sendrecv_read_src(ctx_, ins));
       if (ctx_.checker) [[unlikely]] ctx_.checker->on_signal(ctx_, ins);  // --check hook (sim/checker.h)
       remote_update(ins.params.sem, 1, std::max(s.free_at, now_) + t_.core_barrier_ns);
       barrier_sent_[size_t(e)] = true;
@@ -52,8 +52,7 @@ bool Scheduler::issue_sequencer(int e, uint32_t i, const OpInfo& op) {
       if (next <= i) std::fill(done_[size_t(e)].begin() + next, done_[size_t(e)].begin() + i + 1, uint8_t(0));
     }
   } else if (sendrecv) {
-    if (take_payload && !o_.timing_only)
-      sendrecv_write_dst(ctx_, ins, take_payload(ins.params.sem, ins.params.rimm));
+    if (!o_.timing_only) sendrecv_write_dst(ctx_, ins, mailbox->take(core, ins.params.sem, ins.params.rimm));
   } else {
     execute(ctx_, ins);  // also in timing-only runs: loop trip counts come from the registers
   }

@@ -167,8 +167,7 @@ void Scheduler::start_share(uint32_t d, size_t q) {
   double rate = t_.dma_engine_bytes_per_ns * plan.layout.rate_factor;
   en.hbm = plan.layout.hbm && t_.hbm_bytes_per_ns > 0;
   if (en.hbm) {
-    HbmPool& pool = hbm_pool_ ? *hbm_pool_ : own_hbm_;
-    if (!hbm_pool_) pool.bytes_per_ns = t_.hbm_bytes_per_ns;
+    HbmPool& pool = *hbm_pool_;
     ++pool.active;
     rate = std::min(rate, pool.bytes_per_ns / std::max<double>(pool.active, tr.nshares));
   }
@@ -216,7 +215,7 @@ void Scheduler::on_shares_done(uint32_t mask) {
 void Scheduler::on_share_done(uint32_t d) {
   DmaEngine& en = dma_[d];
   en.busy = false;
-  if (en.hbm) --(hbm_pool_ ? *hbm_pool_ : own_hbm_).active;
+  if (en.hbm) --hbm_pool_->active;
   en.hbm = false;
   en.last = TimingRef{TimingRef::Transfer, en.transfer};
   engine_reports(d, en.transfer, en.share_pred);

@@ -14,6 +14,7 @@
 
 #include "sim/cost.h"
 #include "sim/exec.h"
+#include "sim/sendrecv.h"
 #include "sim/simulate.h"
 
 namespace nkisim::sim::detail {
@@ -208,30 +209,33 @@ class Scheduler {
  public:
   ~Scheduler();
   Scheduler(ExecContext& ctx, const Options& opts, Result& r);
-  void run();
 
-  // ---- several cores in one timeline (sim/simulate_lnc.cpp) ----
+  // ---- the cores of one run in one timeline (sim/machine.cpp) ----
   // The driver calls start(), then step() while events remain, taking the earliest next_time() over the
-  // cores, then finish_run(). remote_update delivers this core's core_barrier signals to the peer, which
-  // applies them with external_update at the arrival time.
+  // cores, then finish_run(). remote_update delivers this core's core_barrier signals to the other cores, which
+  // apply them with external_update at the arrival time.
   void start();
   bool idle() const { return events_.empty(); }
   double next_time() const { return events_.top().t; }
   void step();
   void finish_run();
+  // After an Error from step(): a validation error that the preparation worker found is thrown instead, as
+  // it would have been found first (validate_program's order).
+  void prefer_validation_error();
   uint64_t issued() const;  // instructions issued so far, all engines (Options::progress)
   void external_update(uint16_t sem, uint32_t add, double t);
   std::function<void(uint16_t sem, uint32_t add, double t)> remote_update;
-  // sendrecv (sim/exec_sendrecv.cpp): hand this core's src bytes to the peer / take the peer's bytes, keyed
-  // by (semaphore, sequence number).
-  std::function<void(uint16_t sem, int32_t n, std::vector<uint8_t> bytes)> send_payload;
-  std::function<std::vector<uint8_t>(uint16_t sem, int32_t n)> take_payload;
+  // This core's index and the run's core count; a core_barrier or sendrecv of a core without peers fails.
+  // sendrecv (sim/exec_sendrecv.cpp) hands this core's src bytes to the peer / takes the peer's bytes through
+  // the run's mailbox, keyed by (semaphore, sequence number).
+  uint32_t core = 0, cores = 1;
+  Mailbox* mailbox = nullptr;
   // sendrecv through the DMA queues (sim/scheduler_sendrecv.cpp): remote_arrival tells the peer at time t
   // that this core's transfer into its dst has completed; the peer applies it with sendrecv_arrived.
   std::function<void(uint16_t sem, int32_t n, double t)> remote_arrival;
   void sendrecv_arrived(uint16_t sem, int32_t n, double t);
   // HBM bandwidth shared by the cores of one run: their DMA engines moving HBM data split `bytes_per_ns`
-  // (each core's hbm_bytes_per_ns, summed) equally. Without a pool a core splits its own share.
+  // (each core's hbm_bytes_per_ns, summed) equally. Every scheduler has one (share_hbm before start()).
   struct HbmPool {
     uint32_t active = 0;
     double bytes_per_ns = 0;
@@ -239,9 +243,7 @@ class Scheduler {
   void share_hbm(HbmPool* pool) { hbm_pool_ = pool; }
 
  private:
-  HbmPool own_hbm_;
   HbmPool* hbm_pool_ = nullptr;
-  void loop();
   // ---- scheduler_prepare.cpp ----
   // Validation and compilation into ops_ / chunks_, chunk by chunk: inline for small programs, else on a
   // worker thread that runs ahead of the event loop (ensure_ready() waits for it). A validation error is

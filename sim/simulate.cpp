@@ -1,4 +1,4 @@
-// simulate.cpp - the public entry point: set up memories, bind inputs, run, read results back.
+// simulate.cpp - the public entry point: set up the machine (N cores sharing HBM), bind inputs, run, read results.
 #include "sim/simulate.h"
 
 #include <algorithm>
@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sim/exec.h"
+#include "sim/machine.h"
 #include "sim/scheduler.h"
 
 namespace nkisim::sim {
@@ -56,12 +57,13 @@ HostArray read_tensor(ExecContext& ctx, const HbmTensor& t, bool in_place) {
   return a;
 }
 
-void collect_results(ExecContext& ctx, Result& r, bool in_place) {
+void collect_results(ExecContext& ctx, std::vector<HostArray>& outputs,
+                     std::vector<std::pair<std::string, HostArray>>& written_inputs, bool in_place) {
   const isa::Program& p = ctx.program;
-  for (size_t i : outputs_in_order(p)) r.outputs.push_back(read_tensor(ctx, p.hbm_tensors[i], in_place));
+  for (size_t i : outputs_in_order(p)) outputs.push_back(read_tensor(ctx, p.hbm_tensors[i], in_place));
   for (size_t i : inputs_in_order(p))
     if (ctx.tensor_written[i])
-      r.written_inputs.emplace_back(p.hbm_tensors[i].name, read_tensor(ctx, p.hbm_tensors[i], in_place));
+      written_inputs.emplace_back(p.hbm_tensors[i].name, read_tensor(ctx, p.hbm_tensors[i], in_place));
   if (!in_place) return;
   // The views keep the whole HBM allocation alive: give back the pages no view covers (inputs, scratch), so
   // a caller holding the outputs holds only their memory.
@@ -71,8 +73,8 @@ void collect_results(ExecContext& ctx, Result& r, bool in_place) {
     const uint64_t lo = uint64_t(a.view - ctx.mem.hbm.ptr(0, 0));
     kept.push_back({lo, lo + a.view_size});
   };
-  for (const HostArray& o : r.outputs) keep(o);
-  for (const auto& w : r.written_inputs) keep(w.second);
+  for (const HostArray& o : outputs) keep(o);
+  for (const auto& w : written_inputs) keep(w.second);
   std::sort(kept.begin(), kept.end());
   uint64_t from = 0;
   for (auto [lo, hi] : kept) {
@@ -111,42 +113,93 @@ std::pair<uint64_t, std::vector<size_t>> mappable_inputs(const isa::Program& p, 
   return {best, mapped};
 }
 
+// The cores share one HBM space: their inputs and outputs must be the same tensors, and any other tensor is
+// either one they share (the same name, place and size: shared_hbm) or one core's own (private HBM, which the
+// back end places after the previous core's space) that overlaps nothing of another core.
+void check_core_layouts(std::span<const isa::Program> programs) {
+  auto io = [](const isa::Program& p) {
+    std::vector<isa::HbmTensor> v;
+    for (const auto& t : p.hbm_tensors)
+      if (t.kind != isa::HbmTensor::Kind::Internal) v.push_back(t);
+    return v;
+  };
+  for (size_t c = 1; c < programs.size(); ++c) {
+    bool same = io(programs[c]) == io(programs[0]);
+    for (const auto& t : programs[c].hbm_tensors)
+      for (size_t d = 0; same && d < c; ++d)
+        for (const auto& u : programs[d].hbm_tensors)
+          if (t.address < u.address + u.bytes && u.address < t.address + t.bytes && !(t == u)) same = false;
+    if (!same)
+      throw Error("LNC: core " + std::to_string(c) + " lays out its HBM tensors differently from core 0 (the cores "
+                  "must have the same inputs and outputs, and share only identical tensors)");
+  }
+}
+
 }  // namespace
 
-Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const Options& opts) {
+RunResult simulate(std::span<const isa::Program> programs, std::span<const HostArray> inputs, const Options& opts) {
+  const size_t n = programs.size();
+  if (n == 0) throw Error("simulate: no program");
   std::optional<isa::TargetDesc> target = opts.target;
-  if (!target) target = isa::find_target(p.target);
-  if (!target) throw Error("unknown target '" + p.target + "'");
+  if (!target) target = isa::find_target(programs[0].target);
+  if (!target) throw Error("unknown target '" + programs[0].target + "'");
+  if (double(n) > target->max_lnc)
+    throw Error(target->name + " supports LNC up to " + std::to_string(int(target->max_lnc)) + ", not " + std::to_string(n));
+  check_core_layouts(programs);
+  uint64_t hbm_bytes = 0;
+  for (const isa::Program& p : programs) isa::check_program_fits(p, *target, "");  // before anything is allocated
+  for (const isa::Program& p : programs) hbm_bytes = std::max(hbm_bytes, hbm_space_bytes(p));
 
-  isa::check_program_fits(p, *target, "");  // before anything is allocated
-  const auto [host_offset, mapped] = mappable_inputs(p, inputs, opts);
-  ExecContext ctx(p, *target, hbm_space_bytes(p), host_offset);
-  for (size_t i : mapped) ctx.tensor_mapped[i] = 1;
-  ctx.interrupt = opts.interrupt;
-  ctx.run_elements_budget = opts.max_run_elements;
-  if (!opts.timing_only) ctx.prepare_pages(true);
-  ctx.print_sink = opts.print_sink;
-  ctx.print_dir = opts.print_dir;
-  if (opts.functional) validate_program(ctx);  // a timed run validates in its own pass (run_program)
-  bind_inputs(ctx, inputs, opts);
+  Machine m(*target);
+  const auto [host_offset, mapped] = mappable_inputs(programs[0], inputs, opts);
+  m.hbm.init(1, hbm_bytes, host_offset);
+  for (size_t c = 0; c < n; ++c) {
+    m.cores.push_back(std::make_unique<ExecContext>(programs[c], *target, m.hbm));
+    ExecContext& ctx = *m.cores.back();
+    ctx.interrupt = opts.interrupt;
+    ctx.run_elements_budget = opts.max_run_elements;
+    ctx.print_sink = opts.print_sink;
+    ctx.print_dir = opts.print_dir;
+    if (n > 1) ctx.print_tag = "core" + std::to_string(c) + "_";
+  }
+  for (size_t i : mapped) m.cores[0]->tensor_mapped[i] = 1;
+  if (!opts.timing_only)
+    for (size_t c = 0; c < n; ++c) m.cores[c]->prepare_pages(c == 0);  // the shared HBM once
+  check_cross_core_pairs(m);
   if (opts.functional && opts.timing_only) throw Error("functional and timing-only runs exclude each other");
-  std::unique_ptr<Checker> checker;  // --check (sim/check.h)
+  if (opts.functional)
+    for (auto& ctx : m.cores) validate_program(*ctx);  // a timed run validates in the scheduler
+  bind_inputs(*m.cores[0], inputs, opts);
+  std::unique_ptr<Checker> checker;  // --check (sim/check.h): one shadow of the shared HBM, one per core on chip
   if (opts.checks && !opts.timing_only) {
-    checker = std::make_unique<Checker>(opts.checks, opts.check_errors, 1, opts.check_names);
-    checker->attach(ctx, 0);
-    checker->mark_inputs(p);
+    checker = std::make_unique<Checker>(opts.checks, opts.check_errors, n, opts.check_names);
+    for (size_t c = 0; c < n; ++c) checker->attach(*m.cores[c], uint32_t(c));
+    for (size_t c = 0; c < n; ++c) checker->mark_inputs(programs[c]);
   }
 
-  Result r;
-  r.target = target->name;
-  if (opts.functional) run_functional(ctx, r, opts.max_loop_iterations, opts.progress);
-  else run_program(ctx, opts, r);
-  if (opts.timing_only) return r;  // no outputs: nothing was computed
+  RunResult out;
+  out.cores.resize(n);
+  for (Result& r : out.cores) r.target = target->name;
+  if (opts.functional) run_functional(m, opts, out.cores);
+  else run_timed(m, opts, out);
+  if (opts.timing_only) return out;  // no outputs: nothing was computed
   if (checker) {
-    checker->finish(ctx);
-    r.findings = checker->take_findings();
+    checker->finish(*m.cores[0]);
+    out.findings = checker->take_findings();
   }
-  collect_results(ctx, r, opts.outputs_in_place);
+  for (size_t c = 1; c < n; ++c)  // an input written by any core
+    for (size_t i = 0; i < m.cores[0]->tensor_written.size(); ++i)
+      m.cores[0]->tensor_written[i] |= m.cores[c]->tensor_written[i];
+  collect_results(*m.cores[0], out.outputs, out.written_inputs, opts.outputs_in_place);
+  return out;
+}
+
+Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const Options& opts) {
+  RunResult run = simulate(std::span<const isa::Program>(&p, 1), inputs, opts);
+  Result r = std::move(run.cores[0]);
+  r.outputs = std::move(run.outputs);
+  r.written_inputs = std::move(run.written_inputs);
+  r.findings = std::move(run.findings);
   return r;
 }
 
@@ -196,7 +249,5 @@ void bind_inputs(ExecContext& ctx, std::span<const HostArray> inputs, const Opti
     std::memcpy(ctx.mem.hbm.ptr(0, t.address), t.init.data(), t.bytes);
   }
 }
-
-void read_results(ExecContext& ctx, Result& r) { collect_results(ctx, r, false); }
 
 }  // namespace nkisim::sim

@@ -31,7 +31,6 @@ struct Options {
   bool parallel = true;      // programs of 64K+ instructions: validate and compile on a second thread
   // Result::outputs / written_inputs alias the run's simulated HBM (HostArray::view, kept alive by
   // HostArray::owner) instead of holding copies: no copy of large outputs (the CLI writes them from there).
-  // simulate() only; simulate_lnc always copies.
   bool outputs_in_place = false;
   // Dynamic loops: an engine that takes more branches than this stops the run with a located error at
   // the branch (an endless loop never hangs the simulator).
@@ -49,7 +48,7 @@ struct Options {
   const std::atomic<bool>* interrupt = nullptr;
   // Progress of a run (the CLI's progress line): called every few thousand instructions or events with the
   // instructions issued so far (all cores; a dynamic loop's instructions count once per iteration) and the
-  // program's static instruction count. Timed runs and one-core functional runs; empty = never.
+  // programs' static instruction count. Empty = never.
   std::function<void(uint64_t issued, uint64_t total)> progress;
   // --check (sim/check.h, docs/checks.md): CheckBits of the checks to run (0 = none, nothing is paid); findings
   // go to Result::findings with severity "error" when check_errors, else "warning". check_names name on-chip
@@ -162,11 +161,6 @@ struct Result {
   std::vector<Finding> findings;  // Options::checks
 };
 
-// Runs `p`. `inputs` bind in order to the program's Input tensors (param_index order); each must match
-// that tensor's dtype and shape (a timing-only run may pass none). Throws nkisim::Error (located at the kernel line of the instruction when
-// a run-time hardware rule is broken, e.g. a semaphore deadlock or an out-of-range access).
-Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const Options& opts = {});
-
 // --trace-detail: `engines` keeps a slice per DMA engine share of each transfer (tracks "dma.e<E>") besides the
 // per-queue slices; `queues` keeps only the per-queue slices (a much smaller trace). `automatic` is `engines`
 // unless the run has more than kTraceDmaEngineSliceLimit DMA engine slices (all cores together).
@@ -175,16 +169,17 @@ inline constexpr size_t kTraceDmaEngineSliceLimit = 20000;
 // Whether a trace of these cores keeps the DMA engine slices.
 bool trace_keeps_dma_engines(std::span<const Result* const> cores, TraceDetail detail);
 
-// LNC=2 (machine.md §12, docs/lnc.md): programs[c] runs on physical core c; all cores run concurrently in one
-// timeline, each with its own SBUF, PSUM, engines, registers, semaphores and DMA queues, sharing HBM (the
-// programs must lay out the same HBM tensors). Inputs bind and outputs are read once, in the shared HBM.
-// core_barrier / sendrecv signals cross between the cores; a sendrecv's transfer runs on the sending core's DMA
-// queues. Options::functional runs both cores for their numerics only (sim/functional_lnc.cpp).
-struct LncResult {
-  std::vector<Result> cores;       // per core: timing, stats, trace (no outputs)
+// One run of N cores (N = 1 for one core; LNC=2 is N = 2, machine.md §12, docs/lnc.md): programs[c] runs on
+// physical core c; all cores run concurrently in one timeline, each with its own SBUF, PSUM, engines,
+// registers, semaphores and DMA queues, sharing HBM (the programs must lay out the same HBM tensors). Inputs bind
+// and outputs are read once, in the shared HBM. core_barrier / sendrecv signals cross between the cores; a
+// sendrecv's transfer runs on the sending core's DMA queues. Options::functional runs the cores for their
+// numerics only (sim/functional.cpp).
+struct RunResult {
+  std::vector<Result> cores;       // per core: timing, stats, trace, timeline (no outputs)
   std::vector<HostArray> outputs;  // the kernel's returned tensors (shared HBM)
   std::vector<std::pair<std::string, HostArray>> written_inputs;
-  double total_ns = 0;             // the later core's end
+  double total_ns = 0;             // the latest core's end
   // The cross-core signals of a timed run (core_barrier / sendrecv), in sending order: core `from` added 1 to
   // the peer's semaphore `sem` for the n-th time; it sent it at sent_ns (its instruction's stream had drained
   // and its waits held) and it arrived at arrive_ns (core_barrier_ns later). --explain reads them.
@@ -197,36 +192,38 @@ struct LncResult {
   std::vector<Signal> signals;
   std::vector<Finding> findings;  // Options::checks (all cores)
 };
-LncResult simulate_lnc(std::span<const isa::Program> programs, std::span<const HostArray> inputs,
-                       const Options& opts = {});
-// --stats / --trace of an LNC run (sim/report_lnc.cpp): {"lnc", "target", "total_ns", "total_cycles",
-// "cores": [the per-core stats]}; one trace process per core in one timeline, with a flow arrow (category
-// "cross-core") from each core_barrier / sendrecv to the peer core's matching instruction its signal released.
-void write_lnc_stats_json(const LncResult& r, std::ostream& os);
-void write_lnc_trace_json(std::span<const isa::Program> programs, const LncResult& r, std::ostream& os,
-                          TraceDetail detail = TraceDetail::automatic);
-
-// JSON writers for the CLI's --stats and --trace (formats in docs/cli.md).
-void write_stats_json(const Result& r, std::ostream& os);
-void write_trace_json(const Result& r, std::ostream& os, TraceDetail detail = TraceDetail::automatic);
-
-// --profile: the verdict (what bounds the end time) with its evidence and warnings (docs/profile.md), time
-// per source line and per opcode, engine busy %, the critical path, the biggest stalls and stalls summed by
-// cause and by source line. Needs a Result from Options::timeline. `t`: the run's target parameters (the
-// peaks of the verdict's evidence); nullptr = the built-in description of r.target.
-std::string format_profile(const isa::Program& p, const Result& r, const isa::TargetDesc* t = nullptr);
-// --explain: each instruction's cost broken down (formula, inputs, cycles, ns) with its scheduled times.
-// `line` > 0 keeps the instructions of that kernel source line; `file` (if non-empty) must match too.
-std::string format_explain(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line = 0,
-                           const std::string& file = "");
-// --explain of an LNC run (sim/explain_lnc.cpp): one section per core, headed "core C: ", each in the
-// single-core format except that a core_barrier's / sendrecv's wait names the peer core's matching
-// instruction and when its signal was sent and arrived.
-std::string format_explain_lnc(std::span<const isa::Program> programs, const LncResult& r, const isa::TargetDesc& t,
-                               int line = 0, const std::string& file = "");
-// --profile of an LNC run: one section per core, headed "core C: ", each in the single-core format except that
-// a core_barrier's / sendrecv's stall names the peer core's matching instruction and its signal's times.
-std::string format_profile_lnc(std::span<const isa::Program> programs, const LncResult& r,
-                               const isa::TargetDesc* t = nullptr);
+// Runs the programs. `inputs` bind in order to the programs' Input tensors (param_index order); each must match
+// that tensor's dtype and shape (a timing-only run may pass none). Throws nkisim::Error (located at the kernel
+// line of the instruction when a run-time hardware rule is broken, e.g. a semaphore deadlock or an out-of-range
+// access).
+RunResult simulate(std::span<const isa::Program> programs, std::span<const HostArray> inputs,
+                   const Options& opts = {});
+// One core: simulate({p}) with the run's outputs, written inputs and findings moved into the core's Result.
+Result simulate(const isa::Program& p, std::span<const HostArray> inputs, const Options& opts = {});
+// The reports of a run, for any number of cores (formats in README.md, docs/lnc.md, docs/profile.md).
+// --stats (sim/report.cpp): one core writes its stats document {"target", "total_ns", "total_cycles",
+// "instructions", "engines", "mode", "dma", "pe_macs", ...}; N > 1 cores write {"lnc", "target", "total_ns",
+// "total_cycles", "cores": [each core's stats document]}.
+void write_stats_json(const RunResult& r, std::ostream& os);
+// --trace: one Chrome-trace process per core ("NeuronCore (<target>)" for one core, "NeuronCore <c> (<target>)"
+// with pid c + 1 for several; counters named "core<c>.<name>" then) in one timeline, with a flow arrow
+// (category "cross-core") from each core_barrier / sendrecv to the peer core's matching instruction its signal
+// released. `programs` are the run's programs.
+void write_trace_json(std::span<const isa::Program> programs, const RunResult& r, std::ostream& os,
+                      TraceDetail detail = TraceDetail::automatic);
+// --profile (sim/explain_run.cpp): the verdict (what bounds the end time) with its evidence and warnings
+// (docs/profile.md), time per source line and per opcode, engine busy %, the critical path, the biggest stalls
+// and stalls summed by cause and by source line. Needs Options::timeline. `t`: the run's target parameters (the
+// peaks of the verdict's evidence); nullptr = the built-in description of the run's target. With several cores,
+// one section per core headed "core C: ", where a core_barrier's / sendrecv's stall names the peer core's
+// matching instruction and its signal's times.
+std::string format_profile(std::span<const isa::Program> programs, const RunResult& r,
+                           const isa::TargetDesc* t = nullptr);
+// --explain: each instruction's cost broken down (formula, inputs, cycles, ns) with its scheduled times, each
+// core's section after a newline (headed "core C: " with several cores, where a core_barrier's / sendrecv's wait
+// names the peer core's matching instruction and when its signal was sent and arrived). `line` > 0 keeps the
+// instructions of that kernel source line; `file` (if non-empty) must match too.
+std::string format_explain(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc& t,
+                           int line = 0, const std::string& file = "");
 
 }  // namespace nkisim::sim

@@ -123,13 +123,6 @@ std::pair<std::string, std::string> split_assignment(const std::string& s, const
   return {s.substr(0, eq), s.substr(eq + 1)};
 }
 
-// "vector instruction 3 (memset)": the simulator's unlocated note naming the failing instruction.
-bool names_instruction(const std::string& note) {
-  const size_t at = note.find(" instruction ");
-  return at != std::string::npos && at > 0 && note.find(' ') == at && at + 13 < note.size() &&
-         std::isdigit(static_cast<unsigned char>(note[at + 13]));
-}
-
 // The run's output files (staged: renamed into place when the whole run succeeded) and their temporary paths.
 struct Outputs {
   cli::StagedFiles files;
@@ -441,77 +434,46 @@ int run(int argc, char** argv) {
   if (lnc > int(target->max_lnc))
     throw cli::UsageError("--lnc " + std::to_string(lnc) + ": " + target->name + " supports only LNC=" +
                           std::to_string(int(target->max_lnc)));
-  // A binary program file holds one core or, for LNC=2, one program per core (docs/binary-format.md).
-  std::vector<isa::Program> programs;
-  std::vector<sim::OnChipName> check_names;  // --check: the kernel's on-chip tensors (none for --program)
-  if (from_binary) {
-    programs = isa::decode_programs(cli::read_file(kernel_path), kernel_path);
-    phases.lap("decode");
-    const int file_lnc = int(programs.size());
-    if (vm.count("lnc") && lnc != file_lnc)
-      throw cli::UsageError("--lnc " + std::to_string(lnc) + ": " + kernel_path + " holds " +
-                            (file_lnc == 1 ? std::string("a single-core program") :
-                                             "an LNC=" + std::to_string(file_lnc) + " program (one per core)"));
-    lnc = file_lnc;
-    // A binary runs on the target it was compiled for unless --target says otherwise.
-    if (vm["target"].defaulted() && programs[0].target != target->name) {
-      std::optional<isa::TargetDesc> t = isa::find_target(programs[0].target);
-      if (!t) throw Error(kernel_path + ": unknown target '" + programs[0].target + "'");
-      for (auto& s : params) isa::set_target_param(*t, s.first, s.second);
-      target = t;
-    }
-    for (const isa::Program& p : programs) isa::check_program_fits(p, *target, kernel_path);
-    if (lnc > int(target->max_lnc))
-      throw Error(kernel_path + ": an LNC=" + std::to_string(lnc) + " program, but " + target->name +
-                  " supports only LNC=" + std::to_string(int(target->max_lnc)));
-  } else {
-    // The policy lives in api::compile_kernel: without --lnc and --grid the kernel file decides (docs/lnc.md).
-    api::CompileRequest req{kernel_path, copts, *target, params, std::nullopt, emit_kind == "ir"};
-    if (vm.count("lnc") || vm.count("grid")) req.lnc = lnc;
-    api::Compiled compiled = api::compile_kernel(std::move(req));
-    for (const std::string& n : compiled.notes) std::cerr << n << "\n";
-    programs = std::move(compiled.programs);
-    check_names = std::move(compiled.check_names);
-    target = compiled.target;
-    phases.lap("compile");
-    if (emit_kind == "ir") cli::write_file(out.emit, compiled.ir_text, emit_file);
-  }
-  if (emit_kind == "asm") cli::write_file(out.emit, isa::print_asm_cores(programs), emit_file);
-  if (emit_kind == "bin") {
-    const std::vector<uint8_t> bytes = isa::encode_programs(programs);
-    cli::write_file(out.emit, std::string(bytes.begin(), bytes.end()), emit_file);
-  }
-  if (!emit_kind.empty()) phases.lap("emit");
-
-  sim::Options sopts = sim_options(vm, *target, functional, timing_only);
-  if (sopts.checks) sopts.check_names = std::move(check_names);
-  sopts.outputs_in_place = true;  // one core: outputs are written straight from simulated HBM
+  // The policy (compile or decode, the target, the cores, the simulation) lives in api::compile_and_run.
+  api::RunRequest req;
+  req.compile = api::CompileRequest{kernel_path, copts, *target, params, std::nullopt, emit_kind == "ir"};
+  if (!from_binary && (vm.count("lnc") || vm.count("grid"))) req.compile.lnc = lnc;
+  if (from_binary) req.program = cli::read_file(kernel_path);
+  req.target_given = !vm["target"].defaulted();
+  req.inputs = std::move(inputs);
+  req.options = sim_options(vm, *target, functional, timing_only);
+  req.options.outputs_in_place = true;  // outputs are written straight from simulated HBM
   cli::Progress progress;  // stderr, terminals only
-  sopts.progress = progress.callback();
-  const api::Run r = [&] {
+  req.options.progress = progress.callback();
+  req.before_run = [&](const api::Compiled& compiled) {
+    // A binary program file holds one core or, for LNC=2, one program per core (docs/binary-format.md).
+    const int cores = compiled.lnc();
+    if (from_binary && vm.count("lnc") && lnc != cores)
+      throw cli::UsageError("--lnc " + std::to_string(lnc) + ": " + kernel_path + " holds " +
+                            (cores == 1 ? std::string("a single-core program")
+                                        : "an LNC=" + std::to_string(cores) + " program (one per core)"));
+    for (const std::string& n : compiled.notes) std::cerr << n << "\n";
+    phases.lap(from_binary ? "decode" : "compile");
+    if (emit_kind == "ir") cli::write_file(out.emit, compiled.ir_text, emit_file);
+    if (emit_kind == "asm") cli::write_file(out.emit, isa::print_asm_cores(compiled.programs), emit_file);
+    if (emit_kind == "bin") {
+      const std::vector<uint8_t> bytes = isa::encode_programs(compiled.programs);
+      cli::write_file(out.emit, std::string(bytes.begin(), bytes.end()), emit_file);
+    }
+    if (!emit_kind.empty()) phases.lap("emit");
+  };
+  const bool check_errors = req.options.check_errors;
+  const api::Outcome outcome = [&] {
     try {
-      return api::simulate(programs, inputs, sopts);
-    } catch (Error& e) {
+      return api::compile_and_run(std::move(req));
+    } catch (...) {
       progress.clear();
-      // A program without .loc: a run-time error names the program file and the instruction (the simulator's
-      // unlocated note), `prog.nkibin: error: vector instruction 3 (memset): ...`.
-      if (!from_binary || e.loc) throw;
-      std::string msg = e.what();
-      std::vector<std::pair<SourceLoc, std::string>> notes;
-      bool named = false;  // the simulator's first unlocated note names the instruction; the rest stay notes
-      for (auto& n : e.notes)
-        if (!named && n.first.file.empty() && !n.first.known() && names_instruction(n.second)) {
-          msg = n.second + ": " + msg;
-          named = true;
-        } else {
-          notes.push_back(n);
-        }
-      Error located(msg, SourceLoc{kernel_path});
-      located.notes = std::move(notes);
-      located.index_error = e.index_error;
-      throw located;
+      throw;
     }
   }();
+  const api::Run& r = outcome.run;
+  const std::vector<isa::Program>& programs = outcome.compiled.programs;
+  target = outcome.compiled.target;
   progress.clear();
   phases.lap("simulate");
 
@@ -538,7 +500,7 @@ int run(int argc, char** argv) {
   phases.print(r.instructions());
   // --check: findings like compiler diagnostics on stderr, all of them as JSON with --check-json.
   std::cerr << sim::format_findings(r.findings(), read_registered_source_line);
-  if (sopts.check_errors && !r.findings().empty()) return 1;
+  if (check_errors && !r.findings().empty()) return 1;
   return 0;
 }
 

@@ -1,6 +1,6 @@
 """End to end: --explain (and --profile's stall list) of an LNC=2 run says what a core_barrier / sendrecv waited for on the other core (the
 peer's matching instruction, when it became ready and signalled, when its signal arrived core_barrier_ns later),
-instead of a semaphore wait (docs/lnc.md, sim/explain_lnc.cpp). The times are closed form from the other lines
+instead of a semaphore wait (docs/lnc.md, sim/explain_run.cpp). The times are closed form from the other lines
 of the same --explain: a barrier or sendrecv signals when its core's last access of its data retired."""
 import os
 import re

@@ -50,7 +50,7 @@ void run(std::span<const isa::Program> cores, std::span<const sim::HostArray> in
   o.print_sink = &sink;
   try {
     if (cores.size() == 1) (void)sim::simulate(cores[0], inputs, o);
-    else (void)sim::simulate_lnc(cores, inputs, o);
+    else (void)sim::simulate(cores, inputs, o);
   } catch (const Error&) {
     // a run-time error (deadlock, bounds, budget): the expected outcome for most programs
   }

@@ -1,4 +1,4 @@
-// test_lnc.cpp - two cores in one timeline (sim/simulate_lnc.cpp): core_barrier's closed-form timing, shared
+// test_lnc.cpp - two cores in one timeline (sim/machine.cpp): core_barrier's closed-form timing, shared
 // HBM, and the mismatched-barrier error.
 #include <doctest/doctest.h>
 
@@ -34,7 +34,7 @@ TEST_CASE("core_barrier: each core waits for the other's signal, core_barrier_ns
   sim::Result one = sim::simulate(alone.p, {});
   const double memset_ns = one.engines["gpsimd"].busy_ns;
   REQUIRE(memset_ns > 0);
-  sim::LncResult r = sim::simulate_lnc(ps, {});
+  sim::RunResult r = sim::simulate(ps, {});
   REQUIRE(r.cores.size() == 2);
   // Core 0 is released when core 1's signal (sent at memset_ns) arrives; core 1 by core 0's (sent at 0).
   CHECK(r.cores[0].total_ns == doctest::Approx(memset_ns + t.core_barrier_ns + ctl_g).epsilon(1e-12));
@@ -73,7 +73,7 @@ TEST_CASE("LNC: the cores share HBM; a barrier orders core 0's store before core
     ps[size_t(c)] = b.p;
   }
   ps[0].hbm_tensors[1].output_index = 0;  // both programs declare the same HBM tensors
-  sim::LncResult r = sim::simulate_lnc(ps, {});
+  sim::RunResult r = sim::simulate(ps, {});
   REQUIRE(r.outputs.size() == 1);
   float v[4];
   std::memcpy(v, r.outputs[0].data.data(), 16);
@@ -88,7 +88,7 @@ TEST_CASE("LNC: a barrier only one core reaches is a located error; a single-cor
   ps[0] = b0.p;
   ps[1] = Builder().p;
   try {
-    sim::simulate_lnc(ps, {});
+    sim::simulate(ps, {});
     FAIL("expected an error");
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == "core_barrier: core 0 reaches 1 core_barrier(s) on gpsimd but core 1 reaches 0 "
@@ -102,8 +102,18 @@ TEST_CASE("LNC: a barrier only one core reaches is a located error; a single-cor
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == "core_barrier: needs an LNC=2 run (--lnc 2)");
   }
+  sim::Options functional;  // one core is the same machine in both modes: the same error
+  functional.functional = true;
+  try {
+    sim::simulate(ps[0], {}, functional);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "core_barrier: needs an LNC=2 run (--lnc 2)");
+    REQUIRE(e.loc);
+    CHECK(e.loc->line == 9);
+  }
   sim::Options trn1;
   trn1.target = *isa::find_target("trn1");
   ps[1] = ps[0];
-  CHECK_THROWS_WITH(sim::simulate_lnc(ps, {}, trn1), "trn1 supports LNC up to 1, not 2");
+  CHECK_THROWS_WITH(sim::simulate(ps, {}, trn1), "trn1 supports LNC up to 1, not 2");
 }

@@ -44,7 +44,7 @@ TEST_CASE("sendrecv: both cores done one DMA transfer after the later of the pai
   const double memset_v = sim::simulate(alone_v.p, {}).engines["vector"].busy_ns;
   REQUIRE(memset_g > 0);
   REQUIRE(memset_v > 0);
-  sim::LncResult r = sim::simulate_lnc(ps, {});
+  sim::RunResult r = sim::simulate(ps, {});
   // Core 0 is ready after its Vector memset (semaphore), core 1 after its GpSimd memset; each receives the
   // other's signal core_barrier_ns after the other was ready, then its DMA moves its src to the peer. Each
   // sendrecv ends when both transfers are done: the later pair-ready time plus one transfer.
@@ -100,12 +100,12 @@ TEST_CASE("sendrecv: its transfer contends with a dma_copy on the DMA engines of
 
   // Alone: the pair is ready core_barrier_ns after the memsets; the sendrecv's transfer (dma_fixed_ns, then
   // one share per engine) ends both sendrecvs.
-  sim::LncResult alone = sim::simulate_lnc(exchange(0), {});
+  sim::RunResult alone = sim::simulate(exchange(0), {});
   const double sr_alone = memset_g + t.core_barrier_ns + t.dma_fixed_ns + share;
   // The timeline: GpSimd's second instruction (the sendrecv) ends there.
   sim::Options tl;
   tl.timeline = true;
-  sim::LncResult alone_tl = sim::simulate_lnc(exchange(0), {}, tl);
+  sim::RunResult alone_tl = sim::simulate(exchange(0), {}, tl);
   for (int c = 0; c < 2; ++c) {
     const sim::Result& r = alone_tl.cores[size_t(c)];
     const sim::InstrTiming& it = r.timeline[r.instr_base[size_t(Engine::GpSimd)] + 1];
@@ -127,7 +127,7 @@ TEST_CASE("sendrecv: its transfer contends with a dma_copy on the DMA engines of
   const double copy_share = rows * t.dma_buffer_overhead_ns + rows * copy_bytes / t.dma_engine_bytes_per_ns;
   REQUIRE(copy_done - copy_share < memset_g + t.core_barrier_ns + t.dma_fixed_ns);  // the copy goes first
   REQUIRE(copy_done > sr_alone);  // and is still moving when the sendrecv becomes eligible
-  sim::LncResult busy = sim::simulate_lnc(exchange(copy_bytes), {}, tl);
+  sim::RunResult busy = sim::simulate(exchange(copy_bytes), {}, tl);
   for (int c = 0; c < 2; ++c) {
     const sim::Result& r = busy.cores[size_t(c)];
     const sim::InstrTiming& it = r.timeline[r.instr_base[size_t(Engine::GpSimd)] + 1];
@@ -144,7 +144,7 @@ TEST_CASE("sendrecv: its transfer contends with a dma_copy on the DMA engines of
   for (bool functional : {false, true}) {
     sim::Options o;
     o.functional = functional;
-    sim::LncResult r = sim::simulate_lnc(exchange(copy_bytes), {}, o);
+    sim::RunResult r = sim::simulate(exchange(copy_bytes), {}, o);
     REQUIRE(r.outputs.size() == 1);
     const std::vector<float> v = values<float>(r.outputs[0]);
     REQUIRE(v.size() == 256 * 512);
@@ -167,7 +167,7 @@ TEST_CASE("LNC functional mode: a sendrecv the other core never reaches is a loc
   sim::Options o;
   o.functional = true;
   try {
-    sim::simulate_lnc(ps, {}, o);
+    sim::simulate(ps, {}, o);
     FAIL("expected an error");
   } catch (const Error& e) {
     // Core 0 signalled core 1 and waits for core 1's signal, which never comes.

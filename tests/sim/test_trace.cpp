@@ -48,14 +48,15 @@ isa::Program small_kernel() {
 std::vector<sim::HostArray> small_inputs() {
   return {f32_array({128, 64}, ramp(128 * 64, 0, 0.001f)), f32_array({128, 64}, ramp(128 * 64, 1, -0.0005f))};
 }
-std::string stats_text(const sim::Result& r) {
+std::string stats_text(const sim::Result& r) {  // the stats of a one-core run whose core is r
   std::ostringstream os;
-  sim::write_stats_json(r, os);
+  sim::write_stats_json(sim::RunResult{{r}}, os);
   return os.str();
 }
 std::string trace_text(const sim::Result& r) {
   std::ostringstream os;
-  sim::write_trace_json(r, os);
+  const isa::Program p = small_kernel();
+  sim::write_trace_json({&p, 1}, sim::RunResult{{r}}, os);
   return os.str();
 }
 }  // namespace

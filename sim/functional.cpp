@@ -1,41 +1,37 @@
-// functional_lnc.cpp - LNC=2 functional mode (docs/lnc.md, nki-sim --lnc 2 --functional): the numerics of
-// both cores without the timing model. Like run_functional, every engine of every core executes its stream
-// in order as far as its semaphore waits allow and DMAs complete at their trigger; sweeps alternate between
-// the cores (the shared HBM goes to the core that runs). A core_barrier or sendrecv first signals the peer's
-// semaphore once (a sendrecv also hands over its src bytes), then proceeds when its own semaphore holds the
-// peer's signal (a sendrecv then writes the peer's bytes into dst). A race-free program gets the numerics of
-// the timed run.
-#include "sim/functional_lnc.h"
-
-#include <map>
+// functional.cpp - functional mode (nki-sim --functional, docs/lnc.md): the numerics of every core of the run
+// without the timing model. Every engine of every core executes its stream in order as far as its semaphore
+// waits allow and DMAs complete at their trigger; sweeps go over the cores in order. A core_barrier or sendrecv
+// first signals the peers' semaphore once (a sendrecv also hands over its src bytes), then proceeds when its own
+// semaphore holds the peer's signal (a sendrecv then writes the peer's bytes into dst). A race-free program gets
+// the numerics of the timed run.
 #include <sstream>
-#include <tuple>
 
 #include "sim/cost.h"
 #include "sim/exec_control.h"
+#include "sim/machine.h"
 #include "sim/sendrecv.h"
 
 namespace nkisim::sim {
 
-void run_functional_lnc(std::span<ExecContext* const> ctx, const std::function<void(size_t)>& own,
-                        std::span<Result> results, uint64_t max_loop_iterations) {
-  const size_t n = ctx.size();
+void run_functional(Machine& m, const Options& opts, std::span<Result> results) {
+  const size_t n = m.size();
   struct Core {
     std::vector<int64_t> sems;
     std::array<size_t, isa::kNumEngines> pc{};
-    std::array<uint64_t, isa::kNumEngines> taken{};
+    std::array<uint64_t, isa::kNumEngines> taken{};  // taken branches per engine (Options::max_loop_iterations)
     std::array<bool, isa::kNumEngines> sent{};  // the engine's pending core_barrier/sendrecv has signalled
   };
   std::vector<Core> cores(n);
-  for (size_t c = 0; c < n; ++c) cores[c].sems.assign(ctx[c]->program.num_semaphores, 0);
-  std::map<std::tuple<size_t, uint16_t, int32_t>, std::vector<uint8_t>> mailbox;  // (to core, sem, n): bytes
-
+  uint64_t total = 0, executed = 0;
+  for (size_t c = 0; c < n; ++c) {
+    cores[c].sems.assign(m.cores[c]->program.num_semaphores, 0);
+    for (const auto& stream : m.cores[c]->program.streams) total += stream.size();
+  }
   bool progress = true;
   while (progress) {
     progress = false;
     for (size_t c = 0; c < n; ++c) {
-      own(c);
-      ExecContext& cx = *ctx[c];
+      ExecContext& cx = *m.cores[c];
       Core& k = cores[c];
       for (int e = 0; e < isa::kNumEngines; ++e) {
         const auto& stream = cx.program.streams[size_t(e)];
@@ -50,6 +46,7 @@ void run_functional_lnc(std::span<ExecContext* const> ctx, const std::function<v
           if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) {
             const bool sendrecv = ins.op == isa::Opcode::sendrecv;
             if (!k.sent[size_t(e)]) {
+              if (n < 2) cx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": needs an LNC=2 run (--lnc 2)");
               k.sent[size_t(e)] = true;
               std::vector<uint8_t> bytes;
               if (sendrecv) bytes = sendrecv_read_src(cx, ins);
@@ -60,20 +57,17 @@ void run_functional_lnc(std::span<ExecContext* const> ctx, const std::function<v
                   cx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": the other core has no semaphore " +
                                    std::to_string(ins.params.sem));
                 cores[d].sems[ins.params.sem] += 1;
-                if (sendrecv) mailbox[{d, ins.params.sem, ins.params.rimm}] = bytes;
               }
+              if (sendrecv) m.mailbox.send(c, n, ins.params.sem, ins.params.rimm, bytes);
               progress = true;
             }
             if (k.sems[ins.params.sem] < int64_t(ins.params.rimm)) break;
             k.sent[size_t(e)] = false;
-            if (sendrecv) {
-              auto it = mailbox.find({c, ins.params.sem, ins.params.rimm});
-              sendrecv_write_dst(cx, ins, it == mailbox.end() ? std::vector<uint8_t>{} : std::move(it->second));
-              if (it != mailbox.end()) mailbox.erase(it);
-            }
+            if (sendrecv) sendrecv_write_dst(cx, ins, m.mailbox.take(c, ins.params.sem, ins.params.rimm));
           } else if (ins.op == isa::Opcode::branch) {
             if (branch_taken(cx, ins)) {
-              if (++k.taken[size_t(e)] > max_loop_iterations) loop_budget_error(cx, ins, max_loop_iterations);
+              if (++k.taken[size_t(e)] > opts.max_loop_iterations)
+                loop_budget_error(cx, ins, opts.max_loop_iterations);
               next = size_t(ins.params.target);
             }
           } else {
@@ -83,25 +77,29 @@ void run_functional_lnc(std::span<ExecContext* const> ctx, const std::function<v
           for (const isa::SemUpdate& u : ins.updates) k.sems[u.sem] += u.add;
           k.pc[size_t(e)] = next;
           progress = true;
+          if (opts.progress && (++executed & 4095) == 0) opts.progress(executed, total);
         }
       }
     }
   }
   for (size_t c = 0; c < n; ++c) {
-    const ExecContext& cx = *ctx[c];
+    const ExecContext& cx = *m.cores[c];
     const Core& k = cores[c];
     for (int e = 0; e < isa::kNumEngines; ++e) {
       if (k.pc[size_t(e)] >= cx.program.streams[size_t(e)].size()) continue;
       const isa::Instruction& ins = cx.program.streams[size_t(e)][k.pc[size_t(e)]];
       auto stuck = [&](int64_t sem, int64_t want) {
         std::ostringstream os;
-        os << "deadlock: core " << c << "'s " << isa::engine_name(isa::Engine(e)) << " waits for semaphore " << sem
-           << " >= " << want << " (value is " << k.sems[size_t(sem)] << ")";
+        os << "deadlock: ";
+        if (n > 1) os << "core " << c << "'s ";
+        os << isa::engine_name(isa::Engine(e)) << " waits for semaphore " << sem << " >= " << want << " (value is "
+           << k.sems[size_t(sem)] << ")";
         throw_deadlock(cx, ins, os.str(), uint16_t(sem), k.pc);  // synccheck (sim/check_sync.cpp)
       };
+      if (ins.op == isa::Opcode::sem_wait_reg && k.sems[ins.params.sem] < sem_wait_reg_threshold(cx, ins))
+        stuck(ins.params.sem, sem_wait_reg_threshold(cx, ins));
       for (const isa::SemWait& w : ins.waits)
         if (k.sems[w.sem] < int64_t(w.value)) stuck(w.sem, w.value);
-      if (ins.op == isa::Opcode::sem_wait_reg) stuck(ins.params.sem, sem_wait_reg_threshold(cx, ins));
       if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv)
         stuck(ins.params.sem, ins.params.rimm);  // the peer never answered
     }

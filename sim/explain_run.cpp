@@ -1,9 +1,11 @@
-// explain_lnc.cpp - --explain and --profile for an LNC run: one section per core (the single-core formats,
-// sim/explain.cpp, sim/profile.cpp), where a core_barrier / sendrecv that waited says what it waited for. Such
+// explain_run.cpp - --explain and --profile of a run: one section per core (headed "core C: " when there are
+// several; the per-core formats are sim/explain.cpp, sim/profile.cpp), where a core_barrier / sendrecv that
+// waited says what it waited for. Such
 // an instruction signals the other core once its stream has drained and its own waits hold ("became ready"),
 // then waits until the peer's matching instruction's signal has arrived (core_barrier_ns after the peer became
 // ready); the later of the two decides its start (a sendrecv's start is when the pair is ready, docs/lnc.md).
-// The times come from LncResult::signals.
+// The times come from RunResult::signals.
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/explain.h"
@@ -23,8 +25,8 @@ std::string us_text(double v) {
   return buf;
 }
 
-const LncResult::Signal* find_signal(const LncResult& r, size_t from, uint16_t sem, uint32_t n) {
-  for (const LncResult::Signal& g : r.signals)
+const RunResult::Signal* find_signal(const RunResult& r, size_t from, uint16_t sem, uint32_t n) {
+  for (const RunResult::Signal& g : r.signals)
     if (g.from == from && g.sem == sem && g.n == n) return &g;
   return nullptr;
 }
@@ -49,15 +51,15 @@ std::string peer_text(std::span<const isa::Program> programs, size_t peer, isa::
 
 }  // namespace
 
-std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, const LncResult& r, size_t core,
+std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, const RunResult& r, size_t core,
                                     isa::Engine e, uint32_t i) {
   if (core >= programs.size() || programs.size() != 2 || i >= programs[core].streams[size_t(e)].size())
     return std::nullopt;
   const isa::Instruction& ins = programs[core].streams[size_t(e)][i];
   if (!cross_core(ins.op)) return std::nullopt;
   const size_t peer = 1 - core;
-  const LncResult::Signal* own = find_signal(r, core, ins.params.sem, ins.params.rimm);
-  const LncResult::Signal* other = find_signal(r, peer, ins.params.sem, ins.params.rimm);
+  const RunResult::Signal* own = find_signal(r, core, ins.params.sem, ins.params.rimm);
+  const RunResult::Signal* other = find_signal(r, peer, ins.params.sem, ins.params.rimm);
   if (!own || !other) return std::nullopt;
   CrossWait w;
   w.peer = peer_text(programs, peer, e, ins);
@@ -68,12 +70,13 @@ std::optional<CrossWait> cross_wait(std::span<const isa::Program> programs, cons
   return w;
 }
 
-std::string format_explain_lnc(std::span<const isa::Program> programs, const LncResult& r, const isa::TargetDesc& t,
-                               int line, const std::string& file) {
+std::string format_explain(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc& t,
+                           int line, const std::string& file) {
   std::string s;
   char lat[64];
   std::snprintf(lat, sizeof lat, "%.6g", t.core_barrier_ns);
-  for (size_t c = 0; c < programs.size() && c < r.cores.size(); ++c) {
+  const size_t n = std::min(programs.size(), r.cores.size());
+  for (size_t c = 0; c < n; ++c) {
     ExplainWaitFn waited = [&](isa::Engine e, uint32_t i, const InstrTiming&, std::string& text) {
       const std::optional<CrossWait> w = cross_wait(programs, r, c, e, i);
       if (!w) return false;
@@ -87,15 +90,16 @@ std::string format_explain_lnc(std::span<const isa::Program> programs, const Lnc
                ns_text(w->peer_sent_ns) + ", arriving at " + ns_text(w->peer_arrive_ns);
       return true;
     };
-    s += "\ncore " + std::to_string(c) + ": " + format_explain_with(programs[c], r.cores[c], t, line, file, waited);
+    s += "\n" + (n > 1 ? "core " + std::to_string(c) + ": " : std::string()) +
+         format_explain_with(programs[c], r.cores[c], t, line, file, waited);
   }
   return s;
 }
 
-std::string format_profile_lnc(std::span<const isa::Program> programs, const LncResult& r,
-                               const isa::TargetDesc* t) {
+std::string format_profile(std::span<const isa::Program> programs, const RunResult& r, const isa::TargetDesc* t) {
   std::string s;
-  for (size_t c = 0; c < programs.size() && c < r.cores.size(); ++c) {
+  const size_t n = std::min(programs.size(), r.cores.size());
+  for (size_t c = 0; c < n; ++c) {
     ProfileWaitFn waited = [&](isa::Engine e, uint32_t i, std::string& text) {
       const std::optional<CrossWait> w = cross_wait(programs, r, c, e, i);
       if (!w) return false;
@@ -106,8 +110,8 @@ std::string format_profile_lnc(std::span<const isa::Program> programs, const Lnc
                " at " + us_text(w->own_sent_ns) + ")";
       return true;
     };
-    s += std::string(c ? "\n" : "") + "core " + std::to_string(c) + ": " +
-         format_profile_with(programs[c], r.cores[c], waited, t);
+    if (n > 1) s += std::string(c ? "\n" : "") + "core " + std::to_string(c) + ": ";
+    s += format_profile_with(programs[c], r.cores[c], waited, t);
   }
   return s;
 }
