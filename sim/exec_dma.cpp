@@ -1,6 +1,6 @@
 // exec_dma.cpp - the DMA instructions' data effects (applied when the transfer completes): dma_copy,
 // dma_transpose, dma_compute, with indirect rows (vector_offset / scalar_offset, nki-language.md §5) and
-// the per-instruction DGE rules (nki-isa.md §3.5).
+// the DGE rules (nki-isa.md §3.5) and the other static rules in isa/verify_dma.cpp.
 #include <algorithm>
 #include <cstring>
 #include <sstream>
@@ -10,43 +10,12 @@
 namespace nkisim::sim {
 namespace {
 
-constexpr uint16_t kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
 constexpr uint16_t kIndVector = 1, kIndScalar = 2, kIndRegister = 3;  // 3: scalar_offset from register rs0
 
 // The slot of the `idx` operand: before `base`, the last one in the table row (dma_copy, dma_compute).
 int idx_slot(const isa::Instruction& ins) { return isa::info(ins.op).num_operands - 2; }
 
 std::string name_of(const isa::Instruction& ins, int slot) { return isa::info(ins.op).operands[slot].name; }
-
-// DGE rules a program must respect (the front end enforces them with located errors; a hand-written
-// program is checked here).
-void check_dge(ExecContext& ctx, const isa::Instruction& ins) {
-  const char* mn = isa::info(ins.op).mnemonic;
-  const uint16_t m = ins.params.dge_mode, k = ins.params.ind_kind;
-  if (m > 3) ctx.fail(ins, std::string(mn) + ": dge_mode " + std::to_string(m) + " is not 0 (unknown), 1 (swdge), 2 (hwdge) or 3 (none)");
-  if (k > 3)
-    ctx.fail(ins, std::string(mn) + ": ind " + std::to_string(k) +
-                      " is not 0, 1 (vector_offset), 2 (scalar_offset) or 3 (scalar_offset from register rs0)");
-  if (m == kDgeHwdge) {
-    if (ctx.target.nc_version < 3) ctx.fail(ins, std::string(mn) + ": dge_mode=hwdge needs trn2 or later");
-    if (ins.engine != isa::Engine::Sync && ins.engine != isa::Engine::Scalar)
-      ctx.fail(ins, std::string(mn) + ": dge_mode=hwdge must be triggered from the sync or scalar engine, not " +
-                        std::string(isa::engine_name(ins.engine)));
-  }
-  if (m == kDgeSwdge && ins.engine != isa::Engine::GpSimd)
-    ctx.fail(ins, std::string(mn) + ": dge_mode=swdge is triggered from the gpsimd engine, not " +
-                      std::string(isa::engine_name(ins.engine)));
-  if (k == 1 && (m == kDgeHwdge || m == kDgeNone))  // a scalar offset is allowed in every mode (DGE deep-dive)
-    ctx.fail(ins, std::string(mn) + ": a vector_offset needs dge_mode=swdge (or unknown), not " +
-                      (m == kDgeHwdge ? "hwdge" : "none"));
-  if (k == 0 && ins.operands[idx_slot(ins)].present())
-    ctx.fail(ins, std::string(mn) + ": operand 'idx' is given but ind=0");
-  if (k == kIndRegister && ins.operands[idx_slot(ins)].present())
-    ctx.fail(ins, std::string(mn) + ": ind=3 reads its offset from register rs0; operand 'idx' must be absent");
-  if (k != 0 && k != kIndRegister && !ins.operands[idx_slot(ins)].present())
-    ctx.fail(ins, std::string(mn) + ": ind=" + std::to_string(k) + " needs operand 'idx'");
-  if (k != 0 && ins.params.ind_opnds == 0) ctx.fail(ins, std::string(mn) + ": ind=" + std::to_string(k) + " needs ind_opnds");
-}
 
 // An operand resolved row by row: rows[p] is the first element of partition row p in memory, or nullptr
 // when oob_mode=skip dropped the row. `v` is the operand's view (its rows are views of one partition).
@@ -197,14 +166,6 @@ void require_rows_match(ExecContext& ctx, const isa::Instruction& ins, int sa, c
   ctx.fail(ins, os.str());
 }
 
-void require_total(ExecContext& ctx, const isa::Instruction& ins, int sa, const View& a, int sb, const View& b) {
-  if (a.total_elems() == b.total_elems()) return;
-  std::ostringstream os;
-  os << isa::info(ins.op).mnemonic << ": operand '" << name_of(ins, sa) << "' has " << a.total_elems()
-     << " elements but '" << name_of(ins, sb) << "' has " << b.total_elems();
-  ctx.fail(ins, os.str());
-}
-
 // dma_transpose's vector_offset with several columns (nki-isa.md §3.5): a [P, C] tile whose indices are read
 // column after column (indices.T.flatten()), the first S of them (S <= P x C).
 Offsets read_offset_columns(ExecContext& ctx, const isa::Instruction& ins, uint32_t S) {
@@ -243,10 +204,7 @@ Offsets read_offset_columns(ExecContext& ctx, const isa::Instruction& ins, uint3
 // row (oob_skip) leaves its dst elements untouched.
 void exec_dma_transpose_indirect(ExecContext& ctx, const isa::Instruction& ins) {
   const uint16_t axes = ins.params.axes;
-  const int n = axes == 10 ? 2 : axes == 210 ? 3 : axes == 3120 ? 4 : 0;
-  if (n == 0)
-    ctx.fail(ins, "dma_transpose: an indirect src must be 2D (axes=10), 3D (axes=210) or 4D (axes=3120), got axes=" +
-                      std::to_string(axes));
+  const int n = axes == 10 ? 2 : axes == 210 ? 3 : 4;  // 10, 210 or 3120 (isa/verify_dma.cpp)
   const uint16_t tdims[4] = {ins.params.tdim0, ins.params.tdim1, ins.params.tdim2, ins.params.tdim3};
   const uint32_t S = ins.operands[1].num_partitions;
   const isa::AccessPattern& ia = ins.operands[size_t(idx_slot(ins))];
@@ -308,12 +266,10 @@ void overwrite_dense_dst(ExecContext& ctx, const isa::Instruction& ins) {
 // dst <- src through the DMA engines; element counts must match, shapes may differ (element order). With
 // indirection, row p of src goes to row p of dst; a dropped row leaves dst untouched.
 void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
-  check_dge(ctx, ins);
   if (!any_indirect(ins)) {
     overwrite_dense_dst(ctx, ins);
     View dst = ctx.write(ins, 0);
     View src = ctx.read(ins, 1);
-    require_total(ctx, ins, 0, dst, 1, src);
     copy_elements(ctx, dst, src);
     return;
   }
@@ -342,35 +298,19 @@ void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
 // dst = src.transpose(axes), bit-exact: src is walked in element order as the shape tdim0..tdim{n-1}; dst
 // in element order is the permuted shape.
 void exec_dma_transpose(ExecContext& ctx, const isa::Instruction& ins) {
-  check_dge(ctx, ins);
   if (any_indirect(ins)) {
     exec_dma_transpose_indirect(ctx, ins);
     return;
   }
   View dst = ctx.write(ins, 0);
   View src = ctx.read(ins, 1);
-  if (dst.dtype != src.dtype || dst.esize != src.esize)
-    ctx.fail(ins, "dma_transpose: dst and src must have the same dtype");
   // Decode axes (decimal digits, outermost first) and the source shape.
   std::vector<int> axes;
   for (unsigned a = ins.params.axes; a; a /= 10) axes.insert(axes.begin(), int(a % 10));
-  const int n = int(axes.size());
+  const int n = int(axes.size());  // a permutation of 2 to 4 dims whose shape holds src's and dst's elements
   const uint16_t dims[4] = {ins.params.tdim0, ins.params.tdim1, ins.params.tdim2, ins.params.tdim3};
-  bool ok = n >= 2 && n <= 4;
-  std::vector<bool> seen(4, false);
-  for (int a : axes) {
-    if (a >= n || seen[size_t(a)]) ok = false;
-    else seen[size_t(a)] = true;
-  }
-  if (!ok) ctx.fail(ins, "dma_transpose: axes=" + std::to_string(ins.params.axes) + " is not a permutation of 2 to 4 dims");
   uint64_t total = 1;
   for (int k = 0; k < n; ++k) total *= dims[k];
-  if (total != src.total_elems() || total != dst.total_elems()) {
-    std::ostringstream os;
-    os << "dma_transpose: the source shape (tdim0..tdim" << n - 1 << ") has " << total << " elements but 'src' has "
-       << src.total_elems() << " and 'dst' " << dst.total_elems();
-    ctx.fail(ins, os.str());
-  }
   const unsigned es = src.esize;
   uint8_t* in = ctx.bytes(0, total * es);
   uint8_t* out = ctx.bytes(1, total * es);
@@ -399,7 +339,6 @@ void exec_dma_transpose(ExecContext& ctx, const isa::Instruction& ins) {
 // dst = src0 + src1 (+ src2) in fp32, element order; with indirection row p of every operand
 // pairs with row p of the others, and a dropped row leaves dst untouched.
 void exec_dma_compute(ExecContext& ctx, const isa::Instruction& ins) {
-  check_dge(ctx, ins);
   const uint32_t P = ins.operands[0].num_partitions;
   const Offsets off = read_offsets(ctx, ins, P);
   std::vector<Rows> srcs;
@@ -411,12 +350,8 @@ void exec_dma_compute(ExecContext& ctx, const isa::Instruction& ins) {
     }
   Rows dst = resolve_rows(ctx, ins, 0, true, off);
   const bool ind = any_indirect(ins);
-  for (size_t k = 0; k < srcs.size(); ++k) {
-    if (ind) require_rows_match(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
-    else require_total(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
-  }
-  if (ins.params.dup_idx && !ind)
-    ctx.fail(ins, "dma_compute: dup_idx (unique_indices=False) needs an indirect access (ind != 0)");
+  if (ind)
+    for (size_t k = 0; k < srcs.size(); ++k) require_rows_match(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
   if (ins.params.dup_idx) {
     // unique_indices=False: row by row in partition order, each reading what the earlier rows wrote, so
     // duplicate indices accumulate (np.add.at).

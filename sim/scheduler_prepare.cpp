@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 
+#include "isa/verify.h"
 #include "sim/exec_control.h"
 #include "sim/scheduler.h"
 #include "sim/scheduler_impl.h"
@@ -134,6 +135,8 @@ const isa::InstrInfo& validate_instruction(const ExecContext& ctx, int e, const 
   }
   check_control(ctx, inf, ins);
   if (is_sequencer_op(ins.op)) check_sequencer(ctx, e, ins);
+  if (std::optional<isa::Violation> v = isa::verify(ins, ctx.target)) [[unlikely]]  // the hardware rules
+    ctx.fail(ins, v->message);
   return inf;
 }
 
