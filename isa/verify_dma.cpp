@@ -1,6 +1,8 @@
 // verify_dma.cpp - rules of dma_copy, dma_transpose, dma_compute (executors: sim/exec_dma.cpp): the DGE rules
 // (nki-isa.md §3.5) against the engine that triggers the transfer, element counts, dma_transpose's axes and
-// source shape. The indirect rows (offset values, row shapes) are the executor's.
+// source shape, the shapes of the indirect operands. The offset values and the rows they select are the executor's.
+#include <algorithm>
+#include <initializer_list>
 #include <sstream>
 
 #include "isa/verify_rules.h"
@@ -9,7 +11,7 @@ namespace nkisim::isa::rules {
 
 namespace {
 constexpr uint16_t kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
-constexpr uint16_t kIndRegister = 3;  // scalar_offset from register rs0
+constexpr uint16_t kIndVector = 1, kIndScalar = 2, kIndRegister = 3;  // 3: scalar_offset from register rs0
 
 // The slot of the `idx` operand: before `base`, the last one in the table row.
 int idx_slot(const Check& c) { return c.inf.num_operands - 2; }
@@ -37,6 +39,77 @@ void dge(const Check& c) {
   if (k != 0 && c.pr.ind_opnds == 0) c.fail("ind=" + std::to_string(k) + " needs ind_opnds");
 }
 
+// With indirection (ind != 0): the offsets' operand `idx` (or register rs0) and the operands `moved` that the
+// offsets move (the bits of ind_opnds). `rows` = the partition rows the offsets index (dst's for dma_copy and
+// dma_compute, src's for dma_transpose, whose [P, C] vector_offset is read column after column: `columns`).
+void indirect(const Check& c, uint32_t rows, bool columns, std::initializer_list<int> moved) {
+  const uint16_t k = c.pr.ind_kind;
+  if (k == 0) return;
+  if (k == kIndRegister) {
+    const auto nregs = uint32_t(std::max(0.0, c.t.sequencer_registers));
+    if (c.pr.rs0 >= nregs)
+      c.fail("register rs0=" + std::to_string(c.pr.rs0) + " out of range [0, " + std::to_string(nregs) + ")");
+  } else {
+    const int s = idx_slot(c);
+    const AccessPattern& ia = c.op(s);
+    if (!is_integer(ia.dtype))
+      c.fail("the offsets in '" + std::string(c.name(s)) + "' must have an integer dtype, got " + dt(ia.dtype), s);
+    std::ostringstream os;
+    if (columns) {
+      if (ia.total_elements() < rows) {
+        os << "the vector_offset '" << c.name(s) << "' (" << ia.num_partitions << " partitions x " << ia.free_elements()
+           << " elements) holds fewer indices than the " << rows << " rows of 'src'";
+        c.fail(os.str(), s);
+      }
+    } else if (k == kIndScalar) {
+      if (ia.total_elements() != 1) {
+        os << "a scalar_offset must be one element, '" << c.name(s) << "' has " << ia.total_elements();
+        c.fail(os.str(), s);
+      }
+    } else if (ia.num_partitions != rows || ia.free_elements() < 1) {
+      os << "the vector_offset '" << c.name(s) << "' must be a [" << rows << ", 1] tile (one row index per partition), got "
+         << ia.num_partitions << " partitions x " << ia.free_elements() << " elements";
+      c.fail(os.str(), s);
+    }
+  }
+  for (int s : moved) {
+    if (!c.has(s) || !(c.pr.ind_opnds >> s & 1)) continue;
+    if (c.mem(s) != Memory::HBM)
+      c.fail("operand '" + std::string(c.name(s)) + "' is indirect but not in HBM (indirection applies to the HBM side)",
+             s);
+    if (k == kIndVector && c.parts(s) != rows)
+      c.fail("operand '" + std::string(c.name(s)) + "' has " + std::to_string(c.parts(s)) +
+                 " partitions but the vector_offset has " + std::to_string(rows),
+             s);
+  }
+}
+
+// With indirection, row p of a source pairs with row p of dst: the same shape.
+void rows_match(const Check& c, int a, int b) {
+  if (c.parts(a) == c.parts(b) && c.free(a) == c.free(b)) return;
+  std::ostringstream os;
+  os << "with an indirect access, operand '" << c.name(b) << "' (" << c.parts(b) << " partitions x " << c.free(b)
+     << " elements) must have the shape of '" << c.name(a) << "' (" << c.parts(a) << " partitions x " << c.free(a)
+     << " elements)";
+  c.fail(os.str(), b);
+}
+
+// dma_transpose's indirect form: src [S, F] / [S, A, F] / [S, A, B, F] (tdim0..), dst its transpose [F, A (x B) x S].
+void transposed_rows(const Check& c, int n) {
+  const uint16_t tdims[4] = {c.pr.tdim0, c.pr.tdim1, c.pr.tdim2, c.pr.tdim3};
+  const uint64_t S = c.parts(1), F = tdims[n - 1];
+  uint64_t M = 1;  // the middle dims (A, or A x B)
+  for (int k = 1; k < n - 1; ++k) M *= tdims[k];
+  if (c.parts(0) == F && c.free(0) == M * S && c.free(1) == M * F && c.dtype(0) == c.dtype(1) && tdims[0] == S) return;
+  std::ostringstream os;
+  os << "'dst' (" << c.parts(0) << " partitions x " << c.free(0) << " elements, " << dtype_name(c.dtype(0))
+     << ") must be the transpose of 'src' (" << S << " rows x " << c.free(1) << " elements, " << dtype_name(c.dtype(1))
+     << "; tdim0..tdim" << n - 1 << " =";
+  for (int k = 0; k < n; ++k) os << (k ? ", " : " ") << tdims[k];
+  os << ")";
+  c.fail(os.str());
+}
+
 // Without indirection, dst and each source hold the same number of elements (shapes may differ).
 void same_total(const Check& c, int a, int b) {
   const uint64_t ta = c.op(a).total_elements(), tb = c.op(b).total_elements();
@@ -49,7 +122,9 @@ void same_total(const Check& c, int a, int b) {
 
 void verify_dma_copy(const Check& c) {
   dge(c);
-  if (c.pr.ind_kind == 0) same_total(c, 0, 1);
+  if (c.pr.ind_kind == 0) return same_total(c, 0, 1);
+  indirect(c, c.parts(0), false, {1, 0});
+  rows_match(c, 0, 1);
 }
 
 void verify_dma_transpose(const Check& c) {
@@ -59,6 +134,9 @@ void verify_dma_transpose(const Check& c) {
     if (axes_field != 10 && axes_field != 210 && axes_field != 3120)
       c.fail("an indirect src must be 2D (axes=10), 3D (axes=210) or 4D (axes=3120), got axes=" +
              std::to_string(axes_field));
+    const AccessPattern& ia = c.op(idx_slot(c));
+    indirect(c, c.parts(1), c.pr.ind_kind == kIndVector && ia.present() && ia.free_elements() > 1, {1});
+    transposed_rows(c, axes_field == 10 ? 2 : axes_field == 210 ? 3 : 4);
     return;
   }
   if (c.dtype(0) != c.dtype(1)) c.fail("dst and src must have the same dtype");
@@ -86,9 +164,9 @@ void verify_dma_transpose(const Check& c) {
 
 void verify_dma_compute(const Check& c) {
   dge(c);
-  if (c.pr.ind_kind == 0)
-    for (int s = 1; s <= 3; ++s)
-      if (c.has(s)) same_total(c, 0, s);
+  if (c.pr.ind_kind != 0) indirect(c, c.parts(0), false, {1, 2, 3, 0});
+  for (int s = 1; s <= 3; ++s)
+    if (c.has(s)) c.pr.ind_kind == 0 ? same_total(c, 0, s) : rows_match(c, 0, s);
   if (c.pr.dup_idx && c.pr.ind_kind == 0) c.fail("dup_idx (unique_indices=False) needs an indirect access (ind != 0)");
 }
 

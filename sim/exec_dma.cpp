@@ -52,18 +52,12 @@ Offsets read_offsets(ExecContext& ctx, const isa::Instruction& ins, uint32_t par
   if (o.kind == 0) return o;
   if (o.kind == kIndRegister) {  // the value the register had when the DMA was triggered
     o.kind = kIndScalar;
-    const auto& regs = ctx.regs[size_t(ins.engine)];
-    if (ins.params.rs0 >= regs.size())
-      ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": register rs0=" + std::to_string(ins.params.rs0) +
-                        " out of range [0, " + std::to_string(regs.size()) + ")");
+    const auto& regs = ctx.regs[size_t(ins.engine)];  // rs0 is in range (isa/verify_dma.cpp)
     o.shift = ctx.dma_register ? *ctx.dma_register : regs[ins.params.rs0];
     return o;
   }
   const int slot = idx_slot(ins);
-  View iv = ctx.read(ins, slot);
-  if (!isa::is_integer(iv.dtype))
-    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": the offsets in '" + name_of(ins, slot) +
-                      "' must have an integer dtype, got " + std::string(isa::dtype_name(iv.dtype)));
+  View iv = ctx.read(ins, slot);  // an integer tile of the shape isa/verify_dma.cpp checks
   auto value = [&](uint32_t p) {
     uint32_t u = 0;
     load_int(iv.dtype, iv.row(p), iv.esize, 1, &u);
@@ -72,21 +66,8 @@ Offsets read_offsets(ExecContext& ctx, const isa::Instruction& ins, uint32_t par
                ? int64_t(int32_t(u)) : int64_t(u);
   };
   if (o.kind == kIndScalar) {
-    if (iv.total_elems() != 1) {
-      std::ostringstream os;
-      os << isa::info(ins.op).mnemonic << ": a scalar_offset must be one element, '" << name_of(ins, slot) << "' has "
-         << iv.total_elems();
-      ctx.fail(ins, os.str());
-    }
     o.shift = value(0);
     return o;
-  }
-  if (iv.partitions != partitions || iv.free_elems < 1) {
-    std::ostringstream os;
-    os << isa::info(ins.op).mnemonic << ": the vector_offset '" << name_of(ins, slot) << "' must be a [" << partitions
-       << ", 1] tile (one row index per partition), got " << iv.partitions << " partitions x " << iv.free_elems
-       << " elements";
-    ctx.fail(ins, os.str());
   }
   o.row.resize(partitions);
   for (uint32_t p = 0; p < partitions; ++p) o.row[p] = value(p);
@@ -104,13 +85,7 @@ Rows resolve_rows(ExecContext& ctx, const isa::Instruction& ins, int slot, bool 
   for (uint32_t p = 0; p < r.v.partitions; ++p) r.rows[p] = r.v.row(p);
   const isa::AccessPattern& ap = ins.operands[slot];
   if (off.kind == 0 || !(ins.params.ind_opnds & (1u << slot))) return r;
-  if (ap.mem != isa::Memory::HBM)
-    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": operand '" + name_of(ins, slot) +
-                      "' is indirect but not in HBM (indirection applies to the HBM side)");
-  if (off.kind == kIndVector && r.v.partitions != off.row.size())
-    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": operand '" + name_of(ins, slot) + "' has " +
-                      std::to_string(r.v.partitions) + " partitions but the vector_offset has " +
-                      std::to_string(off.row.size()));
+  // An HBM operand with one row per offset (isa/verify_dma.cpp).
   const int64_t es = isa::dtype_size(ap.dtype), stride = ins.params.ind_stride;
   int64_t flo, fhi;
   free_extent(ap, flo, fhi);
@@ -157,29 +132,11 @@ Rows resolve_rows(ExecContext& ctx, const isa::Instruction& ins, int slot, bool 
 
 bool any_indirect(const isa::Instruction& ins) { return ins.params.ind_kind != 0; }
 
-void require_rows_match(ExecContext& ctx, const isa::Instruction& ins, int sa, const View& a, int sb, const View& b) {
-  if (a.partitions == b.partitions && a.free_elems == b.free_elems) return;
-  std::ostringstream os;
-  os << isa::info(ins.op).mnemonic << ": with an indirect access, operand '" << name_of(ins, sb) << "' ("
-     << b.partitions << " partitions x " << b.free_elems << " elements) must have the shape of '" << name_of(ins, sa)
-     << "' (" << a.partitions << " partitions x " << a.free_elems << " elements)";
-  ctx.fail(ins, os.str());
-}
-
 // dma_transpose's vector_offset with several columns (nki-isa.md §3.5): a [P, C] tile whose indices are read
 // column after column (indices.T.flatten()), the first S of them (S <= P x C).
 Offsets read_offset_columns(ExecContext& ctx, const isa::Instruction& ins, uint32_t S) {
   const int slot = idx_slot(ins);
-  View iv = ctx.read(ins, slot);
-  if (!isa::is_integer(iv.dtype))
-    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": the offsets in '" + name_of(ins, slot) +
-                      "' must have an integer dtype, got " + std::string(isa::dtype_name(iv.dtype)));
-  if (iv.total_elems() < S) {
-    std::ostringstream os;
-    os << "dma_transpose: the vector_offset '" << name_of(ins, slot) << "' (" << iv.partitions << " partitions x "
-       << iv.free_elems << " elements) holds fewer indices than the " << S << " rows of 'src'";
-    ctx.fail(ins, os.str());
-  }
+  View iv = ctx.read(ins, slot);  // an integer tile of at least S indices (isa/verify_dma.cpp)
   const bool is_signed = iv.dtype == isa::DType::int32 || iv.dtype == isa::DType::int16 || iv.dtype == isa::DType::int8;
   std::vector<uint8_t> part(size_t(iv.free_elems) * iv.esize);
   Offsets o;
@@ -215,16 +172,7 @@ void exec_dma_transpose_indirect(ExecContext& ctx, const isa::Instruction& ins) 
   const uint64_t F = tdims[n - 1];
   uint64_t M = 1;  // the middle dims (A, or A x B)
   for (int k = 1; k < n - 1; ++k) M *= tdims[k];
-  if (dst.partitions != F || dst.free_elems != M * S || src.v.free_elems != M * F || dst.dtype != src.v.dtype ||
-      tdims[0] != S) {
-    std::ostringstream os;
-    os << "dma_transpose: 'dst' (" << dst.partitions << " partitions x " << dst.free_elems << " elements, "
-       << isa::dtype_name(dst.dtype) << ") must be the transpose of 'src' (" << S << " rows x " << src.v.free_elems
-       << " elements, " << isa::dtype_name(src.v.dtype) << "; tdim0..tdim" << n - 1 << " =";
-    for (int k = 0; k < n; ++k) os << (k ? ", " : " ") << tdims[k];
-    os << ")";
-    ctx.fail(ins, os.str());
-  }
+  // dst is src's transpose [F, M x S] (isa/verify_dma.cpp).
   const unsigned es = dst.esize;
   const uint64_t W = M * S;  // dst elements per partition
   uint8_t* row = ctx.bytes(0, M * F * es);
@@ -277,7 +225,6 @@ void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
   const Offsets off = read_offsets(ctx, ins, P);
   Rows src = resolve_rows(ctx, ins, 1, false, off);
   Rows dst = resolve_rows(ctx, ins, 0, true, off);
-  require_rows_match(ctx, ins, 0, dst.v, 1, src.v);
   // Stage every source row first (a gather may read what the copy writes), then write.
   const size_t n = src.v.free_elems;
   uint8_t* buf = ctx.bytes(0, n * P * 4);
@@ -341,17 +288,11 @@ void exec_dma_transpose(ExecContext& ctx, const isa::Instruction& ins) {
 void exec_dma_compute(ExecContext& ctx, const isa::Instruction& ins) {
   const uint32_t P = ins.operands[0].num_partitions;
   const Offsets off = read_offsets(ctx, ins, P);
-  std::vector<Rows> srcs;
-  std::vector<int> slots;
+  std::vector<Rows> srcs;  // each of dst's shape with indirection, else of its element count (isa/verify_dma.cpp)
   for (int s = 1; s <= 3; ++s)
-    if (ins.operands[s].present()) {
-      srcs.push_back(resolve_rows(ctx, ins, s, false, off));
-      slots.push_back(s);
-    }
+    if (ins.operands[s].present()) srcs.push_back(resolve_rows(ctx, ins, s, false, off));
   Rows dst = resolve_rows(ctx, ins, 0, true, off);
   const bool ind = any_indirect(ins);
-  if (ind)
-    for (size_t k = 0; k < srcs.size(); ++k) require_rows_match(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
   if (ins.params.dup_idx) {
     // unique_indices=False: row by row in partition order, each reading what the earlier rows wrote, so
     // duplicate indices accumulate (np.add.at).
