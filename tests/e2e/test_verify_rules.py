@@ -3,7 +3,9 @@ errors in nki-as, in a full run of a binary program, under --functional and unde
 import os
 import subprocess
 
-from common import NKISIM, check, check_equal, finish, run, tmpdir
+import numpy as np
+
+from common import NKISIM, check, check_equal, finish, run, tmpdir, write_file
 
 TOOLS = os.path.dirname(os.path.abspath(NKISIM))
 d = tmpdir()
@@ -58,6 +60,30 @@ for mode in ([], ["--functional"], ["--timing-only"]):
                 f"a run {mode} rejects bn_stats with N=1024")
     check(not os.path.exists(out), f"no output after a rejected program {mode}")
 
+# A kernel: the binding leaves the size limit to isa::verify, which reports it at lowering at the kernel line.
+KERNEL = write_file(d, "bn.py", """import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def bn(x):
+    out = nl.ndarray((128, 6), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    s = nl.ndarray((128, 6), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.bn_stats(dst=s, data=t)
+    nisa.dma_copy(dst=out, src=s)
+    return out
+""")
+xb = os.path.join(d, "xb.npy")
+np.save(xb, np.ones((128, 1024), np.float32))
+for mode in ([], ["--timing-only"]):
+    rc, so, se = run(KERNEL, "--inputs", xb, "-o", os.path.join(d, "out_kernel"), *mode, same_as_functional=False,
+                     checked=False)
+    check_equal((rc, se.splitlines()[:2]), (1, [f"{KERNEL}:12:5: error: {BN_MSG}", "   12 |     nisa.bn_stats(dst=s, data=t)"]),
+                f"a kernel with bn_stats N=1024 {mode}")
+
 # dma_transpose exists on trn2 and later; exponential on trn3 only.
 TRN3 = (".target trn3\n.kernel k2\n.semaphores 2\n.hbm_bytes 0x4000\n"
         ".tensor x input float32 [64,32] @0x0 bytes=8192 param=0\n"
@@ -73,7 +99,6 @@ COPY = "tensor_copy dst=sbuf:float32@p0:64+0x80[[1,32]] src=sbuf:float32@p0:64+0
 TRANSPOSE = ("dma_transpose dst=sbuf:float32@p0:32+0x100[[1,64]] src=sbuf:float32@p0:64+0x80[[1,32]] queue=1 axes=10 "
              "tdim0=64 tdim1=32")
 COPY_T = "dma_copy dst=sbuf:float32@p0:32+0x100[[1,64]] src=sbuf:float32@p0:64+0x80[[1,32]] queue=1"
-import numpy as np  # noqa: E402
 
 x = os.path.join(d, "x.npy")
 np.save(x, np.ones((64, 32), np.float32))
