@@ -69,7 +69,6 @@ void Check::available() const {
 
 std::string dt(DType t) { return std::string(dtype_name(t)); }
 std::string alu(AluOp op) { return std::string(alu_name(op)); }
-bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
 bool accumulator_op(AluOp op) {
   return op == AluOp::add || op == AluOp::subtract || op == AluOp::multiply || op == AluOp::maximum ||
          op == AluOp::minimum;

@@ -28,6 +28,10 @@ struct Violation {
 // within a memory are the simulator's (sim/scheduler_prepare.cpp); `ins.engine` is the stream it sits in.
 std::optional<Violation> verify(const Instruction& ins, const TargetDesc& t);
 
+// Input dtypes of the PE array (nki-isa.md §3.1): float8_e4m3, float8_e5m2, bfloat16, float16, tfloat32, float32,
+// and float8_e4m3fn from NC-v4 (trn3) on. The front end's nc_matmul and multiply_moving's verifier ask it.
+bool pe_input_dtype(DType t, int nc_version);
+
 // verify() over every instruction of `p`: throws the first violation as an Error at the instruction's .loc
 // when it has one, else at `file` (may be empty) naming it first, as nki-sim --program does:
 // "vector instruction 3 (bn_stats): bn_stats: ...".

@@ -57,7 +57,6 @@ struct Check {
 
 std::string dt(DType t);                   // dtype_name as a string
 std::string alu(AluOp op);                 // alu_name as a string
-bool is_fp8(DType t);                      // float8_e4m3, float8_e5m2, float8_e4m3fn
 bool accumulator_op(AluOp op);             // add, subtract, multiply, maximum, minimum
 bool folds(ReduceCmd c);                   // reduce, reset_reduce, load_reduce
 bool is_bitvec(AluOp op);                  // AluClass::Bitvec

@@ -10,23 +10,6 @@ namespace nkisim::isa::rules {
 
 namespace {
 
-// Input dtypes of the PE array (nki-isa.md §3.1): float8_e4m3fn only on NC-v4.
-bool pe_input_dtype(DType t, int nc_version) {
-  switch (t) {
-    case DType::float8_e4m3:
-    case DType::float8_e5m2:
-    case DType::bfloat16:
-    case DType::float16:
-    case DType::tfloat32:
-    case DType::float32:
-      return true;
-    case DType::float8_e4m3fn:
-      return nc_version >= 4;
-    default:
-      return false;
-  }
-}
-
 void pe_dtype(const Check& c, int slot) {
   const DType t = c.dtype(slot);
   if (pe_input_dtype(t, c.nc())) return;
@@ -51,6 +34,27 @@ void transposed(const Check& c) {
 }
 
 }  // namespace
+}  // namespace nkisim::isa::rules
+
+namespace nkisim::isa {
+bool pe_input_dtype(DType t, int nc_version) {
+  switch (t) {
+    case DType::float8_e4m3:
+    case DType::float8_e5m2:
+    case DType::bfloat16:
+    case DType::float16:
+    case DType::tfloat32:
+    case DType::float32:
+      return true;
+    case DType::float8_e4m3fn:
+      return nc_version >= 4;
+    default:
+      return false;
+  }
+}
+}  // namespace nkisim::isa
+
+namespace nkisim::isa::rules {
 
 void verify_load_stationary(const Check& c) {
   pe_dtype(c, 0);

@@ -146,10 +146,6 @@ void check_semaphore_count(const isa::Program& p) {
     throw Error("program declares " + std::to_string(p.num_semaphores) + " semaphores; at most 65536 can be addressed");
 }
 
-bool is_fp8(isa::DType t) {
-  return t == isa::DType::float8_e4m3 || t == isa::DType::float8_e5m2 || t == isa::DType::float8_e4m3fn;
-}
-
 }  // namespace
 
 void validate_program(const ExecContext& ctx) {
