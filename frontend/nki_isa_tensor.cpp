@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "frontend/isa_builder.h"
+#include "isa/verify.h"
 
 namespace nkisim::frontend {
 namespace {
@@ -24,24 +25,11 @@ std::string shape_of(const TensorObj* t) { return shape_str(t->view.shape()); }
 std::string pair_str(int64_t a, int64_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
 std::string dts(DType t) { return std::string(isa::dtype_name(t)); }
 
-bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
 bool is_fp32_class(DType t) { return t == DType::float32 || t == DType::tfloat32; }
 
 void check_input_dtype(const char* arg, DType t, int ncv) {
-  switch (t) {
-    case DType::float8_e4m3:
-    case DType::float8_e5m2:
-    case DType::bfloat16:
-    case DType::float16:
-    case DType::tfloat32:
-    case DType::float32:
-      return;
-    case DType::float8_e4m3fn:
-      if (ncv >= 4) return;
-      raise("ValueError", std::string("nc_matmul: ") + arg + " dtype float8_e4m3fn needs trn3");
-    default:
-      break;
-  }
+  if (isa::pe_input_dtype(t, ncv)) return;
+  if (t == DType::float8_e4m3fn) raise("ValueError", std::string("nc_matmul: ") + arg + " dtype float8_e4m3fn needs trn3");
   raise("ValueError", std::string("nc_matmul: ") + arg + " dtype " + dts(t) +
                           " is not supported (expected float8_e4m3, float8_e5m2, " +
                           (ncv >= 4 ? "float8_e4m3fn, " : "") + "bfloat16, float16, tfloat32 or float32)");

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "ir/passes.h"
+#include "isa/verify.h"
 
 namespace nkisim::ir {
 namespace {
@@ -181,6 +182,9 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
     p.streams[e].reserve(p.streams[e].size() + per_engine[e] + std::min(dmas, k.ops.size() / 4));
   emit_with_semaphores(k, engines, make, target, p, path);
   assign_core_barriers(k, p);
+  // The hardware rules of every instruction (isa/verify.h), once each sits in its final stream; a violation is
+  // located at the kernel line that issued the instruction.
+  isa::verify_program(p, target, "");
   return p;
 }
 

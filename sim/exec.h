@@ -68,10 +68,8 @@ class ExecContext {
   uint32_t* u32(int k, size_t n) { return grow(u32_[k], n); }
   uint8_t* bytes(int k, size_t n) { return grow(bytes_[k], n); }
 
-  // Shape checks shared by the executors (throw a located Error naming both operands).
-  void require_same_shape(const isa::Instruction& ins, int slot_a, const View& a, int slot_b, const View& b) const;
   // Per-partition scalar operand (a [P,1] tile): element 0 of each of its partitions, as fp32, or nullptr
-  // when the optional operand is absent. Its partition count must equal `partitions`.
+  // when the optional operand is absent. Its partition count equals `partitions` (checked by isa::verify).
   const float* column_f32(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch);
   const uint32_t* column_int(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch);
 
@@ -191,9 +189,7 @@ void elementwise_int(ExecContext& ctx, const View& dst, const std::array<const V
 void copy_elements(ExecContext& ctx, const View& dst, const View& src);
 
 // activation's accumulator effect (sim/exec_vector_accum.cpp): applies params.reduce_cmd/reduce_op of `ins` to
-// the ScalarE accumulator of `lane` with that partition's n fp32 results. activation_check validates the
-// scalar bias and the reduce parameters against the target before any row is computed.
-void activation_check(ExecContext& ctx, const isa::Instruction& ins);
+// the ScalarE accumulator of `lane` with that partition's n fp32 results (rules: isa/verify_elementwise.cpp).
 void activation_accumulate(ExecContext& ctx, const isa::Instruction& ins, uint32_t lane, const float* out, size_t n);
 
 // One semantic function per instruction-table row (sim/exec_*.cpp).

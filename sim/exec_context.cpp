@@ -1,7 +1,6 @@
 // exec_context.cpp - operand resolution (checks, binding, write tracking) and the executor dispatch table.
 #include <algorithm>
 #include <cstdlib>
-#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -245,32 +244,9 @@ void ExecContext::track_hbm_write(const View& v) {
   }
 }
 
-void ExecContext::require_same_shape(const isa::Instruction& ins, int slot_a, const View& a, int slot_b,
-                                     const View& b) const {
-  if (a.partitions == b.partitions && a.free_elems == b.free_elems) return;
-  const isa::InstrInfo& inf = isa::info(ins.op);
-  std::ostringstream os;
-  os << inf.mnemonic << ": operand '" << inf.operands[slot_b].name << "' has " << b.partitions << " partitions x "
-     << b.free_elems << " elements but '" << inf.operands[slot_a].name << "' has " << a.partitions
-     << " partitions x " << a.free_elems << " elements";
-  fail(ins, os.str());
-}
-
-static void check_column(const ExecContext& ctx, const isa::Instruction& ins, int slot, const View& v,
-                         uint32_t partitions) {
-  if (v.partitions == partitions && v.free_elems >= 1) return;
-  const isa::InstrInfo& inf = isa::info(ins.op);
-  std::ostringstream os;
-  os << inf.mnemonic << ": operand '" << inf.operands[slot].name << "' must be a [" << partitions
-     << ", 1] tile (one value per partition), got " << v.partitions << " partitions x " << v.free_elems
-     << " elements";
-  ctx.fail(ins, os.str());
-}
-
 const float* ExecContext::column_f32(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch) {
   if (!ins.operands[slot].present()) return nullptr;
-  View v = read(ins, slot);
-  check_column(*this, ins, slot, v, partitions);
+  View v = read(ins, slot);  // a [partitions, >= 1] tile (isa::verify)
   float* out = f32(scratch, partitions);
   for (uint32_t i = 0; i < partitions; ++i) load_f32(v.dtype, v.row(i), v.esize, 1, out + i);
   return out;
@@ -278,8 +254,7 @@ const float* ExecContext::column_f32(const isa::Instruction& ins, int slot, uint
 
 const uint32_t* ExecContext::column_int(const isa::Instruction& ins, int slot, uint32_t partitions, int scratch) {
   if (!ins.operands[slot].present()) return nullptr;
-  View v = read(ins, slot);
-  check_column(*this, ins, slot, v, partitions);
+  View v = read(ins, slot);  // a [partitions, >= 1] tile (isa::verify)
   uint32_t* out = u32(scratch, partitions);
   for (uint32_t i = 0; i < partitions; ++i) {
     if (isa::is_integer(v.dtype)) {

@@ -11,9 +11,9 @@ inline constexpr uint16_t kNoRegister = 65535;  // params.rs1: use the immediate
 
 // reg_set, reg_alu, reg_load, reg_store, branch, sem_wait_reg: run in the sequencer once its stream drained.
 bool is_sequencer_op(isa::Opcode op);
-bool reg_alu_supported(isa::AluOp op);
 int32_t reg_alu_eval(isa::AluOp op, int32_t a, int32_t b);
-// Validation of register indices, branch targets, semaphores and single-element operands (located errors).
+// Validation of what needs the program: branch targets and semaphore numbers (located errors; the rest of the
+// sequencer rules are isa/verify_control_regs.cpp's).
 void check_sequencer(const ExecContext& ctx, int engine, const isa::Instruction& ins);
 bool branch_taken(ExecContext& ctx, const isa::Instruction& ins);
 int64_t sem_wait_reg_threshold(const ExecContext& ctx, const isa::Instruction& ins);

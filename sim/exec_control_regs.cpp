@@ -18,19 +18,6 @@ bool is_sequencer_op(Opcode op) {
          op == Opcode::sendrecv;
 }
 
-bool reg_alu_supported(AluOp op) {
-  switch (op) {
-    case AluOp::bypass: case AluOp::add: case AluOp::subtract: case AluOp::multiply: case AluOp::maximum:
-    case AluOp::minimum: case AluOp::bitwise_and: case AluOp::bitwise_or: case AluOp::bitwise_xor:
-    case AluOp::left_shift: case AluOp::right_shift: case AluOp::equal: case AluOp::not_equal:
-    case AluOp::greater: case AluOp::greater_equal: case AluOp::less: case AluOp::less_equal:
-    case AluOp::logical_and: case AluOp::logical_or:
-      return true;
-    default:
-      return false;
-  }
-}
-
 int32_t reg_alu_eval(AluOp op, int32_t a, int32_t b) {
   const uint32_t ua = uint32_t(a), ub = uint32_t(b);
   switch (op) {
@@ -53,7 +40,7 @@ int32_t reg_alu_eval(AluOp op, int32_t a, int32_t b) {
     case AluOp::less_equal: return a <= b;
     case AluOp::logical_and: return a != 0 && b != 0;
     case AluOp::logical_or: return a != 0 || b != 0;
-    default: return 0;  // rejected by check_sequencer
+    default: return 0;  // rejected by isa/verify_control_regs.cpp
   }
 }
 
@@ -64,31 +51,14 @@ int32_t second(ExecContext& ctx, const isa::Instruction& ins) {
 }
 }  // namespace
 
+// Register numbers, register ALU operations and operand sizes are isa/verify_control_regs.cpp's; these need the
+// program: its semaphore count and the branch's stream.
 void check_sequencer(const ExecContext& ctx, int engine, const isa::Instruction& ins) {
   const isa::InstrParams& p = ins.params;
   const isa::InstrInfo& inf = isa::info(ins.op);
-  const auto nregs = uint32_t(ctx.regs[size_t(engine)].size());
-  auto check_reg = [&](uint16_t r, const char* field) {
-    if (r >= nregs)
-      ctx.fail(ins, std::string(inf.mnemonic) + ": register " + field + "=" + std::to_string(r) + " out of range [0, " +
-                        std::to_string(nregs) + ")");
-  };
   switch (ins.op) {
-    case Opcode::reg_set: check_reg(p.rd, "rd"); break;
-    case Opcode::reg_load: check_reg(p.rd, "rd"); break;
-    case Opcode::reg_store: check_reg(p.rs0, "rs0"); break;
-    case Opcode::reg_alu:
     case Opcode::branch:
-      if (ins.op == Opcode::reg_alu) check_reg(p.rd, "rd");
-      if (!(ins.op == Opcode::branch && p.op0 == AluOp::bypass)) {
-        check_reg(p.rs0, "rs0");
-        if (p.rs1 != kNoRegister) check_reg(p.rs1, "rs1");
-      }
-      if (!reg_alu_supported(p.op0))
-        ctx.fail(ins, std::string(inf.mnemonic) + ": op0=" + std::string(isa::alu_name(p.op0)) +
-                          " is not a register ALU operation");
-      if (ins.op == Opcode::branch &&
-          (p.target < 0 || size_t(p.target) > ctx.program.streams[size_t(engine)].size()))
+      if (p.target < 0 || size_t(p.target) > ctx.program.streams[size_t(engine)].size())
         ctx.fail(ins, "branch: target " + std::to_string(p.target) + " outside the stream [0, " +
                           std::to_string(ctx.program.streams[size_t(engine)].size()) + "]");
       break;
@@ -99,18 +69,11 @@ void check_sequencer(const ExecContext& ctx, int engine, const isa::Instruction&
                           std::to_string(ctx.program.num_semaphores));
       break;
     case Opcode::sem_wait_reg:
-      check_reg(p.rs0, "rs0");
       if (p.sem >= ctx.program.num_semaphores)
         ctx.fail(ins, "sem_wait_reg: waits on semaphore " + std::to_string(p.sem) + " but the program has " +
                           std::to_string(ctx.program.num_semaphores));
       break;
     default: break;
-  }
-  if (ins.op == Opcode::reg_load || ins.op == Opcode::reg_store) {
-    const isa::AccessPattern& ap = ins.operands[0];
-    if (ap.present() && (ap.total_elements() != 1 || isa::dtype_size(ap.dtype) > 4))
-      ctx.fail(ins, std::string(inf.mnemonic) + ": operand must be a single element of at most 32 bits, got " +
-                        std::to_string(ap.total_elements()) + " elements of " + std::string(isa::dtype_name(ap.dtype)));
   }
 }
 

@@ -1,6 +1,6 @@
 // exec_dma.cpp - the DMA instructions' data effects (applied when the transfer completes): dma_copy,
 // dma_transpose, dma_compute, with indirect rows (vector_offset / scalar_offset, nki-language.md §5) and
-// the per-instruction DGE rules (nki-isa.md §3.5).
+// the DGE rules (nki-isa.md §3.5) and the other static rules in isa/verify_dma.cpp.
 #include <algorithm>
 #include <cstring>
 #include <sstream>
@@ -10,43 +10,12 @@
 namespace nkisim::sim {
 namespace {
 
-constexpr uint16_t kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
 constexpr uint16_t kIndVector = 1, kIndScalar = 2, kIndRegister = 3;  // 3: scalar_offset from register rs0
 
 // The slot of the `idx` operand: before `base`, the last one in the table row (dma_copy, dma_compute).
 int idx_slot(const isa::Instruction& ins) { return isa::info(ins.op).num_operands - 2; }
 
 std::string name_of(const isa::Instruction& ins, int slot) { return isa::info(ins.op).operands[slot].name; }
-
-// DGE rules a program must respect (the front end enforces them with located errors; a hand-written
-// program is checked here).
-void check_dge(ExecContext& ctx, const isa::Instruction& ins) {
-  const char* mn = isa::info(ins.op).mnemonic;
-  const uint16_t m = ins.params.dge_mode, k = ins.params.ind_kind;
-  if (m > 3) ctx.fail(ins, std::string(mn) + ": dge_mode " + std::to_string(m) + " is not 0 (unknown), 1 (swdge), 2 (hwdge) or 3 (none)");
-  if (k > 3)
-    ctx.fail(ins, std::string(mn) + ": ind " + std::to_string(k) +
-                      " is not 0, 1 (vector_offset), 2 (scalar_offset) or 3 (scalar_offset from register rs0)");
-  if (m == kDgeHwdge) {
-    if (ctx.target.nc_version < 3) ctx.fail(ins, std::string(mn) + ": dge_mode=hwdge needs trn2 or later");
-    if (ins.engine != isa::Engine::Sync && ins.engine != isa::Engine::Scalar)
-      ctx.fail(ins, std::string(mn) + ": dge_mode=hwdge must be triggered from the sync or scalar engine, not " +
-                        std::string(isa::engine_name(ins.engine)));
-  }
-  if (m == kDgeSwdge && ins.engine != isa::Engine::GpSimd)
-    ctx.fail(ins, std::string(mn) + ": dge_mode=swdge is triggered from the gpsimd engine, not " +
-                      std::string(isa::engine_name(ins.engine)));
-  if (k == 1 && (m == kDgeHwdge || m == kDgeNone))  // a scalar offset is allowed in every mode (DGE deep-dive)
-    ctx.fail(ins, std::string(mn) + ": a vector_offset needs dge_mode=swdge (or unknown), not " +
-                      (m == kDgeHwdge ? "hwdge" : "none"));
-  if (k == 0 && ins.operands[idx_slot(ins)].present())
-    ctx.fail(ins, std::string(mn) + ": operand 'idx' is given but ind=0");
-  if (k == kIndRegister && ins.operands[idx_slot(ins)].present())
-    ctx.fail(ins, std::string(mn) + ": ind=3 reads its offset from register rs0; operand 'idx' must be absent");
-  if (k != 0 && k != kIndRegister && !ins.operands[idx_slot(ins)].present())
-    ctx.fail(ins, std::string(mn) + ": ind=" + std::to_string(k) + " needs operand 'idx'");
-  if (k != 0 && ins.params.ind_opnds == 0) ctx.fail(ins, std::string(mn) + ": ind=" + std::to_string(k) + " needs ind_opnds");
-}
 
 // An operand resolved row by row: rows[p] is the first element of partition row p in memory, or nullptr
 // when oob_mode=skip dropped the row. `v` is the operand's view (its rows are views of one partition).
@@ -83,18 +52,12 @@ Offsets read_offsets(ExecContext& ctx, const isa::Instruction& ins, uint32_t par
   if (o.kind == 0) return o;
   if (o.kind == kIndRegister) {  // the value the register had when the DMA was triggered
     o.kind = kIndScalar;
-    const auto& regs = ctx.regs[size_t(ins.engine)];
-    if (ins.params.rs0 >= regs.size())
-      ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": register rs0=" + std::to_string(ins.params.rs0) +
-                        " out of range [0, " + std::to_string(regs.size()) + ")");
+    const auto& regs = ctx.regs[size_t(ins.engine)];  // rs0 is in range (isa/verify_dma.cpp)
     o.shift = ctx.dma_register ? *ctx.dma_register : regs[ins.params.rs0];
     return o;
   }
   const int slot = idx_slot(ins);
-  View iv = ctx.read(ins, slot);
-  if (!isa::is_integer(iv.dtype))
-    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": the offsets in '" + name_of(ins, slot) +
-                      "' must have an integer dtype, got " + std::string(isa::dtype_name(iv.dtype)));
+  View iv = ctx.read(ins, slot);  // an integer tile of the shape isa/verify_dma.cpp checks
   auto value = [&](uint32_t p) {
     uint32_t u = 0;
     load_int(iv.dtype, iv.row(p), iv.esize, 1, &u);
@@ -103,21 +66,8 @@ Offsets read_offsets(ExecContext& ctx, const isa::Instruction& ins, uint32_t par
                ? int64_t(int32_t(u)) : int64_t(u);
   };
   if (o.kind == kIndScalar) {
-    if (iv.total_elems() != 1) {
-      std::ostringstream os;
-      os << isa::info(ins.op).mnemonic << ": a scalar_offset must be one element, '" << name_of(ins, slot) << "' has "
-         << iv.total_elems();
-      ctx.fail(ins, os.str());
-    }
     o.shift = value(0);
     return o;
-  }
-  if (iv.partitions != partitions || iv.free_elems < 1) {
-    std::ostringstream os;
-    os << isa::info(ins.op).mnemonic << ": the vector_offset '" << name_of(ins, slot) << "' must be a [" << partitions
-       << ", 1] tile (one row index per partition), got " << iv.partitions << " partitions x " << iv.free_elems
-       << " elements";
-    ctx.fail(ins, os.str());
   }
   o.row.resize(partitions);
   for (uint32_t p = 0; p < partitions; ++p) o.row[p] = value(p);
@@ -135,13 +85,7 @@ Rows resolve_rows(ExecContext& ctx, const isa::Instruction& ins, int slot, bool 
   for (uint32_t p = 0; p < r.v.partitions; ++p) r.rows[p] = r.v.row(p);
   const isa::AccessPattern& ap = ins.operands[slot];
   if (off.kind == 0 || !(ins.params.ind_opnds & (1u << slot))) return r;
-  if (ap.mem != isa::Memory::HBM)
-    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": operand '" + name_of(ins, slot) +
-                      "' is indirect but not in HBM (indirection applies to the HBM side)");
-  if (off.kind == kIndVector && r.v.partitions != off.row.size())
-    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": operand '" + name_of(ins, slot) + "' has " +
-                      std::to_string(r.v.partitions) + " partitions but the vector_offset has " +
-                      std::to_string(off.row.size()));
+  // An HBM operand with one row per offset (isa/verify_dma.cpp).
   const int64_t es = isa::dtype_size(ap.dtype), stride = ins.params.ind_stride;
   int64_t flo, fhi;
   free_extent(ap, flo, fhi);
@@ -188,37 +132,11 @@ Rows resolve_rows(ExecContext& ctx, const isa::Instruction& ins, int slot, bool 
 
 bool any_indirect(const isa::Instruction& ins) { return ins.params.ind_kind != 0; }
 
-void require_rows_match(ExecContext& ctx, const isa::Instruction& ins, int sa, const View& a, int sb, const View& b) {
-  if (a.partitions == b.partitions && a.free_elems == b.free_elems) return;
-  std::ostringstream os;
-  os << isa::info(ins.op).mnemonic << ": with an indirect access, operand '" << name_of(ins, sb) << "' ("
-     << b.partitions << " partitions x " << b.free_elems << " elements) must have the shape of '" << name_of(ins, sa)
-     << "' (" << a.partitions << " partitions x " << a.free_elems << " elements)";
-  ctx.fail(ins, os.str());
-}
-
-void require_total(ExecContext& ctx, const isa::Instruction& ins, int sa, const View& a, int sb, const View& b) {
-  if (a.total_elems() == b.total_elems()) return;
-  std::ostringstream os;
-  os << isa::info(ins.op).mnemonic << ": operand '" << name_of(ins, sa) << "' has " << a.total_elems()
-     << " elements but '" << name_of(ins, sb) << "' has " << b.total_elems();
-  ctx.fail(ins, os.str());
-}
-
 // dma_transpose's vector_offset with several columns (nki-isa.md §3.5): a [P, C] tile whose indices are read
 // column after column (indices.T.flatten()), the first S of them (S <= P x C).
 Offsets read_offset_columns(ExecContext& ctx, const isa::Instruction& ins, uint32_t S) {
   const int slot = idx_slot(ins);
-  View iv = ctx.read(ins, slot);
-  if (!isa::is_integer(iv.dtype))
-    ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": the offsets in '" + name_of(ins, slot) +
-                      "' must have an integer dtype, got " + std::string(isa::dtype_name(iv.dtype)));
-  if (iv.total_elems() < S) {
-    std::ostringstream os;
-    os << "dma_transpose: the vector_offset '" << name_of(ins, slot) << "' (" << iv.partitions << " partitions x "
-       << iv.free_elems << " elements) holds fewer indices than the " << S << " rows of 'src'";
-    ctx.fail(ins, os.str());
-  }
+  View iv = ctx.read(ins, slot);  // an integer tile of at least S indices (isa/verify_dma.cpp)
   const bool is_signed = iv.dtype == isa::DType::int32 || iv.dtype == isa::DType::int16 || iv.dtype == isa::DType::int8;
   std::vector<uint8_t> part(size_t(iv.free_elems) * iv.esize);
   Offsets o;
@@ -243,10 +161,7 @@ Offsets read_offset_columns(ExecContext& ctx, const isa::Instruction& ins, uint3
 // row (oob_skip) leaves its dst elements untouched.
 void exec_dma_transpose_indirect(ExecContext& ctx, const isa::Instruction& ins) {
   const uint16_t axes = ins.params.axes;
-  const int n = axes == 10 ? 2 : axes == 210 ? 3 : axes == 3120 ? 4 : 0;
-  if (n == 0)
-    ctx.fail(ins, "dma_transpose: an indirect src must be 2D (axes=10), 3D (axes=210) or 4D (axes=3120), got axes=" +
-                      std::to_string(axes));
+  const int n = axes == 10 ? 2 : axes == 210 ? 3 : 4;  // 10, 210 or 3120 (isa/verify_dma.cpp)
   const uint16_t tdims[4] = {ins.params.tdim0, ins.params.tdim1, ins.params.tdim2, ins.params.tdim3};
   const uint32_t S = ins.operands[1].num_partitions;
   const isa::AccessPattern& ia = ins.operands[size_t(idx_slot(ins))];
@@ -257,16 +172,7 @@ void exec_dma_transpose_indirect(ExecContext& ctx, const isa::Instruction& ins) 
   const uint64_t F = tdims[n - 1];
   uint64_t M = 1;  // the middle dims (A, or A x B)
   for (int k = 1; k < n - 1; ++k) M *= tdims[k];
-  if (dst.partitions != F || dst.free_elems != M * S || src.v.free_elems != M * F || dst.dtype != src.v.dtype ||
-      tdims[0] != S) {
-    std::ostringstream os;
-    os << "dma_transpose: 'dst' (" << dst.partitions << " partitions x " << dst.free_elems << " elements, "
-       << isa::dtype_name(dst.dtype) << ") must be the transpose of 'src' (" << S << " rows x " << src.v.free_elems
-       << " elements, " << isa::dtype_name(src.v.dtype) << "; tdim0..tdim" << n - 1 << " =";
-    for (int k = 0; k < n; ++k) os << (k ? ", " : " ") << tdims[k];
-    os << ")";
-    ctx.fail(ins, os.str());
-  }
+  // dst is src's transpose [F, M x S] (isa/verify_dma.cpp).
   const unsigned es = dst.esize;
   const uint64_t W = M * S;  // dst elements per partition
   uint8_t* row = ctx.bytes(0, M * F * es);
@@ -308,12 +214,10 @@ void overwrite_dense_dst(ExecContext& ctx, const isa::Instruction& ins) {
 // dst <- src through the DMA engines; element counts must match, shapes may differ (element order). With
 // indirection, row p of src goes to row p of dst; a dropped row leaves dst untouched.
 void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
-  check_dge(ctx, ins);
   if (!any_indirect(ins)) {
     overwrite_dense_dst(ctx, ins);
     View dst = ctx.write(ins, 0);
     View src = ctx.read(ins, 1);
-    require_total(ctx, ins, 0, dst, 1, src);
     copy_elements(ctx, dst, src);
     return;
   }
@@ -321,7 +225,6 @@ void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
   const Offsets off = read_offsets(ctx, ins, P);
   Rows src = resolve_rows(ctx, ins, 1, false, off);
   Rows dst = resolve_rows(ctx, ins, 0, true, off);
-  require_rows_match(ctx, ins, 0, dst.v, 1, src.v);
   // Stage every source row first (a gather may read what the copy writes), then write.
   const size_t n = src.v.free_elems;
   uint8_t* buf = ctx.bytes(0, n * P * 4);
@@ -342,35 +245,19 @@ void exec_dma_copy(ExecContext& ctx, const isa::Instruction& ins) {
 // dst = src.transpose(axes), bit-exact: src is walked in element order as the shape tdim0..tdim{n-1}; dst
 // in element order is the permuted shape.
 void exec_dma_transpose(ExecContext& ctx, const isa::Instruction& ins) {
-  check_dge(ctx, ins);
   if (any_indirect(ins)) {
     exec_dma_transpose_indirect(ctx, ins);
     return;
   }
   View dst = ctx.write(ins, 0);
   View src = ctx.read(ins, 1);
-  if (dst.dtype != src.dtype || dst.esize != src.esize)
-    ctx.fail(ins, "dma_transpose: dst and src must have the same dtype");
   // Decode axes (decimal digits, outermost first) and the source shape.
   std::vector<int> axes;
   for (unsigned a = ins.params.axes; a; a /= 10) axes.insert(axes.begin(), int(a % 10));
-  const int n = int(axes.size());
+  const int n = int(axes.size());  // a permutation of 2 to 4 dims whose shape holds src's and dst's elements
   const uint16_t dims[4] = {ins.params.tdim0, ins.params.tdim1, ins.params.tdim2, ins.params.tdim3};
-  bool ok = n >= 2 && n <= 4;
-  std::vector<bool> seen(4, false);
-  for (int a : axes) {
-    if (a >= n || seen[size_t(a)]) ok = false;
-    else seen[size_t(a)] = true;
-  }
-  if (!ok) ctx.fail(ins, "dma_transpose: axes=" + std::to_string(ins.params.axes) + " is not a permutation of 2 to 4 dims");
   uint64_t total = 1;
   for (int k = 0; k < n; ++k) total *= dims[k];
-  if (total != src.total_elems() || total != dst.total_elems()) {
-    std::ostringstream os;
-    os << "dma_transpose: the source shape (tdim0..tdim" << n - 1 << ") has " << total << " elements but 'src' has "
-       << src.total_elems() << " and 'dst' " << dst.total_elems();
-    ctx.fail(ins, os.str());
-  }
   const unsigned es = src.esize;
   uint8_t* in = ctx.bytes(0, total * es);
   uint8_t* out = ctx.bytes(1, total * es);
@@ -399,24 +286,13 @@ void exec_dma_transpose(ExecContext& ctx, const isa::Instruction& ins) {
 // dst = src0 + src1 (+ src2) in fp32, element order; with indirection row p of every operand
 // pairs with row p of the others, and a dropped row leaves dst untouched.
 void exec_dma_compute(ExecContext& ctx, const isa::Instruction& ins) {
-  check_dge(ctx, ins);
   const uint32_t P = ins.operands[0].num_partitions;
   const Offsets off = read_offsets(ctx, ins, P);
-  std::vector<Rows> srcs;
-  std::vector<int> slots;
+  std::vector<Rows> srcs;  // each of dst's shape with indirection, else of its element count (isa/verify_dma.cpp)
   for (int s = 1; s <= 3; ++s)
-    if (ins.operands[s].present()) {
-      srcs.push_back(resolve_rows(ctx, ins, s, false, off));
-      slots.push_back(s);
-    }
+    if (ins.operands[s].present()) srcs.push_back(resolve_rows(ctx, ins, s, false, off));
   Rows dst = resolve_rows(ctx, ins, 0, true, off);
   const bool ind = any_indirect(ins);
-  for (size_t k = 0; k < srcs.size(); ++k) {
-    if (ind) require_rows_match(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
-    else require_total(ctx, ins, 0, dst.v, slots[k], srcs[k].v);
-  }
-  if (ins.params.dup_idx && !ind)
-    ctx.fail(ins, "dma_compute: dup_idx (unique_indices=False) needs an indirect access (ind != 0)");
   if (ins.params.dup_idx) {
     // unique_indices=False: row by row in partition order, each reading what the earlier rows wrote, so
     // duplicate indices accumulate (np.add.at).

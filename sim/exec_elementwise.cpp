@@ -13,22 +13,6 @@ using isa::AluOp;
 
 namespace {
 // Bitvec ops work on raw integer bits: every operand must have an integer dtype.
-void require_integer(ExecContext& ctx, const isa::Instruction& ins, AluOp op,
-                     std::initializer_list<std::pair<int, const View*>> operands) {
-  for (auto [slot, v] : operands) {
-    if (!v || v->mem == isa::Memory::None || isa::is_integer(v->dtype)) continue;
-    const isa::InstrInfo& inf = isa::info(ins.op);
-    std::ostringstream os;
-    os << inf.mnemonic << ": bitvec op '" << isa::alu_name(op) << "' needs integer dtypes, but operand '"
-       << inf.operands[slot].name << "' is " << isa::dtype_name(v->dtype);
-    ctx.fail(ins, os.str());
-  }
-}
-
-// Fast path of the fp32 element-wise executors: every operand is one contiguous float32 run per partition
-// with a partition step that is a whole number of floats, and dst either does not overlap an input or is
-// exactly it (same rows): then whole instructions run as one strided 2-D loop per op, with no per-row
-// dispatch, gathering or scratch copies.
 bool rows_direct(const View& dst, std::initializer_list<const View*> inputs) {
   auto ok = [](const View& v) { return direct_f32(v, 0) != nullptr && v.pstep % 4 == 0; };
   if (dst.empty() || !ok(dst)) return false;
@@ -54,11 +38,8 @@ bool next_backward() { return t_backward = !t_backward; }
 // dst = data1 op0 data2 element-wise; fp32 math, or raw integer bits for bitvec ops.
 void exec_tensor_tensor(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), a = ctx.read(ins, 1), b = ctx.read(ins, 2);
-  ctx.require_same_shape(ins, 0, dst, 1, a);
-  ctx.require_same_shape(ins, 0, dst, 2, b);
   const AluOp op = ins.params.op0;
   if (alu_is_bitvec(op)) {
-    require_integer(ctx, ins, op, {{0, &dst}, {1, &a}, {2, &b}});
     const unsigned bits = a.esize * 8;
     elementwise_int<2>(ctx, dst, {&a, &b}, [&](uint32_t, const auto& in, uint32_t* out, size_t n) {
       alu_tt_int(op, in[0], in[1], bits, out, n);
@@ -83,15 +64,11 @@ void exec_tensor_tensor(ExecContext& ctx, const isa::Instruction& ins) {
 // reverseK swaps the operands of opK; op1 == bypass means no second op.
 void exec_tensor_scalar(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
-  ctx.require_same_shape(ins, 0, dst, 1, data);
   const isa::InstrParams& pr = ins.params;
   const bool two = pr.op1 != AluOp::bypass;
   const bool bv0 = alu_is_bitvec(pr.op0), bv1 = two && alu_is_bitvec(pr.op1);
-  if (two && pr.op0 != AluOp::bypass && bv0 != bv1)
-    ctx.fail(ins, "tensor_scalar: op0 and op1 must both be bitvec ops or both arithmetic");
   const uint32_t P = dst.partitions;
   if (bv0 || bv1) {
-    require_integer(ctx, ins, bv0 ? pr.op0 : pr.op1, {{0, &dst}, {1, &data}});
     const uint32_t* c0 = ctx.column_int(ins, 2, P, 6);
     const uint32_t* c1 = ctx.column_int(ins, 3, P, 7);
     const uint32_t i0 = isa::from_f32(isa::DType::int32, pr.imm0), i1 = isa::from_f32(isa::DType::int32, pr.imm1);
@@ -134,8 +111,6 @@ void exec_tensor_scalar(ExecContext& ctx, const isa::Instruction& ins) {
 // The fp32 results also feed the ScalarE accumulators per params.reduce_cmd (activation_accumulate).
 void exec_activation(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
-  ctx.require_same_shape(ins, 0, dst, 1, data);
-  activation_check(ctx, ins);
   const uint32_t P = dst.partitions;
   const float* bias = ctx.column_f32(ins, 2, P, 6);
   const float* scale = ctx.column_f32(ins, 3, P, 7);

@@ -1,5 +1,6 @@
 // exec_tensor.cpp - Tensor Engine instructions (load_stationary, multiply_moving, nc_transpose_pe) and the
-// Vector Engine's 32x32 nc_transpose_ve.
+// Vector Engine's 32x32 nc_transpose_ve. Static rules: isa/verify_tensor.cpp; here only what depends on the
+// stationary the PE array holds and on dst's run-time bytes.
 //
 // Numerics of a multiply (machine.md §4, nki-isa.md §1.4, §3.1; docs/tensor-engine.md):
 // * every input element is converted to fp32 exactly (all PE input dtypes are subsets of fp32);
@@ -25,36 +26,9 @@ using isa::DType;
 
 namespace {
 
-bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
 bool is_fp32_class(DType t) { return t == DType::float32 || t == DType::tfloat32; }
 
-// Input dtypes of the PE array (nki-isa.md §3.1): float8_e4m3fn only on NC-v4.
-bool pe_input_dtype(DType t, int nc_version) {
-  switch (t) {
-    case DType::float8_e4m3:
-    case DType::float8_e5m2:
-    case DType::bfloat16:
-    case DType::float16:
-    case DType::tfloat32:
-    case DType::float32:
-      return true;
-    case DType::float8_e4m3fn:
-      return nc_version >= 4;
-    default:
-      return false;
-  }
-}
-
 std::string dt(DType t) { return std::string(isa::dtype_name(t)); }
-
-void require_pe_dtype(ExecContext& ctx, const isa::Instruction& ins, const char* what, DType t) {
-  if (pe_input_dtype(t, ctx.target.nc_version)) return;
-  std::string list = "float8_e4m3, float8_e5m2, bfloat16, float16, tfloat32 or float32";
-  if (ctx.target.nc_version >= 4)
-    list = "float8_e4m3, float8_e5m2, float8_e4m3fn, bfloat16, float16, tfloat32 or float32";
-  ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": " + what + " dtype " + dt(t) +
-                    " is not a Tensor Engine input dtype (expected " + list + ")");
-}
 
 // Loads every partition of `src` into the PE array: row k (or rows 2k, 2k+1 in double-row mode, from the
 // two halves of the partition's free elements) = partition k.
@@ -111,23 +85,7 @@ void write_result(ExecContext& ctx, const View& dst, float* acc, bool accumulate
 // PE array for the following multiply_moving instructions.
 void exec_load_stationary(ExecContext& ctx, const isa::Instruction& ins) {
   View s = ctx.read(ins, 0);
-  require_pe_dtype(ctx, ins, "stationary", s.dtype);
-  const bool dbl = ins.params.double_row;
-  std::ostringstream os;
-  if (s.empty()) ctx.fail(ins, "load_stationary: stationary is empty");
-  if (dbl) {
-    if (ctx.target.nc_version < 3) ctx.fail(ins, "load_stationary: double_row needs trn2 or later");
-    if (!is_fp8(s.dtype)) ctx.fail(ins, "load_stationary: double_row needs an fp8 stationary, got " + dt(s.dtype));
-    if (s.free_elems % 2)
-      ctx.fail(ins, "load_stationary: double_row needs an even free size, got " + std::to_string(s.free_elems));
-  }
-  const uint64_t M = dbl ? s.free_elems / 2 : s.free_elems;
-  if (s.partitions > ctx.target.pe_rows || M > ctx.target.pe_cols) {
-    os << "load_stationary: stationary [K=" << s.partitions << ", M=" << M << "] does not fit the "
-       << ctx.target.pe_rows << " x " << ctx.target.pe_cols << " PE array";
-    ctx.fail(ins, os.str());
-  }
-  load_pe(ctx, s, dbl);
+  load_pe(ctx, s, ins.params.double_row);
 }
 
 // dst[M, N] (+)= stationary.T @ moving[K, N] with the stationary the PE array holds.
@@ -145,16 +103,12 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
   if (dbl != pe.double_row)
     ctx.fail(ins, std::string("multiply_moving: double_row is ") + (dbl ? "set" : "not set") +
                       " but the stationary was loaded " + (pe.double_row ? "in" : "without") + " double-row mode");
-  require_pe_dtype(ctx, ins, "moving", mv.dtype);
   if (is_fp32_class(mv.dtype) != is_fp32_class(pe.dtype))
     ctx.fail(ins, "multiply_moving: float32/tfloat32 inputs must pair with float32/tfloat32, but the stationary is " +
                       dt(pe.dtype) + " and moving is " + dt(mv.dtype));
   if ((mv.dtype == DType::float8_e4m3fn && pe.dtype == DType::float8_e4m3) ||
       (mv.dtype == DType::float8_e4m3 && pe.dtype == DType::float8_e4m3fn))
     ctx.fail(ins, "multiply_moving: float8_e4m3fn cannot be mixed with the legacy float8_e4m3");
-  if (dbl && (!is_fp8(mv.dtype) || mv.free_elems % 2))
-    ctx.fail(ins, "multiply_moving: double_row needs an fp8 moving with an even free size, got " + dt(mv.dtype) +
-                      " x " + std::to_string(mv.free_elems));
   const uint32_t K = mv.partitions, rows = dbl ? 2 * K : K, M = pe.cols;
   const uint32_t N = uint32_t(dbl ? mv.free_elems / 2 : mv.free_elems);
   if (rows != pe.rows) {
@@ -167,23 +121,12 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
        << " elements but stationary.T @ moving is " << M << " x " << N;
     ctx.fail(ins, os.str());
   }
-  if (transpose) {
-    if (dst.dtype != pe.dtype && dst.dtype != DType::float32)
-      ctx.fail(ins, "multiply_moving: in transpose mode dst must have the stationary's dtype " + dt(pe.dtype) +
-                        " or float32, got " + dt(dst.dtype));
-    if (ins.params.accumulate) ctx.fail(ins, "multiply_moving: transpose mode cannot accumulate");
-    if (dbl) ctx.fail(ins, "multiply_moving: transpose mode cannot be combined with double_row");
-  } else if (!(dst.dtype == DType::float32 || (ncv >= 4 && dst.dtype == DType::bfloat16))) {
-    ctx.fail(ins, "multiply_moving: dst must be float32" + std::string(ncv >= 4 ? " or bfloat16" : "") + ", got " +
-                      dt(dst.dtype));
-  }
-  // Output size: one 2 KiB PSUM bank of fp32 on NC-v2/v3; the whole PSUM partition on NC-v4 (nki-isa.md §3.1).
+  if (transpose && dst.dtype != pe.dtype && dst.dtype != DType::float32)
+    ctx.fail(ins, "multiply_moving: in transpose mode dst must have the stationary's dtype " + dt(pe.dtype) +
+                      " or float32, got " + dt(dst.dtype));
+  // One PSUM bank on NC-v2/v3 (the size limit is isa/verify_tensor.cpp's); a dynamic offset moves dst's bytes.
   const uint64_t bank = uint64_t(t.psum_partition_bytes / std::max(1.0, t.psum_banks));
   if (ncv < 4) {
-    if (uint64_t(N) * 4 > bank) {
-      os << "multiply_moving: N=" << N << " exceeds " << bank / 4 << " (one PSUM bank of float32)";
-      ctx.fail(ins, os.str());
-    }
     if (uint64_t(dst.lo) / bank != uint64_t(dst.hi - 1) / bank) {
       os << "multiply_moving: dst bytes [" << dst.lo << ", " << dst.hi << ") cross a PSUM bank boundary (banks are "
          << bank << " bytes)";
@@ -272,21 +215,6 @@ void exec_nc_transpose_pe(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
   const uint32_t P = data.partitions;
   const uint32_t F = uint32_t(data.free_elems);
-  std::ostringstream os;
-  if (data.empty()) ctx.fail(ins, "nc_transpose_pe: data is empty");
-  if (F > ctx.target.pe_cols) {
-    os << "nc_transpose_pe: data has " << F << " elements per partition; the PE array transposes at most "
-       << ctx.target.pe_cols;
-    ctx.fail(ins, os.str());
-  }
-  if (dst.partitions != F || dst.free_elems != P) {
-    os << "nc_transpose_pe: dst has " << dst.partitions << " partitions x " << dst.free_elems
-       << " elements but the transpose of data is " << F << " x " << P;
-    ctx.fail(ins, os.str());
-  }
-  if (dst.dtype != data.dtype)
-    ctx.fail(ins, "nc_transpose_pe: dst dtype " + dt(dst.dtype) + " differs from data dtype " + dt(data.dtype) +
-                      " (a transpose keeps the dtype)");
   load_pe(ctx, data, false);
   const PeState& pe = ctx.pe;
   if (ctx.target.nc_version >= 3) {  // bit-exact transpose mode
@@ -311,19 +239,6 @@ void exec_nc_transpose_ve(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
   const uint32_t P = data.partitions;
   const uint32_t F = uint32_t(data.free_elems);
-  std::ostringstream os;
-  if (P > 32 || F > 32) {
-    os << "nc_transpose_ve: data is " << P << " x " << F << "; the Vector Engine transposes at most 32 x 32";
-    ctx.fail(ins, os.str());
-  }
-  if (dst.partitions != F || dst.free_elems != P) {
-    os << "nc_transpose_ve: dst has " << dst.partitions << " partitions x " << dst.free_elems
-       << " elements but the transpose of data is " << F << " x " << P;
-    ctx.fail(ins, os.str());
-  }
-  if (dst.dtype != data.dtype)
-    ctx.fail(ins, "nc_transpose_ve: dst dtype " + dt(dst.dtype) + " differs from data dtype " + dt(data.dtype) +
-                      " (a transpose keeps the dtype)");
   const unsigned es = data.esize;
   uint8_t* all = ctx.bytes(0, size_t(P) * F * es);  // read everything first: dst may overlap data
   for (uint32_t p = 0; p < P; ++p) gather_raw(data, p, all + size_t(p) * F * es);

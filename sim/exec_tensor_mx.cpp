@@ -1,5 +1,6 @@
 // exec_tensor_mx.cpp - the MX instructions (trn3): quantize_mx (VectorE) and nc_matmul_mx as
-// load_stationary_mx + multiply_moving_mx (Tensor Engine).
+// load_stationary_mx + multiply_moving_mx (Tensor Engine). Static rules: isa/verify_tensor_mx.cpp; here only
+// what depends on the loaded MX stationary.
 //
 // Numerics (nki-isa.md §1.4, §3.1, §3.3; isa/mx.h for the packing and the scale layout):
 // * Dequantisation: a packed value x of data partition p, element j, slot q becomes x * 2^(s - 127), s = the
@@ -29,39 +30,6 @@ using isa::DType;
 namespace {
 using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-std::string dt(DType t) { return std::string(isa::dtype_name(t)); }
-
-void require_packed(ExecContext& ctx, const isa::Instruction& ins, int slot, DType t) {
-  if (isa::is_mx_packed(t)) return;
-  vec::fail(ctx, ins, std::string(vec::slot_name(ins, slot)) + " must be float8_e5m2_x4, float8_e4m3fn_x4 or " +
-                          "float4_e2m1fn_x4, got " + dt(t));
-}
-
-void require_scale_dtype(ExecContext& ctx, const isa::Instruction& ins, int slot, DType t) {
-  if (t == DType::float8_e8m0fnu || t == DType::uint8) return;
-  vec::fail(ctx, ins, std::string(vec::slot_name(ins, slot)) + " must be float8_e8m0fnu or uint8, got " + dt(t));
-}
-
-// Data operands of the MX instructions: P a multiple of 32 (<= 128).
-void require_mx_partitions(ExecContext& ctx, const isa::Instruction& ins, int slot, uint32_t P) {
-  if (P > 0 && P % 32 == 0 && P <= 128) return;
-  vec::fail(ctx, ins, std::string(vec::slot_name(ins, slot)) + " has " + std::to_string(P) +
-                          " partitions; MX data needs a multiple of 32 (at most 128)");
-}
-
-// The scale operand of a data operand [P, F] (x4 elements): at least mx_scale_partitions(P) partitions, F
-// elements each.
-void require_scale_shape(ExecContext& ctx, const isa::Instruction& ins, int slot, const View& s, uint32_t P,
-                         size_t F) {
-  const uint32_t need = isa::mx_scale_partitions(P);
-  if (s.partitions >= need && s.free_elems == F) return;
-  std::ostringstream os;
-  os << vec::slot_name(ins, slot) << " has " << s.partitions << " partitions x " << s.free_elems
-     << " elements; the scales of " << P << " data partitions x " << F << " elements need at least " << need
-     << " partitions (scale of partition p at row (p/8/4)*32 + (p/8)%4) x " << F << " elements";
-  vec::fail(ctx, ins, os.str());
-}
-
 // out[(4k + q) * F + j] = value q of data[k, j] x 2^(scale(k, j) - 127), all rows of `data`.
 void dequantize(ExecContext& ctx, const View& data, const View& scale, float* out) {
   const uint32_t P = data.partitions;
@@ -87,25 +55,10 @@ void dequantize(ExecContext& ctx, const View& data, const View& scale, float* ou
 
 // dst [P, F/4] x4 fp8 and dst_scale from src [P, F] bf16/fp16 (see the header for the rule).
 void exec_quantize_mx(ExecContext& ctx, const isa::Instruction& ins) {
-  vec::require_available(ctx, ins);
   View dst = ctx.write(ins, 0), src = ctx.read(ins, 1), sc = ctx.write(ins, 2);
-  if (src.dtype != DType::bfloat16 && src.dtype != DType::float16)
-    vec::fail(ctx, ins, "src must be bfloat16 or float16, got " + dt(src.dtype));
-  if (dst.dtype != DType::float8_e4m3fn_x4 && dst.dtype != DType::float8_e5m2_x4)
-    vec::fail(ctx, ins, "dst must be float8_e4m3fn_x4 or float8_e5m2_x4, got " + dt(dst.dtype));
-  require_scale_dtype(ctx, ins, 2, sc.dtype);
   const uint32_t P = src.partitions;
   const size_t F = src.free_elems;
-  require_mx_partitions(ctx, ins, 1, P);
-  if (F % 4 != 0) vec::fail(ctx, ins, "src has " + std::to_string(F) + " elements per partition; need a multiple of 4");
-  if (dst.partitions != P || dst.free_elems != F / 4) {
-    std::ostringstream os;
-    os << "dst has " << dst.partitions << " partitions x " << dst.free_elems << " elements but src [" << P << ", "
-       << F << "] quantizes to [" << P << ", " << F / 4 << "] x4 elements";
-    vec::fail(ctx, ins, os.str());
-  }
   const size_t C = F / 4;
-  require_scale_shape(ctx, ins, 2, sc, P, C);
   const int emax = dst.dtype == DType::float8_e4m3fn_x4 ? 8 : 15;
   const float* x = vec::gather_all_f32(ctx, src, 0);
   uint32_t* words = ctx.u32(0, size_t(P) * C);
@@ -149,20 +102,9 @@ void exec_quantize_mx(ExecContext& ctx, const isa::Instruction& ins) {
 
 // Loads the dequantized stationary [4K, M] (row 4k + q = packed slot q of partition k) into the PE array.
 void exec_load_stationary_mx(ExecContext& ctx, const isa::Instruction& ins) {
-  vec::require_available(ctx, ins);
   View s = ctx.read(ins, 0), sc = ctx.read(ins, 1);
-  require_packed(ctx, ins, 0, s.dtype);
-  require_scale_dtype(ctx, ins, 1, sc.dtype);
   const uint32_t K = s.partitions;
   const size_t M = s.free_elems;
-  require_mx_partitions(ctx, ins, 0, K);
-  if (M == 0 || M > ctx.target.pe_cols || M % 2 != 0) {
-    std::ostringstream os;
-    os << "stationary has " << M << " elements per partition; it needs an even count of at most "
-       << ctx.target.pe_cols << " (the PE columns)";
-    vec::fail(ctx, ins, os.str());
-  }
-  require_scale_shape(ctx, ins, 1, sc, K, M);
   PeState& pe = ctx.pe;
   pe.reset(s.dtype, 4 * K, uint32_t(M), false);
   pe.mx = true;
@@ -172,26 +114,19 @@ void exec_load_stationary_mx(ExecContext& ctx, const isa::Instruction& ins) {
 
 // dst[M, N] (+)= W.T @ V, W = the loaded dequantized stationary [4K, M], V = the dequantized moving [4K, N].
 void exec_multiply_moving_mx(ExecContext& ctx, const isa::Instruction& ins) {
-  vec::require_available(ctx, ins);
   View dst = ctx.write(ins, 0), mv = ctx.read(ins, 1), sc = ctx.read(ins, 2);
   const PeState& pe = ctx.pe;
   if (!pe.loaded || !pe.mx)
     vec::fail(ctx, ins, "the PE array holds no MX stationary (a load_stationary_mx must come first on the Tensor "
                         "engine)");
-  require_packed(ctx, ins, 1, mv.dtype);
-  require_scale_dtype(ctx, ins, 2, sc.dtype);
   const uint32_t K = mv.partitions, M = pe.cols;
   const size_t N = mv.free_elems;
-  require_mx_partitions(ctx, ins, 1, K);
   if (4 * K != pe.rows) {
     std::ostringstream os;
     os << "moving has " << K << " partitions but the loaded stationary has " << pe.rows / 4
        << " (the contraction sizes K must match)";
     vec::fail(ctx, ins, os.str());
   }
-  require_scale_shape(ctx, ins, 2, sc, K, N);
-  if (dst.dtype != DType::float32 && dst.dtype != DType::bfloat16)
-    vec::fail(ctx, ins, "dst must be float32 or bfloat16, got " + dt(dst.dtype));
   if (dst.partitions != M || dst.free_elems != N) {
     std::ostringstream os;
     os << "dst has " << dst.partitions << " partitions x " << dst.free_elems << " elements but stationary.T @ moving is "

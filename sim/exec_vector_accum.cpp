@@ -4,7 +4,7 @@
 //
 // Lanes: an instruction's partition i uses the accumulator of absolute partition dst.start_partition + i;
 // act_read_accumulator reads the lanes of its own dst partitions. Values folded into an accumulator are the
-// fp32 results before the cast to dst's dtype.
+// fp32 results before the cast to dst's dtype. Static rules: isa/verify_vector_accum.cpp.
 #include <cmath>
 #include <sstream>
 
@@ -17,13 +17,6 @@ using isa::AluOp;
 using isa::ReduceCmd;
 
 namespace {
-bool folds(ReduceCmd c) { return c == ReduceCmd::reduce || c == ReduceCmd::reset_reduce || c == ReduceCmd::load_reduce; }
-
-void require_accumulator_op(ExecContext& ctx, const isa::Instruction& ins, AluOp op) {
-  if (vec::accumulator_op_ok(op)) return;
-  vec::fail(ctx, ins, "reduce_op must be add, subtract, multiply, maximum or minimum, got '" +
-                          std::string(isa::alu_name(op)) + "'");
-}
 
 // The VectorE accumulators of dst's lanes after folding rows of `vals` (P x n) per params.reduce_cmd with
 // params.reduce_op (load value imm1), then reduce_res (slot) <- those accumulators (negated if params.negate).
@@ -37,16 +30,6 @@ void vector_reduce(ExecContext& ctx, const isa::Instruction& ins, const View& ds
 }
 }  // namespace
 
-void activation_check(ExecContext& ctx, const isa::Instruction& ins) {
-  const isa::InstrParams& pr = ins.params;
-  if (pr.bias_imm != 0.0f && !ins.operands[2].present() && ctx.target.nc_version < 3)
-    vec::fail(ctx, ins, "a scalar bias (bias_imm) needs trn2 or later; on " + ctx.target.name + " pass a [P,1] bias tile");
-  if (pr.reduce_cmd == ReduceCmd::load_reduce)
-    vec::fail(ctx, ins, "reduce_cmd load_reduce is not supported by activation (no initial value)");
-  if (folds(pr.reduce_cmd) && pr.reduce_op != AluOp::add)
-    vec::fail(ctx, ins, "reduce_op must be add, got '" + std::string(isa::alu_name(pr.reduce_op)) + "'");
-}
-
 void activation_accumulate(ExecContext& ctx, const isa::Instruction& ins, uint32_t lane, const float* out, size_t n) {
   const ReduceCmd cmd = ins.params.reduce_cmd;
   if (cmd == ReduceCmd::idle) return;
@@ -57,7 +40,6 @@ void activation_accumulate(ExecContext& ctx, const isa::Instruction& ins, uint32
 // dst[p, 0] = ScalarE accumulator of lane dst.start_partition + p (negated when params.negate).
 void exec_act_read_accumulator(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0);
-  vec::require_free(ctx, ins, 0, dst, 1);
   const float* acc = vec::accumulators(ctx, isa::Engine::Scalar) + dst.start_partition;
   vec::write_column(ctx, ins, 0, dst.partitions, acc, ins.params.negate);
 }
@@ -65,10 +47,7 @@ void exec_act_read_accumulator(ExecContext& ctx, const isa::Instruction& ins) {
 // dst = data op0 s (s = operand0 tile or imm0; reverse0 swaps); the fp32 results fold into the VectorE lanes.
 void exec_tensor_scalar_reduce(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
-  ctx.require_same_shape(ins, 0, dst, 1, data);
   const isa::InstrParams& pr = ins.params;
-  vec::require_arith(ctx, ins, pr.op0, "op0");
-  require_accumulator_op(ctx, ins, pr.reduce_op);
   const uint32_t P = dst.partitions;
   const size_t n = dst.free_elems;
   const float* c0 = ctx.column_f32(ins, 2, P, 6);
@@ -83,16 +62,7 @@ void exec_tensor_scalar_reduce(ExecContext& ctx, const isa::Instruction& ins) {
 // reg (VectorE accumulator) = init per reduce_cmd; for each i: reg = op1(op0(src[i], s0), reg); dst[i] = reg.
 void exec_tensor_scalar_cumulative(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), src = ctx.read(ins, 1);
-  ctx.require_same_shape(ins, 0, dst, 1, src);
   const isa::InstrParams& pr = ins.params;
-  for (auto [slot, v] : {std::pair<int, const View*>{0, &dst}, {1, &src}})
-    if (v->dtype == isa::DType::int32 || v->dtype == isa::DType::uint32)
-      vec::fail(ctx, ins, "operand '" + std::string(vec::slot_name(ins, slot)) + "' cannot be " +
-                              std::string(isa::dtype_name(v->dtype)) + " (32-bit integers are not supported)");
-  vec::require_arith(ctx, ins, pr.op0, "op0");
-  if (!vec::accumulator_op_ok(pr.op1))
-    vec::fail(ctx, ins, "op1 must be add, subtract, multiply, maximum or minimum, got '" +
-                            std::string(isa::alu_name(pr.op1)) + "'");
   const uint32_t P = dst.partitions;
   const size_t n = dst.free_elems;
   const float* c0 = ctx.column_f32(ins, 2, P, 6);
@@ -125,11 +95,7 @@ void exec_tensor_scalar_cumulative(ExecContext& ctx, const isa::Instruction& ins
 // r = initial; for each i: r = op1(op0(data0[i], r), data1[i]) (reverse flags swap operands); dst[i] = r.
 void exec_tensor_tensor_scan(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), d0 = ctx.read(ins, 1), d1 = ctx.read(ins, 2);
-  ctx.require_same_shape(ins, 0, dst, 1, d0);
-  ctx.require_same_shape(ins, 0, dst, 2, d1);
   const isa::InstrParams& pr = ins.params;
-  vec::require_arith(ctx, ins, pr.op0, "op0");
-  vec::require_arith(ctx, ins, pr.op1, "op1");
   const uint32_t P = dst.partitions;
   const size_t n = dst.free_elems;
   const float* init = ctx.column_f32(ins, 3, P, 6);
@@ -151,12 +117,8 @@ void exec_tensor_tensor_scan(ExecContext& ctx, const isa::Instruction& ins) {
 
 // dst = exp(src - m), m = max_value tile or imm0; the fp32 results sum into the VectorE lanes (reduce_op add).
 void exec_exponential(ExecContext& ctx, const isa::Instruction& ins) {
-  vec::require_available(ctx, ins);
   View dst = ctx.write(ins, 0), src = ctx.read(ins, 1);
-  ctx.require_same_shape(ins, 0, dst, 1, src);
   const isa::InstrParams& pr = ins.params;
-  if (folds(pr.reduce_cmd) && pr.reduce_op != AluOp::add && pr.reduce_op != AluOp::bypass)
-    vec::fail(ctx, ins, "reduce_op must be add, got '" + std::string(isa::alu_name(pr.reduce_op)) + "'");
   const uint32_t P = dst.partitions;
   const size_t n = dst.free_elems;
   const float* m = ctx.column_f32(ins, 2, P, 6);
@@ -175,17 +137,8 @@ void exec_exponential(ExecContext& ctx, const isa::Instruction& ins) {
 
 // idx = imm0 + j (fp32); dst[j] = on_true[j] if op0(idx, bound0) and op1(idx, bound1) else imm1; fold.
 void exec_range_select(ExecContext& ctx, const isa::Instruction& ins) {
-  vec::require_available(ctx, ins);
   View dst = ctx.write(ins, 0), on_true = ctx.read(ins, 1);
-  ctx.require_same_shape(ins, 0, dst, 1, on_true);
   const isa::InstrParams& pr = ins.params;
-  for (AluOp op : {pr.op0, pr.op1})
-    if (!(op == AluOp::equal || op == AluOp::less || op == AluOp::less_equal || op == AluOp::greater ||
-          op == AluOp::greater_equal))
-      vec::fail(ctx, ins, "comparison ops must be equal, less, less_equal, greater or greater_equal, got '" +
-                              std::string(isa::alu_name(op)) + "'");
-  require_accumulator_op(ctx, ins, pr.reduce_op);
-  if (pr.reduce_cmd == ReduceCmd::load_reduce) vec::fail(ctx, ins, "reduce_cmd load_reduce is not supported");
   const uint32_t P = dst.partitions;
   const size_t n = dst.free_elems;
   const float* b0 = ctx.column_f32(ins, 2, P, 6);
@@ -205,12 +158,7 @@ void exec_range_select(ExecContext& ctx, const isa::Instruction& ins) {
 // dst = on_true where (predicate != 0) xor reverse0 else on_false (tile or imm0); fold with reduce_op.
 void exec_select_reduce(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), pred = ctx.read(ins, 1), on_true = ctx.read(ins, 2);
-  ctx.require_same_shape(ins, 0, dst, 1, pred);
-  ctx.require_same_shape(ins, 0, dst, 2, on_true);
-  vec::require_integer(ctx, ins, 1, pred, "(a predicate)");
   const isa::InstrParams& pr = ins.params;
-  require_accumulator_op(ctx, ins, pr.reduce_op);
-  if (pr.reduce_cmd == ReduceCmd::load_reduce) vec::fail(ctx, ins, "reduce_cmd load_reduce is not supported");
   const uint32_t P = dst.partitions;
   const size_t n = dst.free_elems;
   const float* off = ctx.column_f32(ins, 3, P, 6);

@@ -1,5 +1,5 @@
 // exec_vector_gpsimd.cpp - GpSimd instructions: iota and affine_select (int32 affine patterns), local_gather,
-// sequence_bounds, nonzero_with_count, topk.
+// sequence_bounds, nonzero_with_count, topk. Static rules: isa/verify_vector_gpsimd.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -36,17 +36,6 @@ struct Affine {
   }
 };
 
-Affine pattern_for(ExecContext& ctx, const isa::Instruction& ins, const View& dst) {
-  Affine a(ins.params);
-  if (a.elements() != dst.free_elems) {
-    std::ostringstream os;
-    os << "the pattern covers " << a.num[0] << "x" << a.num[1] << "x" << a.num[2] << "x" << a.num[3] << " = "
-       << a.elements() << " elements per partition but dst has " << dst.free_elems;
-    vec::fail(ctx, ins, os.str());
-  }
-  return a;
-}
-
 bool compare_i32(isa::AluOp op, int32_t v) {
   switch (op) {
     case isa::AluOp::equal: return v == 0;
@@ -63,7 +52,7 @@ bool compare_i32(isa::AluOp op, int32_t v) {
 // dst[p, k] = the affine value (int32), converted to dst's dtype (vec::i32_to_bits).
 void exec_iota(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0);
-  const Affine a = pattern_for(ctx, ins, dst);
+  const Affine a(ins.params);
   if (dst.empty()) return;
   const size_t n = dst.free_elems, es = dst.esize;
   int32_t* v = reinterpret_cast<int32_t*>(ctx.u32(0, n));
@@ -79,12 +68,8 @@ void exec_iota(ExecContext& ctx, const isa::Instruction& ins) {
 // dtypes are equal, else goes through fp32.
 void exec_affine_select(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), on_true = ctx.read(ins, 1);
-  ctx.require_same_shape(ins, 0, dst, 1, on_true);
   const isa::AluOp op = ins.params.op0;
-  if (!(op == isa::AluOp::equal || op == isa::AluOp::not_equal || op == isa::AluOp::greater ||
-        op == isa::AluOp::greater_equal || op == isa::AluOp::less || op == isa::AluOp::less_equal))
-    vec::fail(ctx, ins, "op0 (cmp_op) must be a comparison, got '" + std::string(isa::alu_name(op)) + "'");
-  const Affine a = pattern_for(ctx, ins, dst);
+  const Affine a(ins.params);
   if (dst.empty()) return;
   const size_t n = dst.free_elems;
   const uint32_t P = dst.partitions;
@@ -114,34 +99,15 @@ void exec_affine_select(ExecContext& ctx, const isa::Instruction& ins) {
 
 namespace {
 constexpr uint32_t kCorePartitions = 16;  // each of the 8 GpSimd cores serves 16 partitions (nki-isa.md §1.2)
-
-void require_core_multiple(ExecContext& ctx, const isa::Instruction& ins, int slot, const View& v) {
-  if (v.start_partition % kCorePartitions == 0 && v.partitions % kCorePartitions == 0) return;
-  std::ostringstream os;
-  os << "operand '" << vec::slot_name(ins, slot) << "' must cover whole 16-partition GpSimd cores, got partitions "
-     << v.start_partition << ".." << v.start_partition + v.partitions - 1;
-  vec::fail(ctx, ins, os.str());
-}
 }  // namespace
 
 // Per core: idx = its [16, F] index tile flattened column-major (first num_valid); every partition p of the
 // core gets dst[p, k*K + e] = src[p, idx[k] + e] for e < K.
 void exec_local_gather(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), src = ctx.read(ins, 1), index = ctx.read(ins, 2);
-  vec::require_partitions(ctx, ins, 1, src, 2, index);
-  vec::require_partitions(ctx, ins, 0, dst, 1, src);
-  require_core_multiple(ctx, ins, 1, src);
-  if (src.dtype != dst.dtype) vec::fail(ctx, ins, "src and dst must have the same dtype");
-  vec::require_integer(ctx, ins, 2, index, "(indices)");
   const uint32_t K = ins.params.elem_per_idx;
-  if (!(K == 1 || K == 2 || K == 4 || K == 8 || K == 16 || K == 32))
-    vec::fail(ctx, ins, "elem_per_idx must be 1, 2, 4, 8, 16 or 32, got " + std::to_string(K));
   const size_t fi = index.free_elems, per_core = kCorePartitions * fi;
   const size_t V = ins.params.num_valid > 0 ? size_t(ins.params.num_valid) : per_core;
-  if (V > per_core || V > 4096)
-    vec::fail(ctx, ins, "num_valid = " + std::to_string(V) + " exceeds the " + std::to_string(std::min<size_t>(per_core, 4096)) +
-                            " indices a core can take");
-  vec::require_free(ctx, ins, 0, dst, V * K);
   const size_t es = src.esize, srow = src.free_elems * es, drow = V * K * es;
   const uint32_t* idx = vec::gather_all_int(ctx, index, 0);
   const uint8_t* in = vec::gather_all_raw(ctx, src, 0);
@@ -164,13 +130,7 @@ void exec_local_gather(ExecContext& ctx, const isa::Instruction& ins) {
 // One partition of n ids: dst[0, j] = start of j's run, dst[0, n + j] = exclusive end; id 0: n and -1.
 void exec_sequence_bounds(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), ids = ctx.read(ins, 1);
-  if (ids.partitions != 1 || dst.partitions != 1) vec::fail(ctx, ins, "segment_ids and dst must have 1 partition");
   const size_t n = ids.free_elems;
-  vec::require_free(ctx, ins, 0, dst, 2 * n);
-  for (auto [slot, v] : {std::pair<int, const View*>{0, &dst}, {1, &ids}})
-    if (v->dtype != isa::DType::float32 && v->dtype != isa::DType::int32)
-      vec::fail(ctx, ins, "operand '" + std::string(vec::slot_name(ins, slot)) + "' must be float32 or int32, got " +
-                              std::string(isa::dtype_name(v->dtype)));
   // Ids compare as fp32 values (float32 ids: +0 and -0 are both padding) or exactly as int32.
   const bool ints = ids.dtype == isa::DType::int32;
   const float* fid = ints ? nullptr : vec::gather_all_f32(ctx, ids, 0);
@@ -194,14 +154,8 @@ void exec_sequence_bounds(ExecContext& ctx, const isa::Instruction& ins) {
 
 // Partitions 0, 16, .., 112: indices (+offset) of the nonzero elements, pad_val padding, then the count.
 void exec_nonzero_with_count(ExecContext& ctx, const isa::Instruction& ins) {
-  vec::require_available(ctx, ins);
   View dst = ctx.write(ins, 0), src = ctx.read(ins, 1);
-  vec::require_partitions(ctx, ins, 0, dst, 1, src);
   const size_t n = src.free_elems;
-  vec::require_free(ctx, ins, 0, dst, n + 1);
-  if (src.dtype != isa::DType::float32 && src.dtype != isa::DType::int32)
-    vec::fail(ctx, ins, "src must be float32 or int32, got " + std::string(isa::dtype_name(src.dtype)));
-  if (dst.dtype != isa::DType::int32) vec::fail(ctx, ins, "dst must be int32, got " + std::string(isa::dtype_name(dst.dtype)));
   uint32_t* bits = ctx.u32(0, n);
   uint32_t* out = ctx.u32(1, n + 1);
   for (uint32_t i = 0; i < src.partitions; ++i) {
@@ -221,16 +175,7 @@ void exec_nonzero_with_count(ExecContext& ctx, const isa::Instruction& ins) {
 // Per 16-partition group: the K largest of the group's n snake-ordered values, ascending, and their indices.
 void exec_topk(ExecContext& ctx, const isa::Instruction& ins) {
   View vals = ctx.write(ins, 0), idx = ctx.write(ins, 1), src = ctx.read(ins, 2);
-  require_core_multiple(ctx, ins, 2, src);
-  vec::require_partitions(ctx, ins, 2, src, 0, vals);
-  vec::require_partitions(ctx, ins, 2, src, 1, idx);
   const size_t K = vals.free_elems, n = size_t(std::max(0, ins.params.num_valid));
-  vec::require_free(ctx, ins, 1, idx, K);
-  if (n < 8 || n >= 65536) vec::fail(ctx, ins, "n must be in [8, 65536), got " + std::to_string(n));
-  if (K < 1 || K > n) vec::fail(ctx, ins, "K = " + std::to_string(K) + " must be in [1, n = " + std::to_string(n) + "]");
-  if (src.free_elems * kCorePartitions < n)
-    vec::fail(ctx, ins, "src holds " + std::to_string(src.free_elems * kCorePartitions) + " elements per group, fewer than n = " +
-                            std::to_string(n));
   const size_t f = src.free_elems;
   const float* in = vec::gather_all_f32(ctx, src, 0);
   std::vector<uint32_t> order(n);

@@ -1,7 +1,7 @@
 // exec_vector_reduce.cpp - reductions and statistics: tensor_reduce, tensor_partition_reduce, bn_stats, bn_aggr.
+// Static rules: isa/verify_vector_reduce.cpp.
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "sim/alu.h"
 #include "sim/exec_vector_util.h"
@@ -12,23 +12,12 @@ using isa::AluOp;
 // dst[p, g] = op0-fold of the K = N/G consecutive data elements of group g (N, G = free sizes of data, dst).
 void exec_tensor_reduce(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
-  vec::require_partitions(ctx, ins, 0, dst, 1, data);
   const AluOp op = ins.params.op0;
-  if (!isa::alu_reduce_ok(op))
-    vec::fail(ctx, ins, "'" + std::string(isa::alu_name(op)) + "' cannot be used as a reduction");
   const size_t G = dst.free_elems, N = data.free_elems;
   if (dst.empty()) return;
-  if (N % G != 0) {
-    std::ostringstream os;
-    os << "data has " << N << " elements per partition, not a multiple of dst's " << G;
-    vec::fail(ctx, ins, os.str());
-  }
   const size_t K = N / G;
   const uint32_t P = dst.partitions;
   if (alu_is_bitvec(op)) {
-    vec::require_integer(ctx, ins, 0, dst, "for a bitvec reduction");
-    vec::require_integer(ctx, ins, 1, data, "for a bitvec reduction");
-    if (ins.params.negate) vec::fail(ctx, ins, "negate is only allowed with arithmetic reductions");
     const unsigned bits = data.esize * 8;
     const uint32_t* in = vec::gather_all_int(ctx, data, 0);
     uint32_t* out = ctx.u32(1, G * P);
@@ -55,18 +44,10 @@ void exec_tensor_reduce(ExecContext& ctx, const isa::Instruction& ins) {
 void exec_tensor_partition_reduce(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
   const AluOp op = ins.params.op0;
-  if (!(op == AluOp::add || op == AluOp::maximum || op == AluOp::minimum || op == AluOp::bitwise_or ||
-        op == AluOp::bitwise_and))
-    vec::fail(ctx, ins, "op0 must be add, maximum, minimum, bitwise_or or bitwise_and, got '" +
-                            std::string(isa::alu_name(op)) + "'");
-  if (dst.partitions != 1) vec::fail(ctx, ins, "dst must cover exactly 1 partition, got " + std::to_string(dst.partitions));
-  vec::require_free(ctx, ins, 0, dst, data.free_elems);
   if (data.empty()) return;
   const size_t N = data.free_elems;
   const uint32_t P = data.partitions;
   if (alu_is_bitvec(op)) {
-    vec::require_integer(ctx, ins, 0, dst, "for a bitvec reduction");
-    vec::require_integer(ctx, ins, 1, data, "for a bitvec reduction");
     const unsigned bits = data.esize * 8;
     uint32_t* in = vec::gather_all_int(ctx, data, 0);
     for (uint32_t p = 1; p < P; ++p)
@@ -99,17 +80,12 @@ void moments(const float* x, size_t n, float out[3]) {
   out[1] = mean;
   out[2] = m2;
 }
-constexpr size_t kBnStatsFmax = 512;  // nl.tile_size.bn_stats_fmax (nki-isa.md §3.3)
 }  // namespace
 
 // dst[p] = (count, mean, M2) of the even-indexed then of the odd-indexed elements of data[p].
 void exec_bn_stats(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
-  vec::require_partitions(ctx, ins, 0, dst, 1, data);
-  vec::require_free(ctx, ins, 0, dst, 6);
   const size_t N = data.free_elems;
-  if (N > kBnStatsFmax)
-    vec::fail(ctx, ins, "data has " + std::to_string(N) + " elements per partition; at most 512 (bn_stats_fmax)");
   const uint32_t P = dst.partitions;
   const float* in = vec::gather_all_f32(ctx, data, 0);
   float* out = ctx.f32(1, 6 * size_t(P));
@@ -124,12 +100,7 @@ void exec_bn_stats(ExecContext& ctx, const isa::Instruction& ins) {
 // dst[p] = (mean, variance) of the union of the (count, mean, M2) triples in data[p] (Chan et al. combination).
 void exec_bn_aggr(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
-  vec::require_partitions(ctx, ins, 0, dst, 1, data);
-  vec::require_free(ctx, ins, 0, dst, 2);
   const size_t N = data.free_elems;
-  if (N % 3 != 0)
-    vec::fail(ctx, ins, "data must hold (count, mean, count*variance) triples, but has " + std::to_string(N) +
-                            " elements per partition");
   const uint32_t P = dst.partitions;
   const float* in = vec::gather_all_f32(ctx, data, 0);
   float* out = ctx.f32(1, 2 * size_t(P));

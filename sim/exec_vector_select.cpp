@@ -1,8 +1,8 @@
 // exec_vector_select.cpp - Vector Engine selection, search and movement: reciprocal, tensor_copy_predicated,
-// max8, nc_find_index8, nc_match_replace8, nc_stream_shuffle.
+// max8, nc_find_index8, nc_match_replace8, nc_stream_shuffle. Static rules:
+// isa/verify_vector_select.cpp.
 #include <cmath>
 #include <cstring>
-#include <sstream>
 
 #include "sim/exec_vector_util.h"
 
@@ -11,7 +11,6 @@ namespace nkisim::sim {
 // dst = 1 / data (fp32 IEEE division).
 void exec_reciprocal(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1);
-  ctx.require_same_shape(ins, 0, dst, 1, data);
   elementwise_f32<1>(ctx, dst, {&data}, [](uint32_t, const auto& in, float* out, size_t n) {
     for (size_t j = 0; j < n; ++j) out[j] = 1.0f / in[0][j];
   });
@@ -20,16 +19,6 @@ void exec_reciprocal(ExecContext& ctx, const isa::Instruction& ins) {
 // Where (predicate != 0) != reverse0: dst = src (raw bits; src absent: imm0 in dst's dtype); else unchanged.
 void exec_tensor_copy_predicated(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), src = ctx.read(ins, 1), pred = ctx.read(ins, 2);
-  ctx.require_same_shape(ins, 0, dst, 2, pred);
-  vec::require_integer(ctx, ins, 2, pred, "(a predicate)");
-  if (src.mem != isa::Memory::None) {
-    ctx.require_same_shape(ins, 0, dst, 1, src);
-    if (src.dtype != dst.dtype)
-      vec::fail(ctx, ins, "src and dst must have the same dtype, got " + std::string(isa::dtype_name(src.dtype)) +
-                              " and " + std::string(isa::dtype_name(dst.dtype)));
-  }
-  if (src.mem != isa::Memory::None && pred.mem == isa::Memory::PSUM && src.mem == isa::Memory::PSUM)
-    vec::fail(ctx, ins, "src and predicate cannot both be in PSUM");
   if (dst.empty()) return;
   const size_t n = dst.free_elems, es = dst.esize;
   const uint32_t P = dst.partitions;
@@ -54,21 +43,11 @@ inline bool ranks_above(float a, float b) {
   if (std::isnan(b)) return false;
   return a > b;
 }
-constexpr size_t kMax8MaxN = 16384;  // src elements per partition (nki-isa.md §3.3 max8)
-
-void require_search_size(ExecContext& ctx, const isa::Instruction& ins, int slot, const View& v) {
-  if (v.free_elems >= 8 && v.free_elems <= kMax8MaxN) return;
-  vec::fail(ctx, ins, "operand '" + std::string(vec::slot_name(ins, slot)) + "' must have 8 to 16384 elements per "
-                      "partition, got " + std::to_string(v.free_elems));
-}
 }  // namespace
 
 // dst[p, 0:8] = the 8 largest of src[p], descending; equal values keep source order.
 void exec_max8(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), src = ctx.read(ins, 1);
-  vec::require_partitions(ctx, ins, 0, dst, 1, src);
-  vec::require_free(ctx, ins, 0, dst, 8);
-  require_search_size(ctx, ins, 1, src);
   const size_t n = src.free_elems;
   const uint32_t P = src.partitions;
   const float* in = vec::gather_all_f32(ctx, src, 0);
@@ -91,12 +70,6 @@ void exec_max8(ExecContext& ctx, const isa::Instruction& ins) {
 }
 
 namespace {
-void require_index_dtype(ExecContext& ctx, const isa::Instruction& ins, int slot, const View& v) {
-  if (v.mem == isa::Memory::None || v.dtype == isa::DType::uint32 || v.dtype == isa::DType::uint16) return;
-  vec::fail(ctx, ins, "operand '" + std::string(vec::slot_name(ins, slot)) + "' must be uint32 or uint16, got " +
-                          std::string(isa::dtype_name(v.dtype)));
-}
-
 // For slot k in `order`: index of the first element equal to vals[k] that no earlier slot took (or ~0u).
 // Taken elements are marked in `taken` (n entries, cleared here).
 void match8(const float* x, size_t n, const float* vals, const int (&order)[8], uint8_t* taken, uint32_t idx[8]) {
@@ -117,12 +90,6 @@ void match8(const float* x, size_t n, const float* vals, const int (&order)[8], 
 // occurrences in slot order 0..7; not found: all ones.
 void exec_nc_find_index8(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1), vals = ctx.read(ins, 2);
-  vec::require_partitions(ctx, ins, 0, dst, 1, data);
-  vec::require_partitions(ctx, ins, 0, dst, 2, vals);
-  vec::require_free(ctx, ins, 0, dst, 8);
-  vec::require_free(ctx, ins, 2, vals, 8);
-  require_search_size(ctx, ins, 1, data);
-  require_index_dtype(ctx, ins, 0, dst);
   const size_t n = data.free_elems;
   const uint32_t P = data.partitions;
   const float* x = vec::gather_all_f32(ctx, data, 0);
@@ -138,11 +105,6 @@ void exec_nc_find_index8(ExecContext& ctx, const isa::Instruction& ins) {
 // successive occurrences in descending slot order) replaced by imm0; dst_idx[p, k] = its index or all ones.
 void exec_nc_match_replace8(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), data = ctx.read(ins, 1), vals = ctx.read(ins, 2);
-  ctx.require_same_shape(ins, 0, dst, 1, data);
-  vec::require_partitions(ctx, ins, 0, dst, 2, vals);
-  vec::require_free(ctx, ins, 2, vals, 8);
-  if (data.free_elems > kMax8MaxN)
-    vec::fail(ctx, ins, "data must have at most 16384 elements per partition, got " + std::to_string(data.free_elems));
   const size_t n = data.free_elems;
   const uint32_t P = data.partitions;
   float* x = vec::gather_all_f32(ctx, data, 0);
@@ -157,9 +119,6 @@ void exec_nc_match_replace8(ExecContext& ctx, const isa::Instruction& ins) {
   }
   if (ins.operands[3].present()) {  // read before dst is written: dst_idx may not alias data, but check anyway
     View di = ctx.write(ins, 3);
-    vec::require_partitions(ctx, ins, 0, dst, 3, di);
-    vec::require_free(ctx, ins, 3, di, 8);
-    require_index_dtype(ctx, ins, 3, di);
     vec::scatter_all_f32(dst, x);
     vec::scatter_all_int(di, idx);
     return;
@@ -170,8 +129,6 @@ void exec_nc_match_replace8(ExecContext& ctx, const isa::Instruction& ins) {
 // Per 32-partition quadrant: dst partition i <- src partition mask[i % 32] of the same quadrant (255: keep).
 void exec_nc_stream_shuffle(ExecContext& ctx, const isa::Instruction& ins) {
   View dst = ctx.write(ins, 0), src = ctx.read(ins, 1);
-  if (dst.free_elems != src.free_elems || dst.dtype != src.dtype)
-    vec::fail(ctx, ins, "src and dst must have the same dtype and elements per partition");
   const isa::InstrParams& pr = ins.params;
   const int32_t words[8] = {pr.shuffle0, pr.shuffle1, pr.shuffle2, pr.shuffle3,
                             pr.shuffle4, pr.shuffle5, pr.shuffle6, pr.shuffle7};
@@ -182,13 +139,7 @@ void exec_nc_stream_shuffle(ExecContext& ctx, const isa::Instruction& ins) {
   for (uint32_t i = 0; i < dst.partitions; ++i) {
     const uint8_t m = mask[i % 32];
     if (m == 255) continue;
-    const uint32_t from = i / 32 * 32 + m;
-    if (m >= 32 || from >= src.partitions) {
-      std::ostringstream os;
-      os << "mask entry " << (i % 32) << " = " << int(m) << " selects partition " << from << " but src has "
-         << src.partitions << " partitions";
-      vec::fail(ctx, ins, os.str());
-    }
+    const uint32_t from = i / 32 * 32 + m;  // < src.partitions (isa/verify_vector_select.cpp)
     scatter_raw(dst, i, in + from * row);
   }
 }

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "sim/alu.h"
 
@@ -17,41 +16,6 @@ void fail(ExecContext& ctx, const isa::Instruction& ins, const std::string& msg)
 const char* slot_name(const isa::Instruction& ins, int slot) {
   const isa::InstrInfo& inf = isa::info(ins.op);
   return slot < inf.num_operands ? inf.operands[slot].name : "?";
-}
-
-void require_available(ExecContext& ctx, const isa::Instruction& ins) {
-  if (isa::available_on(ins.op, ctx.target.nc_version)) return;
-  fail(ctx, ins,
-       "not available on " + ctx.target.name + " (" + isa::availability_text(isa::nc_versions(ins.op)) + ")");
-}
-
-void require_partitions(ExecContext& ctx, const isa::Instruction& ins, int slot_a, const View& a, int slot_b,
-                        const View& b) {
-  if (a.partitions == b.partitions) return;
-  std::ostringstream os;
-  os << "operand '" << slot_name(ins, slot_b) << "' covers " << b.partitions << " partitions but '"
-     << slot_name(ins, slot_a) << "' covers " << a.partitions;
-  fail(ctx, ins, os.str());
-}
-
-void require_free(ExecContext& ctx, const isa::Instruction& ins, int slot, const View& v, uint64_t n) {
-  if (v.free_elems == n) return;
-  std::ostringstream os;
-  os << "operand '" << slot_name(ins, slot) << "' must have " << n << " element" << (n == 1 ? "" : "s")
-     << " per partition, got " << v.free_elems;
-  fail(ctx, ins, os.str());
-}
-
-void require_integer(ExecContext& ctx, const isa::Instruction& ins, int slot, const View& v, const char* why) {
-  if (v.mem == isa::Memory::None || isa::is_integer(v.dtype)) return;
-  fail(ctx, ins,
-       "operand '" + std::string(slot_name(ins, slot)) + "' needs an integer dtype " + why + ", got " +
-           std::string(isa::dtype_name(v.dtype)));
-}
-
-void require_arith(ExecContext& ctx, const isa::Instruction& ins, AluOp op, const char* param) {
-  if (!alu_is_bitvec(op)) return;
-  fail(ctx, ins, std::string(param) + " must be an arithmetic op, got bitvec op '" + std::string(isa::alu_name(op)) + "'");
 }
 
 float* gather_all_f32(ExecContext& ctx, const View& v, int k) {
@@ -88,13 +52,7 @@ void scatter_all_raw(const View& v, const uint8_t* buf) {
 void write_column(ExecContext& ctx, const isa::Instruction& ins, int slot, uint32_t P, const float* vals,
                   bool negate) {
   if (!ins.operands[slot].present()) return;
-  View v = ctx.write(ins, slot);
-  if (v.partitions != P || v.free_elems != 1) {
-    std::ostringstream os;
-    os << "operand '" << slot_name(ins, slot) << "' must be a [" << P << ", 1] tile, got " << v.partitions
-       << " partitions x " << v.free_elems << " elements";
-    fail(ctx, ins, os.str());
-  }
+  View v = ctx.write(ins, slot);  // a [P, 1] tile (isa/verify.h)
   for (uint32_t i = 0; i < P; ++i) {
     const float x = negate ? -vals[i] : vals[i];
     store_f32(v.dtype, v.row(i), v.esize, 1, &x);
@@ -108,11 +66,6 @@ float reduce_identity(AluOp op) {
     case AluOp::minimum: return std::numeric_limits<float>::infinity();
     default: return 0.0f;
   }
-}
-
-bool accumulator_op_ok(AluOp op) {
-  return op == AluOp::add || op == AluOp::subtract || op == AluOp::multiply || op == AluOp::maximum ||
-         op == AluOp::minimum;
 }
 
 float* accumulators(ExecContext& ctx, isa::Engine e) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 
+#include "isa/verify.h"
 #include "sim/exec_control.h"
 #include "sim/scheduler.h"
 #include "sim/scheduler_impl.h"
@@ -134,6 +135,8 @@ const isa::InstrInfo& validate_instruction(const ExecContext& ctx, int e, const 
   }
   check_control(ctx, inf, ins);
   if (is_sequencer_op(ins.op)) check_sequencer(ctx, e, ins);
+  if (std::optional<isa::Violation> v = isa::verify(ins, ctx.target)) [[unlikely]]  // the hardware rules
+    ctx.fail(ins, v->message);
   return inf;
 }
 
@@ -141,10 +144,6 @@ void check_semaphore_count(const isa::Program& p) {
   // Semaphore indices are 16-bit (isa::SemWait); more counters than that cannot be named.
   if (p.num_semaphores > 65536)
     throw Error("program declares " + std::to_string(p.num_semaphores) + " semaphores; at most 65536 can be addressed");
-}
-
-bool is_fp8(isa::DType t) {
-  return t == isa::DType::float8_e4m3 || t == isa::DType::float8_e5m2 || t == isa::DType::float8_e4m3fn;
 }
 
 }  // namespace

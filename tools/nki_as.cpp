@@ -11,6 +11,7 @@
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
 #include "isa/target.h"
+#include "isa/verify.h"
 #include "tools/cli_common.h"
 #include "tools/staged_files.h"
 
@@ -44,8 +45,12 @@ int run(int argc, char** argv) {
   const std::vector<isa::Program> cores =
       isa::parse_asm_cores([&] { auto b = cli::read_file(in); return std::string(b.begin(), b.end()); }(), in);
   // The program must fit the target it names (its HBM capacity, semaphores): checked here as nki-sim does.
+  // Every instruction keeps the hardware rules of that target (isa/verify.h), as a run checks them.
   for (const isa::Program& p : cores)
-    if (std::optional<isa::TargetDesc> t = isa::find_target(p.target)) isa::check_program_fits(p, *t, in);
+    if (std::optional<isa::TargetDesc> t = isa::find_target(p.target)) {
+      isa::check_program_fits(p, *t, in);
+      isa::verify_program(p, *t, in);
+    }
   const std::vector<uint8_t> bytes = isa::encode_programs(cores);
   cli::write_file(temp, std::string(bytes.begin(), bytes.end()), out);
   staged.commit();

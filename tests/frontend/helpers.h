@@ -113,6 +113,19 @@ inline std::string body_error(const std::string& body, const std::string& target
                               fe::TensorArgSpec x = spec({128, 512})) {
   return compile_error(std::string(kKernelHead) + body, kernel_options(target, std::move(x)));
 }
+// body_error through the back end too (ir::lower, whose isa::verify holds the hardware rules the bindings leave
+// to it): "line:col: message" of the first error, or "no error".
+inline std::string lowered_error(const std::string& body, const std::string& target = "trn2",
+                                 fe::TensorArgSpec x = spec({128, 512})) {
+  TempKernel k(std::string(kKernelHead) + body);
+  try {
+    fe::compile(k.path, kernel_options(target, std::move(x)), *nkisim::isa::find_target(target));
+  } catch (nkisim::Error& e) {
+    if (!e.loc || !e.loc->line) return std::string("?:?: ") + e.what();
+    return std::to_string(e.loc->line) + ":" + std::to_string(e.loc->col) + ": " + e.what();
+  }
+  return "no error";
+}
 // The ops of a kernel with the given opcode, in program order.
 inline std::vector<const nkisim::ir::Op*> ops_of(const nkisim::ir::Kernel& k, nkisim::isa::Opcode op) {
   std::vector<const nkisim::ir::Op*> v;

@@ -151,10 +151,12 @@ TEST_CASE("DGE per instruction: software DGE is GpSimd busy time, one descriptor
     CHECK(r.engines["gpsimd"].busy_ns == doctest::Approx(g1 + g2));
     CHECK(r.transfers[0].eligible_ns == doctest::Approx(g1 + t.dma_fixed_ns));
     CHECK(r.transfers[0].done_ns == doctest::Approx(g1 + t.dma_fixed_ns + engine_ns(t, 8, 256, 16)));
-    // An indirect transfer with dge unknown is software DGE.
+    // An indirect transfer with dge unknown is software DGE (its row indices: a [128, 1] int32 idx).
     Builder c;
     auto ins = dma_load(c, 0, 128, 64);
     ins.params.ind_kind = 1;
+    ins.params.ind_opnds = 1u << 1;  // src
+    ins.operands[2] = sbuf(DType::int32, 0, 128, 4096, 1);
     c.add(Engine::GpSimd, ins);
     CHECK(dur(rec(timed(c.p, t), Engine::GpSimd, 0)) == doctest::Approx(g1));
   }

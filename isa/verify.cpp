@@ -1,0 +1,133 @@
+// verify.cpp - verify(): the checks every instruction shares (operand presence and memories, generation
+// availability), then its own verifier (isa/verify_<family>.cpp) through a table generated from instructions.def.
+#include "isa/verify.h"
+
+#include <sstream>
+
+#include "isa/program.h"
+#include "isa/verify_rules.h"
+
+namespace nkisim::isa {
+namespace rules {
+
+void Check::fail(const std::string& msg, int slot) const {
+  throw Rejected{Violation{std::string(inf.mnemonic) + ": " + msg, slot}};
+}
+
+void Check::same_shape(int a, int b) const {
+  if (parts(a) == parts(b) && free(a) == free(b)) return;
+  std::ostringstream os;
+  os << "operand '" << name(b) << "' has " << parts(b) << " partitions x " << free(b) << " elements but '" << name(a)
+     << "' has " << parts(a) << " partitions x " << free(a) << " elements";
+  fail(os.str(), b);
+}
+
+void Check::same_partitions(int a, int b) const {
+  if (parts(a) == parts(b)) return;
+  fail("operand '" + std::string(name(b)) + "' covers " + std::to_string(parts(b)) + " partitions but '" + name(a) +
+           "' covers " + std::to_string(parts(a)),
+       b);
+}
+
+void Check::free_is(int slot, uint64_t n) const {
+  if (free(slot) == n) return;
+  fail("operand '" + std::string(name(slot)) + "' must have " + std::to_string(n) + " element" + (n == 1 ? "" : "s") +
+           " per partition, got " + std::to_string(free(slot)),
+       slot);
+}
+
+void Check::integer(int slot, const char* why) const {
+  if (!has(slot) || is_integer(dtype(slot))) return;
+  fail("operand '" + std::string(name(slot)) + "' needs an integer dtype " + why + ", got " + dt(dtype(slot)), slot);
+}
+
+void Check::arith(AluOp op, const char* param) const {
+  if (!is_bitvec(op)) return;
+  fail(std::string(param) + " must be an arithmetic op, got bitvec op '" + alu(op) + "'");
+}
+
+void Check::column(int slot, uint32_t partitions) const {
+  if (!has(slot) || (parts(slot) == partitions && free(slot) >= 1)) return;
+  std::ostringstream os;
+  os << "operand '" << name(slot) << "' must be a [" << partitions << ", 1] tile (one value per partition), got "
+     << parts(slot) << " partitions x " << free(slot) << " elements";
+  fail(os.str(), slot);
+}
+
+void Check::result_column(int slot, uint32_t partitions) const {
+  if (!has(slot) || (parts(slot) == partitions && free(slot) == 1)) return;
+  std::ostringstream os;
+  os << "operand '" << name(slot) << "' must be a [" << partitions << ", 1] tile, got " << parts(slot)
+     << " partitions x " << free(slot) << " elements";
+  fail(os.str(), slot);
+}
+
+void Check::available() const {
+  if (available_on(ins.op, t.nc_version)) return;
+  fail("not available on " + t.name + " (" + availability_text(nc_versions(ins.op)) + ")");
+}
+
+std::string dt(DType t) { return std::string(dtype_name(t)); }
+std::string alu(AluOp op) { return std::string(alu_name(op)); }
+bool accumulator_op(AluOp op) {
+  return op == AluOp::add || op == AluOp::subtract || op == AluOp::multiply || op == AluOp::maximum ||
+         op == AluOp::minimum;
+}
+bool folds(ReduceCmd c) { return c == ReduceCmd::reduce || c == ReduceCmd::reset_reduce || c == ReduceCmd::load_reduce; }
+bool is_bitvec(AluOp op) { return alu_class(op) == AluClass::Bitvec; }
+
+namespace {
+
+// Present where required, absent or in an allowed memory otherwise (the wording of sim's operand checks).
+void operands(const Check& c) {
+  for (int s = 0; s < c.inf.num_operands; ++s) {
+    const OperandSpec& spec = c.inf.operands[size_t(s)];
+    if (!c.has(s)) {
+      if (spec.required) c.fail("operand '" + std::string(spec.name) + "' is missing", s);
+      continue;
+    }
+    if (!(memory_bit(c.mem(s)) & spec.memories))
+      c.fail("operand '" + std::string(spec.name) + "' cannot be in " + std::string(memory_name(c.mem(s))), s);
+  }
+}
+
+using VerifyFn = void (*)(const Check&);
+constexpr VerifyFn kVerify[] = {
+#define INST(id, ...) &verify_##id,
+#include "isa/instructions.def"
+#undef INST
+};
+
+}  // namespace
+}  // namespace rules
+
+std::optional<Violation> verify(const Instruction& ins, const TargetDesc& t) {
+  if (size_t(ins.op) >= size_t(kNumOpcodes)) return Violation{"invalid opcode " + std::to_string(int(ins.op))};
+  try {
+    const rules::Check c(ins, t);
+    rules::operands(c);
+    c.available();
+    rules::kVerify[size_t(ins.op)](c);
+  } catch (const rules::Rejected& r) {
+    return r.v;
+  }
+  return std::nullopt;
+}
+
+void verify_program(const Program& p, const TargetDesc& t, const std::string& file) {
+  for (int e = 0; e < kNumEngines; ++e) {
+    const auto& stream = p.streams[size_t(e)];
+    for (size_t i = 0; i < stream.size(); ++i) {
+      const Instruction& ins = stream[i];
+      std::optional<Violation> v = verify(ins, t);
+      if (!v) continue;
+      if (ins.loc != 0 && ins.loc < p.locations.size()) throw Error(v->message, p.locations[ins.loc]);
+      const char* mn = size_t(ins.op) < size_t(kNumOpcodes) ? info(ins.op).mnemonic : "?";
+      throw Error(std::string(engine_name(Engine(e))) + " instruction " + std::to_string(i) + " (" + mn + "): " +
+                      v->message,
+                  file.empty() ? std::nullopt : std::optional<SourceLoc>(SourceLoc{file, 0, 0}));
+    }
+  }
+}
+
+}  // namespace nkisim::isa

@@ -1,0 +1,49 @@
+// verify_elementwise.cpp - rules of tensor_tensor, tensor_scalar, activation, memset
+// (executors: sim/exec_elementwise.cpp).
+#include <initializer_list>
+
+#include "isa/verify_rules.h"
+
+namespace nkisim::isa::rules {
+
+namespace {
+// A bitvec op works on raw integer bits: every listed operand needs an integer dtype.
+void bitvec_integers(const Check& c, AluOp op, std::initializer_list<int> slots) {
+  for (int s : slots)
+    if (c.has(s) && !is_integer(c.dtype(s)))
+      c.fail("bitvec op '" + alu(op) + "' needs integer dtypes, but operand '" + c.name(s) + "' is " + dt(c.dtype(s)),
+             s);
+}
+}  // namespace
+
+void verify_tensor_tensor(const Check& c) {
+  c.same_shape(0, 1);
+  c.same_shape(0, 2);
+  if (is_bitvec(c.pr.op0)) bitvec_integers(c, c.pr.op0, {0, 1, 2});
+}
+
+void verify_tensor_scalar(const Check& c) {
+  c.same_shape(0, 1);
+  const bool two = c.pr.op1 != AluOp::bypass;
+  const bool bv0 = is_bitvec(c.pr.op0), bv1 = two && is_bitvec(c.pr.op1);
+  if (two && c.pr.op0 != AluOp::bypass && bv0 != bv1) c.fail("op0 and op1 must both be bitvec ops or both arithmetic");
+  if (bv0 || bv1) bitvec_integers(c, bv0 ? c.pr.op0 : c.pr.op1, {0, 1});
+  c.column(2, c.parts(0));
+  c.column(3, c.parts(0));
+}
+
+void verify_activation(const Check& c) {
+  c.same_shape(0, 1);
+  if (c.pr.bias_imm != 0.0f && !c.has(2) && c.nc() < 3)
+    c.fail("a scalar bias (bias_imm) needs trn2 or later; on " + c.t.name + " pass a [P,1] bias tile");
+  if (c.pr.reduce_cmd == ReduceCmd::load_reduce)
+    c.fail("reduce_cmd load_reduce is not supported by activation (no initial value)");
+  if (folds(c.pr.reduce_cmd) && c.pr.reduce_op != AluOp::add)
+    c.fail("reduce_op must be add, got '" + alu(c.pr.reduce_op) + "'");
+  c.column(2, c.parts(0));
+  c.column(3, c.parts(0));
+}
+
+void verify_memset(const Check&) {}  // any dst in SBUF or PSUM (the table's memories)
+
+}  // namespace nkisim::isa::rules

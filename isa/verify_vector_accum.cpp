@@ -1,0 +1,78 @@
+// verify_vector_accum.cpp - rules of the instructions that drive the accumulator registers: act_read_accumulator,
+// tensor_scalar_reduce, tensor_scalar_cumulative, tensor_tensor_scan, exponential, range_select, select_reduce
+// (executors: sim/exec_vector_accum.cpp; activation's accumulator rules are in isa/verify_elementwise.cpp).
+#include "isa/verify_rules.h"
+
+namespace nkisim::isa::rules {
+
+namespace {
+void accumulator_reduce_op(const Check& c, AluOp op) {
+  if (accumulator_op(op)) return;
+  c.fail("reduce_op must be add, subtract, multiply, maximum or minimum, got '" + alu(op) + "'");
+}
+}  // namespace
+
+void verify_act_read_accumulator(const Check& c) { c.free_is(0, 1); }
+
+void verify_tensor_scalar_reduce(const Check& c) {
+  c.same_shape(0, 1);
+  c.arith(c.pr.op0, "op0");
+  accumulator_reduce_op(c, c.pr.reduce_op);
+  c.column(2, c.parts(0));
+  c.result_column(3, c.parts(0));
+}
+
+void verify_tensor_scalar_cumulative(const Check& c) {
+  c.same_shape(0, 1);
+  for (int s : {0, 1})
+    if (c.dtype(s) == DType::int32 || c.dtype(s) == DType::uint32)
+      c.fail("operand '" + std::string(c.name(s)) + "' cannot be " + dt(c.dtype(s)) +
+                 " (32-bit integers are not supported)",
+             s);
+  c.arith(c.pr.op0, "op0");
+  if (!accumulator_op(c.pr.op1))
+    c.fail("op1 must be add, subtract, multiply, maximum or minimum, got '" + alu(c.pr.op1) + "'");
+  c.column(2, c.parts(0));
+  c.column(3, c.parts(0));
+}
+
+void verify_tensor_tensor_scan(const Check& c) {
+  c.same_shape(0, 1);
+  c.same_shape(0, 2);
+  c.arith(c.pr.op0, "op0");
+  c.arith(c.pr.op1, "op1");
+  c.column(3, c.parts(0));
+}
+
+void verify_exponential(const Check& c) {
+  c.same_shape(0, 1);
+  if (folds(c.pr.reduce_cmd) && c.pr.reduce_op != AluOp::add && c.pr.reduce_op != AluOp::bypass)
+    c.fail("reduce_op must be add, got '" + alu(c.pr.reduce_op) + "'");
+  c.column(2, c.parts(0));
+  c.result_column(3, c.parts(0));
+}
+
+void verify_range_select(const Check& c) {
+  c.same_shape(0, 1);
+  for (AluOp op : {c.pr.op0, c.pr.op1})
+    if (!(op == AluOp::equal || op == AluOp::less || op == AluOp::less_equal || op == AluOp::greater ||
+          op == AluOp::greater_equal))
+      c.fail("comparison ops must be equal, less, less_equal, greater or greater_equal, got '" + alu(op) + "'");
+  accumulator_reduce_op(c, c.pr.reduce_op);
+  if (c.pr.reduce_cmd == ReduceCmd::load_reduce) c.fail("reduce_cmd load_reduce is not supported");
+  c.column(2, c.parts(0));
+  c.column(3, c.parts(0));
+  c.result_column(4, c.parts(0));
+}
+
+void verify_select_reduce(const Check& c) {
+  c.same_shape(0, 1);
+  c.same_shape(0, 2);
+  c.integer(1, "(a predicate)");
+  accumulator_reduce_op(c, c.pr.reduce_op);
+  if (c.pr.reduce_cmd == ReduceCmd::load_reduce) c.fail("reduce_cmd load_reduce is not supported");
+  c.column(3, c.parts(0));
+  c.result_column(4, c.parts(0));
+}
+
+}  // namespace nkisim::isa::rules

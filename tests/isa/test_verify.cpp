@@ -1,0 +1,135 @@
+// test_verify.cpp - isa::verify: the hardware rules of one instruction on one target, and verify_program's
+// located errors (the simulator's validation pass, nki-as and lowering all call them).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "isa/program.h"
+#include "isa/target.h"
+#include "isa/verify.h"
+
+using namespace nkisim;
+using namespace nkisim::isa;
+
+namespace {
+// A [np, f] SBUF (or PSUM) tile at byte `offset`, contiguous free dim.
+AccessPattern tile(DType t, uint32_t np, uint32_t f, int64_t offset = 0, Memory m = Memory::SBUF) {
+  AccessPattern ap;
+  ap.mem = m;
+  ap.dtype = t;
+  ap.num_partitions = np;
+  ap.offset = offset;
+  ap.num_dims = 1;
+  ap.dims[0] = ApDim{1, f};
+  return ap;
+}
+
+Instruction make(Opcode op, Engine e, std::initializer_list<AccessPattern> operands) {
+  Instruction ins;
+  ins.op = op;
+  ins.engine = e;
+  int s = 0;
+  for (const AccessPattern& ap : operands) ins.operands[size_t(s++)] = ap;
+  return ins;
+}
+
+std::string message(const Instruction& ins, const char* target) {
+  const std::optional<Violation> v = verify(ins, *find_target(target));
+  return v ? v->message : "ok";
+}
+}  // namespace
+
+TEST_CASE("verify: generation availability comes from the table's AVAIL column") {
+  const Instruction exp = make(Opcode::exponential, Engine::Vector,
+                               {tile(DType::float32, 128, 64, 0), tile(DType::float32, 128, 64, 256)});
+  CHECK(message(exp, "trn1") == "exponential: not available on trn1 (trn3 only)");
+  CHECK(message(exp, "trn2") == "exponential: not available on trn2 (trn3 only)");
+  CHECK(message(exp, "trn3") == "ok");
+  Instruction tr = make(Opcode::dma_transpose, Engine::Sync, {tile(DType::float32, 32, 64), tile(DType::float32, 64, 32, 256)});
+  tr.params.axes = 10;
+  tr.params.tdim0 = 64;
+  tr.params.tdim1 = 32;
+  CHECK(message(tr, "trn1") == "dma_transpose: not available on trn1 (trn2 and later)");
+  CHECK(message(tr, "trn2") == "ok");
+  tr.params.axes = 11;
+  CHECK(message(tr, "trn2") == "dma_transpose: axes=11 is not a permutation of 2 to 4 dims");
+}
+
+TEST_CASE("verify: operand presence and memories, with the operand's slot") {
+  const Instruction copy = make(Opcode::tensor_copy, Engine::Vector, {tile(DType::float32, 128, 8)});
+  const std::optional<Violation> v = verify(copy, *find_target("trn2"));
+  REQUIRE(v);
+  CHECK(v->message == "tensor_copy: operand 'src' is missing");
+  CHECK(v->slot == 1);
+  const Instruction mm = make(Opcode::multiply_moving, Engine::Tensor,
+                              {tile(DType::float32, 128, 512), tile(DType::bfloat16, 128, 512, 4096)});
+  CHECK(message(mm, "trn2") == "multiply_moving: operand 'dst' cannot be in sbuf");
+}
+
+TEST_CASE("verify: sizes, shapes and dtypes per instruction and target") {
+  Instruction bn = make(Opcode::bn_stats, Engine::Vector, {tile(DType::float32, 128, 6, 8192), tile(DType::float32, 128, 512)});
+  CHECK(message(bn, "trn2") == "ok");
+  bn.operands[1] = tile(DType::float32, 128, 1024);
+  CHECK(message(bn, "trn2") == "bn_stats: data has 1024 elements per partition; at most 512 (bn_stats_fmax)");
+  bn.operands[1] = tile(DType::float32, 64, 512);
+  CHECK(message(bn, "trn1") == "bn_stats: operand 'data' covers 64 partitions but 'dst' covers 128");
+
+  // The matmul output: float32 (or bfloat16 on trn3), at most one PSUM bank of fp32 on trn1/trn2.
+  Instruction mm = make(Opcode::multiply_moving, Engine::Tensor,
+                        {tile(DType::bfloat16, 128, 512, 0, Memory::PSUM), tile(DType::bfloat16, 128, 512)});
+  CHECK(message(mm, "trn2") == "multiply_moving: dst must be float32, got bfloat16");
+  CHECK(message(mm, "trn3") == "ok");
+  mm.operands[0] = tile(DType::float32, 128, 1024, 0, Memory::PSUM);
+  mm.operands[1] = tile(DType::bfloat16, 128, 1024);
+  CHECK(message(mm, "trn2") == "multiply_moving: N=1024 exceeds 512 (one PSUM bank of float32)");
+  CHECK(message(mm, "trn3") == "ok");
+  mm.operands[1] = tile(DType::int32, 128, 1024);
+  CHECK(message(mm, "trn3") ==
+        "multiply_moving: moving dtype int32 is not a Tensor Engine input dtype (expected float8_e4m3, float8_e5m2, "
+        "float8_e4m3fn, bfloat16, float16, tfloat32 or float32)");
+
+  Instruction tt = make(Opcode::tensor_tensor, Engine::Vector,
+                        {tile(DType::float32, 128, 8), tile(DType::float32, 128, 8, 64), tile(DType::float32, 128, 4, 128)});
+  CHECK(message(tt, "trn2") == "tensor_tensor: operand 'data2' has 128 partitions x 4 elements but 'dst' has 128 "
+                               "partitions x 8 elements");
+  tt.operands[2] = tile(DType::float32, 128, 8, 128);
+  tt.params.op0 = AluOp::bitwise_and;
+  CHECK(message(tt, "trn2") == "tensor_tensor: bitvec op 'bitwise_and' needs integer dtypes, but operand 'dst' is float32");
+}
+
+TEST_CASE("verify: DGE modes against the engine that triggers the transfer") {
+  Instruction dma = make(Opcode::dma_copy, Engine::Sync, {tile(DType::float32, 128, 8), tile(DType::float32, 128, 8, 64)});
+  dma.params.dge_mode = 1;  // swdge
+  CHECK(message(dma, "trn2") == "dma_copy: dge_mode=swdge is triggered from the gpsimd engine, not sync");
+  dma.engine = Engine::GpSimd;
+  CHECK(message(dma, "trn2") == "ok");
+  dma.params.dge_mode = 2;  // hwdge
+  CHECK(message(dma, "trn1") == "dma_copy: dge_mode=hwdge needs trn2 or later");
+}
+
+TEST_CASE("verify_program: the first violation at the instruction's kernel line, else named by its stream") {
+  Program p;
+  Instruction bn = make(Opcode::bn_stats, Engine::Vector, {tile(DType::float32, 128, 6, 8192), tile(DType::float32, 128, 600)});
+  p.streams[size_t(Engine::Vector)].push_back(bn);
+  const TargetDesc t = *find_target("trn2");
+  try {
+    verify_program(p, t, "prog.s");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) ==
+          "vector instruction 0 (bn_stats): bn_stats: data has 600 elements per partition; at most 512 (bn_stats_fmax)");
+    REQUIRE(e.loc);
+    CHECK(e.loc->file == "prog.s");
+  }
+  p.streams[size_t(Engine::Vector)][0].loc = p.add_location(SourceLoc{"k.py", 12, 5});
+  try {
+    verify_program(p, t, "prog.s");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "bn_stats: data has 600 elements per partition; at most 512 (bn_stats_fmax)");
+    REQUIRE(e.loc);
+    CHECK(*e.loc == SourceLoc{"k.py", 12, 5});
+  }
+  p.streams[size_t(Engine::Vector)][0].operands[1] = tile(DType::float32, 128, 512);
+  CHECK_NOTHROW(verify_program(p, t, "prog.s"));
+}
