@@ -24,7 +24,6 @@ std::string shape_of(const TensorObj* t) { return shape_str(t->view.shape()); }
 std::string pair_str(int64_t a, int64_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
 std::string dts(DType t) { return std::string(isa::dtype_name(t)); }
 
-bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
 bool is_fp32_class(DType t) { return t == DType::float32 || t == DType::tfloat32; }
 
 void check_input_dtype(const char* arg, DType t, int ncv) {
@@ -146,8 +145,7 @@ void for_each_range(const ir::View& v, const ir::Tensor& base, F&& f) {
 
 void track_op(PsumTracker& tr, const ir::Kernel& k, const ir::Op& op) {
   const isa::InstrInfo& inf = isa::info(op.opcode);
-  const bool mm = (op.opcode == isa::Opcode::multiply_moving && !op.params.transpose) ||
-                  op.opcode == isa::Opcode::multiply_moving_mx;
+  const bool mm = isa::has_trait(op.opcode, isa::Trait::PE_MOVE) && !op.params.transpose;
   for (int s = 0; s < inf.num_operands; ++s) {
     if (!inf.operands[s].written || !op.operands[s]) continue;
     const ir::View& v = *op.operands[s];

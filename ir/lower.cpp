@@ -144,7 +144,7 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   std::array<size_t, isa::kNumEngines> per_engine{};
   size_t dmas = 0;
   for (size_t i = 0; i < k.ops.size(); ++i) {
-    if (isa::info(k.ops[i].opcode).cost == isa::CostClass::dma) ++dmas;
+    if (isa::has_trait(k.ops[i].opcode, isa::Trait::DMA)) ++dmas;
     else if (size_t(engines[i]) < per_engine.size()) ++per_engine[size_t(engines[i])];
   }
   for (size_t e = 0; e < per_engine.size(); ++e)

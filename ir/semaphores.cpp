@@ -91,7 +91,7 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     // Only producers of the data it reads count: a load of data no engine produced (a kernel input) is
     // triggered by Sync, which waits for its buffer to be free and so runs ahead of the compute engines, as
     // the Neuron compiler's qSyncIO queues do (docs/cost-model.md, "Which engine triggers a DMA").
-    if (in.cost == isa::CostClass::dma) {
+    if (isa::has_trait(ins.op, isa::Trait::DMA)) {
       isa::Engine trig = isa::Engine::Sync;
       if (op.engine && *op.engine != isa::Engine::Sync) trig = *op.engine;
       else if (!op.engine) {

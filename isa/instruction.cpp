@@ -2,6 +2,7 @@
 #include "isa/instruction.h"
 
 #include <array>
+#include <initializer_list>
 
 namespace nkisim::isa {
 namespace {
@@ -29,7 +30,8 @@ constexpr Engine first_engine(uint8_t bit) {
                       : Engine::Sync;
 }
 
-#define AVAIL(mask)  // the generation mask is read by the second expansion below
+#define AVAIL(mask)  // the generation mask and the traits are read by the expansions below
+#define TRAITS(...)
 #define INST(id, engines, def_engine, cost, formula, doc, ...)                                        \
   InstrInfo{Opcode::id,                                                                              \
             #id,                                                                                     \
@@ -46,9 +48,11 @@ const InstrInfo kTable[] = {
 #undef INST
 #undef OPND
 #undef AVAIL
+#undef TRAITS
 
 // Second expansion of the table: only the AVAIL(mask) items of each row survive (0 = no AVAIL item).
 #define OPND(n, mem, flags)
+#define TRAITS(...)
 #define AVAIL(mask) | uint8_t(mask)
 #define INST(id, engines, def_engine, cost, formula, doc, ...) uint8_t(0 __VA_ARGS__),
 const uint8_t kNcVersions[] = {
@@ -56,6 +60,26 @@ const uint8_t kNcVersions[] = {
 };
 #undef INST
 #undef AVAIL
+
+// Third expansion: the TRAITS(...) items (the trait names without `Trait::`).
+constexpr uint16_t trait_bits(std::initializer_list<Trait> ts) {
+  uint16_t m = 0;
+  for (Trait t : ts) m |= uint16_t(t);
+  return m;
+}
+namespace trait_names {
+using enum Trait;
+#define AVAIL(mask)
+#undef TRAITS
+#define TRAITS(...) | trait_bits({__VA_ARGS__})
+#define INST(id, engines, def_engine, cost, formula, doc, ...) uint16_t(0 __VA_ARGS__),
+const uint16_t kTraits[] = {
+#include "isa/instructions.def"
+};
+#undef INST
+#undef AVAIL
+#undef TRAITS
+}  // namespace trait_names
 #undef OPND
 
 struct AluRow {
@@ -80,6 +104,8 @@ const char* const kEngines[] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == size_t(kNumOpcodes));
 
 const InstrInfo& info(Opcode op) { return kTable[size_t(op)]; }
+
+uint16_t traits(Opcode op) { return trait_names::kTraits[size_t(op)]; }
 
 uint8_t nc_versions(Opcode op) {
   const uint8_t m = kNcVersions[size_t(op)];

@@ -79,6 +79,20 @@ struct OperandSpec {
   bool keeps = false;    // written, but some elements may keep their value (a spill reloads it first)
 };
 
+// What kind of instruction a row is: its TRAITS(...) item in instructions.def (a row without one has none).
+// Every "what kind of instruction is this" question in ir/ and sim/ asks these, never a name or a hand list.
+enum class Trait : uint16_t {
+  DMA = 1u << 0,         // a transfer on a DMA queue (params.dma_queue); its stream's engine only triggers it
+  SEQUENCER = 1u << 1,   // runs in the issuing sequencer once every earlier instruction of its stream retired
+  CONTROL = 1u << 2,     // no data-path work: semaphore waits / updates or debug output, one issue slot
+  REGISTER = 1u << 3,    // a register-file instruction (reg_set, reg_alu, reg_load, reg_store)
+  REG_WRITE = 1u << 4,   // writes sequencer register rd (each engine holding registers runs its own copy)
+  CROSS_CORE = 1u << 5,  // signals the other core of an LNC=2 launch (core_barrier numbering, semaphore `sem`)
+  PE_LOAD = 1u << 6,     // loads the PE array's stationary (the load path)
+  PE_MOVE = 1u << 7,     // streams a moving tensor through the loaded stationary into PSUM (the multiply path)
+  PE_ARRAY = 1u << 8,    // occupies the whole PE array (both paths)
+};
+
 // One row of the instruction table.
 struct InstrInfo {
   Opcode op;
@@ -92,6 +106,8 @@ struct InstrInfo {
   std::array<OperandSpec, kMaxOperands> operands;
 };
 const InstrInfo& info(Opcode op);
+uint16_t traits(Opcode op);  // Trait mask
+inline bool has_trait(Opcode op, Trait t) { return (traits(op) & uint16_t(t)) != 0; }
 std::optional<Opcode> parse_opcode(std::string_view mnemonic);
 
 // Generations an instruction exists on. A row of instructions.def may end its operand list with

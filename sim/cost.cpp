@@ -53,7 +53,6 @@ unsigned esize(DType t) {
   return sizes[uint8_t(t)];
 }
 bool half_float(DType t) { return t == DType::bfloat16 || t == DType::float16; }
-bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
 }  // namespace
 
 double inner_stride_bytes(const isa::AccessPattern& ap) {

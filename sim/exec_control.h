@@ -9,8 +9,7 @@ namespace nkisim::sim {
 
 inline constexpr uint16_t kNoRegister = 65535;  // params.rs1: use the immediate rimm
 
-// reg_set, reg_alu, reg_load, reg_store, branch, sem_wait_reg: run in the sequencer once its stream drained.
-bool is_sequencer_op(isa::Opcode op);
+// The sequencer instructions (isa::Trait::SEQUENCER) run in the sequencer once its stream drained.
 bool reg_alu_supported(isa::AluOp op);
 int32_t reg_alu_eval(isa::AluOp op, int32_t a, int32_t b);
 // Validation of register indices, branch targets, semaphores and single-element operands (located errors).

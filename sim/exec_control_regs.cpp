@@ -12,12 +12,6 @@ namespace nkisim::sim {
 using isa::AluOp;
 using isa::Opcode;
 
-bool is_sequencer_op(Opcode op) {
-  return op == Opcode::reg_set || op == Opcode::reg_alu || op == Opcode::reg_load || op == Opcode::reg_store ||
-         op == Opcode::branch || op == Opcode::sem_wait_reg || op == Opcode::core_barrier ||
-         op == Opcode::sendrecv;
-}
-
 bool reg_alu_supported(AluOp op) {
   switch (op) {
     case AluOp::bypass: case AluOp::add: case AluOp::subtract: case AluOp::multiply: case AluOp::maximum:

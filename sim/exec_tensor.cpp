@@ -25,7 +25,6 @@ using isa::DType;
 
 namespace {
 
-bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
 bool is_fp32_class(DType t) { return t == DType::float32 || t == DType::tfloat32; }
 
 // Input dtypes of the PE array (nki-isa.md §3.1): float8_e4m3fn only on NC-v4.

@@ -317,7 +317,7 @@ void Scheduler::check_deadlock() const {
          << " >= " << sem_wait_reg_threshold(ctx_, ins) << " (value is " << sems_[ins.params.sem] << ")";
       throw_deadlock(ctx_, ins, os.str(), ins.params.sem, reached);
     }
-    if ((ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) &&
+    if (isa::has_trait(ins.op, isa::Trait::CROSS_CORE) &&
         sems_[ins.params.sem] < int64_t(ins.params.rimm)) {
       std::ostringstream os;
       os << "deadlock: " << isa::engine_name(Engine(e)) << " waits at " << isa::info(ins.op).mnemonic
@@ -397,7 +397,7 @@ void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations,
         if (ins.op == isa::Opcode::sem_wait_reg) ok = ok && sems[ins.params.sem] >= sem_wait_reg_threshold(ctx, ins);
         if (!ok) break;
         size_t next = pc[size_t(e)] + 1;
-        if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv)
+        if (isa::has_trait(ins.op, isa::Trait::CROSS_CORE))
           ctx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": needs an LNC=2 timed run (--lnc 2)");
         if (ins.op == isa::Opcode::branch) {
           if (branch_taken(ctx, ins)) {
@@ -437,7 +437,7 @@ void run_functional(ExecContext& ctx, Result& r, uint64_t max_loop_iterations,
     r.engines[std::string(isa::engine_name(Engine(e)))] = EngineStats{0, p.streams[size_t(e)].size()};
   uint64_t transfers = 0;
   for (const auto& s : p.streams)
-    for (const Instruction& ins : s) transfers += cost_class(ins.op) == isa::CostClass::dma;
+    for (const Instruction& ins : s) transfers += isa::has_trait(ins.op, isa::Trait::DMA);
   r.engines["dma"] = EngineStats{0, transfers};
   r.dma_transfers = transfers;
 }
