@@ -130,6 +130,10 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
     const isa::InstrInfo& in = isa::info(op.opcode);
     ins.op = op.opcode;
     ins.params = op.params;
+    if (const std::optional<isa::ParamId> f = isa::untaken_param(ins))  // a binding set a field the row lacks
+      throw error_at(op, "internal error: " + std::string(in.mnemonic) + " sets the field '" +
+                             std::string(isa::param_key(*f)) + "' it does not take (its fields: " +
+                             isa::param_list_text(op.opcode) + ")");
     ins.loc = locs.intern(op.loc);
     for (int s = 0; s < in.num_operands; ++s) {
       if (op.operands[size_t(s)]) ins.operands[size_t(s)] = to_access_pattern(k, pl, *op.operands[size_t(s)], op, s, target);

@@ -137,8 +137,24 @@ inline constexpr int kNumReduceCmds = 5;
 std::string_view reduce_cmd_name(ReduceCmd c);
 std::optional<ReduceCmd> parse_reduce_cmd(std::string_view name);
 
-// Non-operand fields, from isa/params.def. Which fields an opcode reads is stated in its table doc; the
-// rest keep their defaults.
+// Non-operand fields, from isa/params.def, named by ParamId. An opcode takes the fields of its PARAMS(...)
+// item in instructions.def (param_mask); every other field keeps its params.def default (untaken_param).
+enum class ParamId : uint8_t {
+#define PARAM(field, key, kind, def) field,
+#include "isa/params.def"
+#undef PARAM
+};
+inline constexpr int kNumParams = 0
+#define PARAM(field, key, kind, def) +1
+#include "isa/params.def"
+#undef PARAM
+    ;
+static_assert(kNumParams <= 64, "param masks are 64-bit: widen param_mask before adding more fields");
+std::string_view param_key(ParamId p);  // the asm key, e.g. "queue" for dma_queue
+uint64_t param_mask(Opcode op);         // bit ParamId of each field the opcode takes
+inline bool takes_param(Opcode op, ParamId p) { return (param_mask(op) >> unsigned(p) & 1u) != 0; }
+std::string param_list_text(Opcode op);  // its fields' asm keys, e.g. "op0, imm0", or "none"
+
 struct InstrParams {
 #define PARAM_TYPE_Alu AluOp
 #define PARAM_TYPE_Act ActFunc
@@ -156,14 +172,18 @@ struct InstrParams {
 struct Instruction {
   Opcode op = Opcode::sem_wait;
   Engine engine = Engine::Sync;  // the stream it sits in (for DMA: the triggering sequencer)
+  uint32_t loc = 0;              // index into Program::locations (0 = unknown)
   std::array<AccessPattern, kMaxOperands> operands{};  // slots as in the table; absent = mem None
   InstrParams params{};
   std::vector<SemWait> waits;
   std::vector<SemUpdate> updates;
-  uint32_t loc = 0;  // index into Program::locations (0 = unknown)
   bool operator==(const Instruction&) const = default;
 
   const AccessPattern& operand(int slot) const { return operands[slot]; }
 };
+
+// The first field (params.def order) of ins.params that differs from its default although ins.op does not
+// take it; nullopt for a well-formed instruction. The lowering, the binary encoder and the tests check it.
+std::optional<ParamId> untaken_param(const Instruction& ins);
 
 }  // namespace nkisim::isa
