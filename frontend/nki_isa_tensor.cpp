@@ -134,8 +134,7 @@ void for_each_range(const ir::View& v, const ir::Tensor& base, F&& f) {
 
 void track_op(PsumTracker& tr, const ir::Kernel& k, const ir::Op& op) {
   const isa::InstrInfo& inf = isa::info(op.opcode);
-  const bool mm = (op.opcode == isa::Opcode::multiply_moving && !op.params.transpose) ||
-                  op.opcode == isa::Opcode::multiply_moving_mx;
+  const bool mm = isa::has_trait(op.opcode, isa::Trait::PE_MOVE) && !op.params.transpose;
   for (int s = 0; s < inf.num_operands; ++s) {
     if (!inf.operands[s].written || !op.operands[s]) continue;
     const ir::View& v = *op.operands[s];

@@ -81,7 +81,7 @@ isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placemen
                              " exceeds architecture limitation of " + std::to_string(int64_t(t.partitions)));
     // Start-partition rule for compute engines (nki-isa.md §1.3): 64<P<=128 -> 0; 32<P<=64 -> 0|64;
     // P<=32 -> 0|32|64|96. DMA has no such rule.
-    if (in.cost != isa::CostClass::dma) {
+    if (!isa::has_trait(op.opcode, isa::Trait::DMA)) {
       const int64_t quantum = parts > 64 ? 128 : parts > 32 ? 64 : 32;
       if (ap.start_partition % quantum != 0)
         throw error_at(op, opname(op, slot) + " starts at partition " + std::to_string(ap.start_partition) + " with " +

@@ -20,7 +20,7 @@ namespace nkisim::ir::deps {
 using cells::kEngineStreams;
 using cells::kMaxStreams;
 
-inline bool is_dma(isa::Opcode o) { return isa::info(o).cost == isa::CostClass::dma; }
+inline bool is_dma(isa::Opcode o) { return isa::has_trait(o, isa::Trait::DMA); }
 
 // Whether a DMA's place in the stream of the engine that triggers it orders its transfer after the effects of
 // that engine's earlier instructions. Not on the Tensor Engine: its next instruction issues once the previous

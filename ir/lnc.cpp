@@ -10,7 +10,7 @@ void assign_core_barriers(const Kernel& k, isa::Program& p) {
   bool any = false;
   for (const Op& op : k.ops) {
     depth += op.ctl == Ctl::loop_begin ? 1 : op.ctl == Ctl::loop_end ? -1 : 0;
-    if (op.opcode != isa::Opcode::core_barrier && op.opcode != isa::Opcode::sendrecv) continue;
+    if (!isa::has_trait(op.opcode, isa::Trait::CROSS_CORE)) continue;
     any = true;
     if (depth > 0)
       throw error_at(op, std::string(isa::info(op.opcode).mnemonic) + " inside a dynamic loop is not supported");
@@ -20,7 +20,7 @@ void assign_core_barriers(const Kernel& k, isa::Program& p) {
   for (int e = 0; e < isa::kNumEngines; ++e) {
     int32_t n = 0;
     for (isa::Instruction& ins : p.streams[size_t(e)])
-      if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) {  // one numbering
+      if (isa::has_trait(ins.op, isa::Trait::CROSS_CORE)) {  // one numbering
         ins.params.sem = uint16_t(base + uint32_t(e));
         ins.params.rimm = ++n;
       }

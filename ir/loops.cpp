@@ -101,7 +101,7 @@ class LoopEmitter {
     find_register_engines();
     size_t pool = 0;  // Access points into pool_: reserve it exactly, it never reallocates
     for (const Op& op : k_.ops)
-      pool += op.opcode == isa::Opcode::reg_set || op.opcode == isa::Opcode::reg_alu || op.opcode == isa::Opcode::reg_load
+      pool += isa::has_trait(op.opcode, isa::Trait::REG_WRITE)
                   ? size_t(std::popcount(reg_engines_))
                   : 1;
     pool_.reserve(pool);
@@ -124,18 +124,14 @@ class LoopEmitter {
       const Op& op = k_.ops[i];
       if (op.ctl == Ctl::loop_begin) ++depth;
       else if (op.ctl == Ctl::loop_end) --depth;
-      else if (depth > 0 && !is_reg_op(op.opcode)) reg_engines_ |= 1u << unsigned(trigger_in_loop(i));
+      else if (depth > 0 && !isa::has_trait(op.opcode, isa::Trait::REGISTER)) reg_engines_ |= 1u << unsigned(trigger_in_loop(i));
       else if (is_dma(i) && op.params.ind_kind == 3)  // a DMA addressed by a register: its trigger holds them
         reg_engines_ |= 1u << unsigned(op.engine.value_or(isa::Engine::Sync));
       else if (uses_dyn_register(op))  // a compute operand offset by a register: its engine holds them
         reg_engines_ |= 1u << unsigned(engines_[i]);
     }
   }
-  static bool is_reg_op(isa::Opcode o) {
-    return o == isa::Opcode::reg_set || o == isa::Opcode::reg_alu || o == isa::Opcode::reg_load ||
-           o == isa::Opcode::reg_store;
-  }
-  bool is_dma(size_t i) const { return deps::is_dma(k_.ops[i].opcode); }
+  bool is_dma(size_t i) const { return isa::has_trait(k_.ops[i].opcode, isa::Trait::DMA); }
   isa::Engine trigger_in_loop(size_t i) const {
     if (!is_dma(i)) return engines_[i];
     return *deps::fixed_dma_trigger(k_.ops[i], true);
@@ -404,9 +400,8 @@ class LoopEmitter {
 
 bool has_dynamic_control(const Kernel& k) {
   for (const Op& op : k.ops)
-    if (op.ctl != Ctl::none || (isa::info(op.opcode).cost == isa::CostClass::dma && op.params.ind_kind == 3) ||
-        uses_dyn_register(op) || op.opcode == isa::Opcode::reg_set || op.opcode == isa::Opcode::reg_alu ||
-        op.opcode == isa::Opcode::reg_load || op.opcode == isa::Opcode::reg_store)
+    if (op.ctl != Ctl::none || (isa::has_trait(op.opcode, isa::Trait::DMA) && op.params.ind_kind == 3) ||
+        uses_dyn_register(op) || isa::has_trait(op.opcode, isa::Trait::REGISTER))
       return true;
   return false;
 }

@@ -161,6 +161,10 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
     const isa::InstrInfo& in = isa::info(op.opcode);
     ins.op = op.opcode;
     ins.params = op.params;
+    if (const std::optional<isa::ParamId> f = isa::untaken_param(ins))  // a binding set a field the row lacks
+      throw error_at(op, "internal error: " + std::string(in.mnemonic) + " sets the field '" +
+                             std::string(isa::param_key(*f)) + "' it does not take (its fields: " +
+                             isa::param_list_text(op.opcode) + ")");
     ins.loc = locs.intern(op.loc);
     for (int s = 0; s < in.num_operands; ++s) {
       if (op.operands[size_t(s)]) ins.operands[size_t(s)] = to_access_pattern(k, pl, *op.operands[size_t(s)], op, s, target);
@@ -175,7 +179,7 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   std::array<size_t, isa::kNumEngines> per_engine{};
   size_t dmas = 0;
   for (size_t i = 0; i < k.ops.size(); ++i) {
-    if (isa::info(k.ops[i].opcode).cost == isa::CostClass::dma) ++dmas;
+    if (isa::has_trait(k.ops[i].opcode, isa::Trait::DMA)) ++dmas;
     else if (size_t(engines[i]) < per_engine.size()) ++per_engine[size_t(engines[i])];
   }
   for (size_t e = 0; e < per_engine.size(); ++e)

@@ -49,7 +49,7 @@ std::string print_kernel(const Kernel& k) {
     bare.params = op.params;
     std::string p = isa::print_instruction(bare);
     size_t sp = p.find(' ');
-    if (in.cost == isa::CostClass::dma) p = p.substr(0, p.rfind(" queue="));
+    if (isa::has_trait(op.opcode, isa::Trait::DMA)) p = p.substr(0, p.rfind(" queue="));
     if (sp != std::string::npos && sp < p.size()) os << p.substr(sp);
     if (op.loc.known()) os << "  ; line " << op.loc.line;
     os << "\n";

@@ -164,7 +164,7 @@ std::vector<SpillNote> spill_tensors(Kernel& k, const std::vector<int>& tensors)
       v = stage;
       if (!written) continue;
       if (buf == Buffer::psum && s == 0 &&
-          (op.opcode == isa::Opcode::multiply_moving || op.opcode == isa::Opcode::multiply_moving_mx))
+          isa::has_trait(op.opcode, isa::Trait::PE_MOVE))
         next = Pending{hbm_view, stage, op};
       else
         writes.emplace_back(hbm_view, stage);

@@ -46,16 +46,17 @@ struct DynOffset {
 // * mem == None marks an absent optional operand.
 // Element order (what "the i-th element" means for copies between differently shaped operands) is
 // partition-major, then dims[0] .. dims[num_dims-1] (innermost last).
+// Members are ordered widest first so the struct has no padding holes (112 bytes; 6 per Instruction).
 struct AccessPattern {
-  Memory mem = Memory::None;
-  DType dtype = DType::float32;
-  uint32_t start_partition = 0;
-  uint32_t num_partitions = 0;
   int64_t partition_stride = 0;
   int64_t offset = 0;
-  uint8_t num_dims = 0;
-  DynOffset dyn{};  // on-chip compute operands only; kind None = a static pattern (placed in num_dims' padding)
   std::array<ApDim, kMaxFreeDims> dims{};
+  uint32_t start_partition = 0;
+  uint32_t num_partitions = 0;
+  DynOffset dyn{};  // on-chip compute operands only; kind None = a static pattern
+  Memory mem = Memory::None;
+  DType dtype = DType::float32;
+  uint8_t num_dims = 0;
 
   bool present() const { return mem != Memory::None; }
   uint64_t free_elements() const {  // elements per partition

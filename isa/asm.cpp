@@ -98,9 +98,11 @@ std::string instruction_text(const Instruction& ins, std::optional<Engine> strea
   }
   const InstrParams d{};
   const InstrParams& p = ins.params;
-  // Every parameter of params.def that differs from its default; a DMA always shows its queue.
+  // The fields the opcode takes (PARAMS) that differ from their defaults, in params.def order; a DMA always
+  // shows its queue. A well-formed instruction has no other field set; one that has is printed all the same
+  // (the text never hides a field), and the parser rejects it.
   auto put = [&](const char* key, bool differs, const std::string& value) {
-    if (differs || (in.cost == CostClass::dma && std::string_view(key) == "queue")) s += " " + std::string(key) + value;
+    if (differs || (has_trait(ins.op, Trait::DMA) && std::string_view(key) == "queue")) s += " " + std::string(key) + value;
   };
 #define PARAM(field, key, kind, def) put(key, !param_equal(p.field, d.field), param_text(p.field));
 #include "isa/params.def"

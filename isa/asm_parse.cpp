@@ -687,6 +687,9 @@ void Parser::instruction(const std::vector<Token>& t) {
       fail(f.col, "unknown operand slot '" + key + "' for " + in.mnemonic +
                       (slots.empty() ? " (it has no operands)" : " (slots: " + slots + ")"));
     }
+    if (param < kNumParamKeys && !takes_param(*op, ParamId(param)))
+      fail(f.col, std::string(in.mnemonic) + " does not take the field '" + key + "' (its fields: " +
+                      param_list_text(*op) + ")");
     if (seen_params.test(size_t(param))) fail(f.col, "duplicate field '" + key + "'");
     seen_params.set(size_t(param));
     if (param < kNumParamKeys) {

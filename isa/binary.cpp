@@ -18,7 +18,7 @@ constexpr uint32_t kStrs = tag("STRS"), kCore = tag("CORE");
 // Minimum encoded sizes of array elements, used to reject counts the remaining bytes cannot hold.
 constexpr size_t kMinTensor = 4 + 1 + 1 + 4 + 8 + 8 + 4 + 4;
 constexpr size_t kMinLocation = 4 + 4 + 4;
-constexpr size_t kMinInstruction = 2 + 1 + 4 + 3 + 12 + 1 + 2 + 4 + 4;
+constexpr size_t kMinInstruction = 2 + 1 + 4 + 4 + 4;  // no fields, no waits, signals or operands
 constexpr size_t kSemRecord = 2 + 4;
 
 class Writer {
@@ -92,8 +92,13 @@ void write_instruction(Writer& w, const Instruction& ins) {
   w.u16(uint16_t(ins.op));
   w.u8(uint8_t(ins.engine));
   w.u32(ins.loc);
-  // Parameters in params.def order: enums and Bools as u8, F32 as raw bits, U16, I32.
-#define PARAM(field, key, kind, def) write_param(w, ins.params.field);
+  // The fields the opcode takes (PARAMS), in params.def order: enums and Bools as u8, F32 as raw bits, U16, I32.
+  if (const std::optional<ParamId> f = untaken_param(ins))
+    throw Error(std::string(in.mnemonic) + " sets the field '" + std::string(param_key(*f)) +
+                "' it does not take (its fields: " + param_list_text(ins.op) + "); it cannot be encoded");
+  const uint64_t takes = param_mask(ins.op);
+#define PARAM(field, key, kind, def) \
+  if (takes >> unsigned(ParamId::field) & 1u) write_param(w, ins.params.field);
 #include "isa/params.def"
 #undef PARAM
   w.u32(uint32_t(ins.waits.size()));
@@ -273,7 +278,9 @@ Instruction read_instruction(Reader& r, const Program& p) {
   if (ins.loc >= p.locations.size())
     r.fail_at(loc_at, "location L" + std::to_string(ins.loc) + " out of range (the program has " +
                           std::to_string(p.locations.size()) + " locations)");
-#define PARAM(field, key, kind, def) read_param(r, ins.params.field, key);
+  const uint64_t takes = param_mask(ins.op);  // only the fields it takes are stored; the rest keep defaults
+#define PARAM(field, key, kind, def) \
+  if (takes >> unsigned(ParamId::field) & 1u) read_param(r, ins.params.field, key);
 #include "isa/params.def"
 #undef PARAM
   auto sem = [&](const char* what) {

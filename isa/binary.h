@@ -9,12 +9,13 @@
 
 namespace nkisim::isa {
 
-inline constexpr uint32_t kBinaryFormatVersion = 6;  // 2: register/branch params; 3: STRS, device_print, dup_idx; 4: CORE (LNC=2); 5: operand dynamic offsets; 6: tensor constant data (docs/binary-format.md)
+inline constexpr uint32_t kBinaryFormatVersion = 7;  // 2: register/branch params; 3: STRS, device_print, dup_idx; 4: CORE (LNC=2); 5: operand dynamic offsets; 6: tensor constant data; 7: only the fields each instruction takes (docs/binary-format.md)
 inline constexpr size_t kMaxBinaryCores = 2;          // LNC=2: a file holds one program per physical core
 
 // Serialises a program: magic "NKISIMB\0", format version, then the header, HBM tensor, location and
 // five stream sections. Little-endian, fixed-width fields, length-prefixed strings and arrays.
-// Deterministic: equal programs give equal bytes.
+// Deterministic: equal programs give equal bytes. An instruction stores only the fields it takes (PARAMS);
+// one that sets another field (isa::untaken_param) throws Error naming the instruction and the field.
 std::vector<uint8_t> encode_program(const Program& p);
 
 // The inverse: decode_program(encode_program(p), f) == p for every well-formed program p (see the doc).

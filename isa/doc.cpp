@@ -53,11 +53,16 @@ std::string render_isa_markdown() {
     s += std::string("| `") + in.mnemonic + "` | " + eng + " | " + (ops.empty() ? "—" : ops) + " | " + cost_name(in.cost) +
          " | " + in.cost_formula + " |\n";
   }
-  s += "\n## Semantics\n\n";
+  s += "\n## Semantics\n\nEach instruction lists the fields it takes (`isa/params.def`, `key=value` in the assembly); the "
+       "assembler rejects any other, and the binary format stores only these.\n\n";
   for (int i = 0; i < kNumOpcodes; ++i) {
     const InstrInfo& in = info(Opcode(i));
     const uint8_t nc = nc_versions(Opcode(i));
-    s += std::string("- `") + in.mnemonic + "`: " + in.doc + (nc == kAllNc ? "" : " **" + availability_text(nc) + ".**") + "\n";
+    std::string fields;
+    for (int p = 0; p < kNumParams; ++p)
+      if (takes_param(Opcode(i), ParamId(p))) fields += (fields.empty() ? "`" : ", `") + std::string(param_key(ParamId(p))) + "`";
+    s += std::string("- `") + in.mnemonic + "`: " + in.doc + (nc == kAllNc ? "" : " **" + availability_text(nc) + ".**") +
+         " Fields: " + (fields.empty() ? "none" : fields) + ".\n";
   }
   s += "\n## ALU operators (`op0=` / `op1=`)\n\n| name | class | usable as a reduction |\n|---|---|---|\n";
   for (int i = 0; i < kNumAluOps; ++i) {

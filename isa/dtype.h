@@ -29,8 +29,10 @@ inline bool is_float(DType t) { return dtype_kind(t) == DTypeKind::Float; }
 inline bool is_integer(DType t) {  // bool_ counts as integer (stored as uint8); packed MX dtypes are neither
   return dtype_kind(t) != DTypeKind::Float && dtype_kind(t) != DTypeKind::Packed;
 }
-// The 8-bit floats: float8_e4m3, float8_e5m2, float8_e4m3fn (not the packed MX x4 dtypes).
-inline bool is_fp8(DType t) { return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn; }
+// The 8-bit floats the PE array multiplies (fp8 double-row and fast modes); not the MX scale float8_e8m0fnu.
+inline bool is_fp8(DType t) {
+  return t == DType::float8_e4m3 || t == DType::float8_e5m2 || t == DType::float8_e4m3fn;
+}
 // True for the dtypes numpy has natively (written as-is to .npy).
 bool is_numpy_native(DType t);
 

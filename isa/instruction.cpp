@@ -2,6 +2,7 @@
 #include "isa/instruction.h"
 
 #include <array>
+#include <initializer_list>
 
 namespace nkisim::isa {
 namespace {
@@ -29,7 +30,9 @@ constexpr Engine first_engine(uint8_t bit) {
                       : Engine::Sync;
 }
 
-#define AVAIL(mask)  // the generation mask is read by the second expansion below
+#define AVAIL(mask)  // the generation mask, traits and params are read by the expansions below
+#define TRAITS(...)
+#define PARAMS(...)
 #define INST(id, engines, def_engine, cost, formula, doc, ...)                                        \
   InstrInfo{Opcode::id,                                                                              \
             #id,                                                                                     \
@@ -56,7 +59,57 @@ const uint8_t kNcVersions[] = {
 };
 #undef INST
 #undef AVAIL
+#define AVAIL(mask)
+
+// Third expansion: the TRAITS(...) items (the trait names without `Trait::`).
+constexpr uint16_t trait_bits(std::initializer_list<Trait> ts) {
+  uint16_t m = 0;
+  for (Trait t : ts) m |= uint16_t(t);
+  return m;
+}
+namespace trait_names {
+using enum Trait;
+#undef TRAITS
+#define TRAITS(...) | trait_bits({__VA_ARGS__})
+#define INST(id, engines, def_engine, cost, formula, doc, ...) uint16_t(0 __VA_ARGS__),
+const uint16_t kTraits[] = {
+#include "isa/instructions.def"
+};
+#undef INST
+#undef TRAITS
+#define TRAITS(...)
+}  // namespace trait_names
+
+// Fourth expansion: the PARAMS(...) items (params.def field names without `ParamId::`).
+constexpr uint64_t param_bits(std::initializer_list<ParamId> ps) {
+  uint64_t m = 0;
+  for (ParamId p : ps) m |= uint64_t(1) << unsigned(p);
+  return m;
+}
+namespace param_names {
+using enum ParamId;
+#undef PARAMS
+#define PARAMS(...) | param_bits({__VA_ARGS__})
+#define INST(id, engines, def_engine, cost, formula, doc, ...) uint64_t(0 __VA_ARGS__),
+const uint64_t kParamMasks[] = {
+#include "isa/instructions.def"
+};
+#undef INST
+}  // namespace param_names
+#undef PARAMS
+#undef TRAITS
+#undef AVAIL
 #undef OPND
+
+const char* const kParamKeys[] = {
+#define PARAM(field, key, kind, def) key,
+#include "isa/params.def"
+#undef PARAM
+};
+
+bool param_equal(float a, float b) { return float_to_bits(a) == float_to_bits(b); }  // -0 and NaNs differ
+template <class T>
+bool param_equal(T a, T b) { return a == b; }
 
 struct AluRow {
   const char* name;
@@ -80,6 +133,28 @@ const char* const kEngines[] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == size_t(kNumOpcodes));
 
 const InstrInfo& info(Opcode op) { return kTable[size_t(op)]; }
+
+uint16_t traits(Opcode op) { return trait_names::kTraits[size_t(op)]; }
+
+uint64_t param_mask(Opcode op) { return param_names::kParamMasks[size_t(op)]; }
+std::string_view param_key(ParamId p) { return kParamKeys[size_t(p)]; }
+std::string param_list_text(Opcode op) {
+  std::string s;
+  for (int i = 0; i < kNumParams; ++i)
+    if (takes_param(op, ParamId(i))) s += (s.empty() ? "" : ", ") + std::string(kParamKeys[i]);
+  return s.empty() ? "none" : s;
+}
+
+std::optional<ParamId> untaken_param(const Instruction& ins) {
+  const uint64_t takes = param_mask(ins.op);
+  const InstrParams d{};
+#define PARAM(field, key, kind, def)                                                              \
+  if (!(takes >> unsigned(ParamId::field) & 1u) && !param_equal(ins.params.field, d.field)) \
+    return ParamId::field;
+#include "isa/params.def"
+#undef PARAM
+  return std::nullopt;
+}
 
 uint8_t nc_versions(Opcode op) {
   const uint8_t m = kNcVersions[size_t(op)];

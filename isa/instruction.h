@@ -79,6 +79,20 @@ struct OperandSpec {
   bool keeps = false;    // written, but some elements may keep their value (a spill reloads it first)
 };
 
+// What kind of instruction a row is: its TRAITS(...) item in instructions.def (a row without one has none).
+// Every "what kind of instruction is this" question in ir/ and sim/ asks these, never a name or a hand list.
+enum class Trait : uint16_t {
+  DMA = 1u << 0,         // a transfer on a DMA queue (params.dma_queue); its stream's engine only triggers it
+  SEQUENCER = 1u << 1,   // runs in the issuing sequencer once every earlier instruction of its stream retired
+  CONTROL = 1u << 2,     // no data-path work: semaphore waits / updates or debug output, one issue slot
+  REGISTER = 1u << 3,    // a register-file instruction (reg_set, reg_alu, reg_load, reg_store)
+  REG_WRITE = 1u << 4,   // writes sequencer register rd (each engine holding registers runs its own copy)
+  CROSS_CORE = 1u << 5,  // signals the other core of an LNC=2 launch (core_barrier numbering, semaphore `sem`)
+  PE_LOAD = 1u << 6,     // loads the PE array's stationary (the load path)
+  PE_MOVE = 1u << 7,     // streams a moving tensor through the loaded stationary into PSUM (the multiply path)
+  PE_ARRAY = 1u << 8,    // occupies the whole PE array (both paths)
+};
+
 // One row of the instruction table.
 struct InstrInfo {
   Opcode op;
@@ -92,6 +106,8 @@ struct InstrInfo {
   std::array<OperandSpec, kMaxOperands> operands;
 };
 const InstrInfo& info(Opcode op);
+uint16_t traits(Opcode op);  // Trait mask
+inline bool has_trait(Opcode op, Trait t) { return (traits(op) & uint16_t(t)) != 0; }
 std::optional<Opcode> parse_opcode(std::string_view mnemonic);
 
 // Generations an instruction exists on. A row of instructions.def may end its operand list with
@@ -121,8 +137,24 @@ inline constexpr int kNumReduceCmds = 5;
 std::string_view reduce_cmd_name(ReduceCmd c);
 std::optional<ReduceCmd> parse_reduce_cmd(std::string_view name);
 
-// Non-operand fields, from isa/params.def. Which fields an opcode reads is stated in its table doc; the
-// rest keep their defaults.
+// Non-operand fields, from isa/params.def, named by ParamId. An opcode takes the fields of its PARAMS(...)
+// item in instructions.def (param_mask); every other field keeps its params.def default (untaken_param).
+enum class ParamId : uint8_t {
+#define PARAM(field, key, kind, def) field,
+#include "isa/params.def"
+#undef PARAM
+};
+inline constexpr int kNumParams = 0
+#define PARAM(field, key, kind, def) +1
+#include "isa/params.def"
+#undef PARAM
+    ;
+static_assert(kNumParams <= 64, "param masks are 64-bit: widen param_mask before adding more fields");
+std::string_view param_key(ParamId p);  // the asm key, e.g. "queue" for dma_queue
+uint64_t param_mask(Opcode op);         // bit ParamId of each field the opcode takes
+inline bool takes_param(Opcode op, ParamId p) { return (param_mask(op) >> unsigned(p) & 1u) != 0; }
+std::string param_list_text(Opcode op);  // its fields' asm keys, e.g. "op0, imm0", or "none"
+
 struct InstrParams {
 #define PARAM_TYPE_Alu AluOp
 #define PARAM_TYPE_Act ActFunc
@@ -140,14 +172,18 @@ struct InstrParams {
 struct Instruction {
   Opcode op = Opcode::sem_wait;
   Engine engine = Engine::Sync;  // the stream it sits in (for DMA: the triggering sequencer)
+  uint32_t loc = 0;              // index into Program::locations (0 = unknown)
   std::array<AccessPattern, kMaxOperands> operands{};  // slots as in the table; absent = mem None
   InstrParams params{};
   std::vector<SemWait> waits;
   std::vector<SemUpdate> updates;
-  uint32_t loc = 0;  // index into Program::locations (0 = unknown)
   bool operator==(const Instruction&) const = default;
 
   const AccessPattern& operand(int slot) const { return operands[slot]; }
 };
+
+// The first field (params.def order) of ins.params that differs from its default although ins.op does not
+// take it; nullopt for a well-formed instruction. The lowering, the binary encoder and the tests check it.
+std::optional<ParamId> untaken_param(const Instruction& ins);
 
 }  // namespace nkisim::isa

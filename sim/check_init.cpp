@@ -249,15 +249,14 @@ void Checker::on_retire(ExecContext& ctx, const isa::Instruction& ins) {
     }
     // The Tensor Engine's stationary (sim/pe_state.h) carries taint from a load_stationary to the multiplies
     // that use it: stationary column m feeds dst partition m.
-    const std::string_view mnemonic = isa::info(ins.op).mnemonic;
-    const bool pe_load = mnemonic.starts_with("load_stationary"), pe_move = mnemonic.starts_with("multiply_moving");
+    const bool pe_load = isa::has_trait(ins.op, isa::Trait::PE_LOAD), pe_move = isa::has_trait(ins.op, isa::Trait::PE_MOVE);
     Impl::Core& pe = m.cores[core];
     uint8_t code = inherited;
     if (fresh) {  // a first read of never-written data: a new origin
       Finding f = m.unwritten_finding(ctx, core, ins, *fresh);
       // Nothing carries it on (a register load, device_print): report now. A sendrecv's src goes to the other core,
       // whose dst counts as written (taint does not cross cores: a possible miss, never a false report).
-      if (!writes && !pe_load && ins.op != isa::Opcode::sendrecv) {
+      if (!writes && !pe_load && !isa::has_trait(ins.op, isa::Trait::CROSS_CORE)) {
         m.add_finding(std::move(f));
         code = 0;
       } else {

@@ -40,9 +40,9 @@ constexpr unsigned kCellShift = 6;
 void join(Clock& a, const Clock& b) {
   for (size_t i = 0; i < a.size(); ++i) a[i] = std::max(a[i], b[i]);
 }
-bool is_dma(const isa::Instruction& ins) { return isa::info(ins.op).cost == isa::CostClass::dma; }
+bool is_dma(const isa::Instruction& ins) { return isa::has_trait(ins.op, isa::Trait::DMA); }
 bool is_barrier(const isa::Instruction& ins) {
-  return ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv;
+  return isa::has_trait(ins.op, isa::Trait::CROSS_CORE);
 }
 
 // Byte extent of one partition's elements relative to its first element: [lo, hi).

@@ -9,8 +9,6 @@ namespace nkisim::sim {
 
 inline constexpr uint16_t kNoRegister = 65535;  // params.rs1: use the immediate rimm
 
-// reg_set, reg_alu, reg_load, reg_store, branch, sem_wait_reg: run in the sequencer once its stream drained.
-bool is_sequencer_op(isa::Opcode op);
 int32_t reg_alu_eval(isa::AluOp op, int32_t a, int32_t b);
 // Validation of what needs the program: branch targets and semaphore numbers (located errors; the rest of the
 // sequencer rules are isa/verify_control_regs.cpp's).

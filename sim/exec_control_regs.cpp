@@ -12,12 +12,6 @@ namespace nkisim::sim {
 using isa::AluOp;
 using isa::Opcode;
 
-bool is_sequencer_op(Opcode op) {
-  return op == Opcode::reg_set || op == Opcode::reg_alu || op == Opcode::reg_load || op == Opcode::reg_store ||
-         op == Opcode::branch || op == Opcode::sem_wait_reg || op == Opcode::core_barrier ||
-         op == Opcode::sendrecv;
-}
-
 int32_t reg_alu_eval(AluOp op, int32_t a, int32_t b) {
   const uint32_t ua = uint32_t(a), ub = uint32_t(b);
   switch (op) {

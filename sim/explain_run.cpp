@@ -31,7 +31,7 @@ const RunResult::Signal* find_signal(const RunResult& r, size_t from, uint16_t s
   return nullptr;
 }
 
-bool cross_core(isa::Opcode op) { return op == isa::Opcode::core_barrier || op == isa::Opcode::sendrecv; }
+bool cross_core(isa::Opcode op) { return isa::has_trait(op, isa::Trait::CROSS_CORE); }
 
 // "core 1's matching core_barrier (gpsimd #0, lnc.py:44)" for instruction `ins` of another core.
 std::string peer_text(std::span<const isa::Program> programs, size_t peer, isa::Engine e, const isa::Instruction& ins) {

@@ -43,7 +43,7 @@ void run_functional(Machine& m, const Options& opts, std::span<Result> results) 
           if (ins.op == isa::Opcode::sem_wait_reg) ok = ok && k.sems[ins.params.sem] >= sem_wait_reg_threshold(cx, ins);
           if (!ok) break;
           size_t next = k.pc[size_t(e)] + 1;
-          if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) {
+          if (isa::has_trait(ins.op, isa::Trait::CROSS_CORE)) {
             const bool sendrecv = ins.op == isa::Opcode::sendrecv;
             if (!k.sent[size_t(e)]) {
               if (n < 2) cx.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": needs an LNC=2 run (--lnc 2)");
@@ -100,7 +100,7 @@ void run_functional(Machine& m, const Options& opts, std::span<Result> results) 
         stuck(ins.params.sem, sem_wait_reg_threshold(cx, ins));
       for (const isa::SemWait& w : ins.waits)
         if (k.sems[w.sem] < int64_t(w.value)) stuck(w.sem, w.value);
-      if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv)
+      if (isa::has_trait(ins.op, isa::Trait::CROSS_CORE))
         stuck(ins.params.sem, ins.params.rimm);  // the peer never answered
     }
     Result& r = results[c];
@@ -111,7 +111,7 @@ void run_functional(Machine& m, const Options& opts, std::span<Result> results) 
       r.engines[std::string(isa::engine_name(isa::Engine(e)))] = EngineStats{0, p.streams[size_t(e)].size()};
     uint64_t transfers = 0;
     for (const auto& s : p.streams)
-      for (const isa::Instruction& ins : s) transfers += cost_class(ins.op) == isa::CostClass::dma;
+      for (const isa::Instruction& ins : s) transfers += isa::has_trait(ins.op, isa::Trait::DMA);
     r.engines["dma"] = EngineStats{0, transfers};
     r.dma_transfers = transfers;
   }

@@ -29,7 +29,7 @@ void check_cross_core_pairs(const Machine& m) {
     std::vector<std::vector<const isa::Instruction*>> bars(n);
     for (size_t c = 0; c < n; ++c)
       for (const isa::Instruction& ins : programs[c]->streams[size_t(e)])
-        if (ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) bars[c].push_back(&ins);
+        if (isa::has_trait(ins.op, isa::Trait::CROSS_CORE)) bars[c].push_back(&ins);
     for (size_t c = 1; c < n; ++c) {
       // sendrecvs pair up in order with the peer's (same pipe_id, peer's src matching our dst); they share
       // the barrier numbering, so a core_barrier must meet a core_barrier.

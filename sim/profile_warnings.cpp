@@ -92,7 +92,7 @@ void small_rows(const isa::Program& p, const Result& r, const isa::TargetDesc& t
   std::map<std::string, Acc> by_line;
   for (const TransferTiming& x : r.transfers) {
     const isa::Instruction& ins = instr(p, r, x.instr);
-    if (isa::info(ins.op).cost != isa::CostClass::dma) continue;
+    if (!isa::has_trait(ins.op, isa::Trait::DMA)) continue;
     const DmaLayout l = dma_layout(ins, t);
     if (l.rows == 0 || l.per_row == 0) continue;
     const double run = l.row_bytes / double(l.per_row);
@@ -130,10 +130,9 @@ void fp32_matmul(const isa::Program& p, const Result& r, const isa::TargetDesc& 
   std::map<std::string, std::pair<uint64_t, double>> by_line;
   for (uint32_t id = 0; id < r.timeline.size(); ++id) {
     const isa::Instruction& ins = instr(p, r, id);
-    const isa::CostClass c = isa::info(ins.op).cost;
-    const bool f32 = (c == isa::CostClass::multiply_moving && !ins.params.transpose &&
+    const bool f32 = (isa::has_trait(ins.op, isa::Trait::PE_MOVE) && !ins.params.transpose &&
                       ins.operands[1].dtype == isa::DType::float32) ||
-                     (c == isa::CostClass::load_stationary && ins.operands[0].dtype == isa::DType::float32);
+                     (isa::has_trait(ins.op, isa::Trait::PE_LOAD) && ins.operands[0].dtype == isa::DType::float32);
     if (!f32) continue;
     auto& acc = by_line[source_line(p, ins)];
     ++acc.first;

@@ -81,7 +81,7 @@ int64_t signal_instruction(std::span<const isa::Program> programs, const RunResu
     const auto& stream = programs[core].streams[size_t(e)];
     for (uint32_t i = 0; i < stream.size(); ++i) {
       const isa::Instruction& x = stream[i];
-      if ((x.op == isa::Opcode::core_barrier || x.op == isa::Opcode::sendrecv) && x.params.sem == sem &&
+      if (isa::has_trait(x.op, isa::Trait::CROSS_CORE) && x.params.sem == sem &&
           x.params.rimm == int32_t(n)) {
         const uint64_t id = uint64_t(res.instr_base[size_t(e)]) + i;
         return id < res.timeline.size() ? int64_t(id) : -1;

@@ -304,7 +304,7 @@ void Scheduler::check_deadlock() const {
          << " >= " << sem_wait_reg_threshold(ctx_, ins) << " (value is " << sems_[ins.params.sem] << ")";
       throw_deadlock(ctx_, ins, os.str(), ins.params.sem, reached);
     }
-    if ((ins.op == isa::Opcode::core_barrier || ins.op == isa::Opcode::sendrecv) &&
+    if (isa::has_trait(ins.op, isa::Trait::CROSS_CORE) &&
         sems_[ins.params.sem] < int64_t(ins.params.rimm)) {
       std::ostringstream os;
       os << "deadlock: " << isa::engine_name(Engine(e)) << " waits at " << isa::info(ins.op).mnemonic

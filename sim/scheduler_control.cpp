@@ -23,7 +23,7 @@ bool Scheduler::issue_sequencer(int e, uint32_t i, const OpInfo& op) {
     return false;
   }
   const bool sendrecv = ins.op == Opcode::sendrecv;
-  if (ins.op == Opcode::core_barrier || sendrecv) {  // signal the peer once, then wait for its signal
+  if (isa::has_trait(ins.op, isa::Trait::CROSS_CORE)) {  // signal the peer once, then wait for its signal
     if (!barrier_sent_[size_t(e)]) {
       if (cores < 2) ctx_.fail(ins, std::string(isa::info(ins.op).mnemonic) + ": needs an LNC=2 run (--lnc 2)");
       // sendrecv: src is read when this core is ready (later writers of src wait for the instruction).
@@ -41,7 +41,7 @@ bool Scheduler::issue_sequencer(int e, uint32_t i, const OpInfo& op) {
   double start = std::max(s.free_at, now_);
   // sendrecv: its transfer runs on this core's DMA queue; it ends when that and the peer's have completed.
   if (sendrecv && remote_arrival && !sendrecv_step(e, i, start)) return false;
-  if (ins.op == Opcode::core_barrier || sendrecv) barrier_sent_[size_t(e)] = false;
+  if (isa::has_trait(ins.op, isa::Trait::CROSS_CORE)) barrier_sent_[size_t(e)] = false;
   blocked_ &= ~(1u << e);
   const uint32_t id = gid(e, i);
   uint32_t next = i + 1;

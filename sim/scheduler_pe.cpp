@@ -19,20 +19,10 @@ using isa::Engine;
 using isa::Instruction;
 
 PeRole pe_role(isa::Opcode op) {
-  static const std::vector<PeRole> table = [] {
-    std::vector<PeRole> t(size_t(isa::kNumOpcodes), PeRole::none);
-    for (int k = 0; k < isa::kNumOpcodes; ++k) {
-      const isa::InstrInfo& inf = isa::info(isa::Opcode(k));
-      if (!(inf.engines & isa::E_T)) continue;
-      if (inf.cost == isa::CostClass::dma || inf.cost == isa::CostClass::control) continue;
-      const std::string_view m = inf.mnemonic;
-      t[size_t(k)] = m.rfind("load_stationary", 0) == 0   ? PeRole::load_stationary
-                     : m.rfind("multiply_moving", 0) == 0 ? PeRole::multiply_moving
-                                                          : PeRole::other;
-    }
-    return t;
-  }();
-  return table[size_t(op)];
+  return isa::has_trait(op, isa::Trait::PE_LOAD)    ? PeRole::load_stationary
+         : isa::has_trait(op, isa::Trait::PE_MOVE)  ? PeRole::multiply_moving
+         : isa::has_trait(op, isa::Trait::PE_ARRAY) ? PeRole::other
+                                                    : PeRole::none;
 }
 
 Footprint footprint(const isa::AccessPattern& ap) {

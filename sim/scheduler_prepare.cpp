@@ -114,7 +114,7 @@ void check_control(const ExecContext& ctx, const isa::InstrInfo& inf, const Inst
     if (u.sem >= p.num_semaphores)
       ctx.fail(ins, std::string(inf.mnemonic) + ": updates semaphore " + std::to_string(u.sem) +
                         " but the program has " + std::to_string(p.num_semaphores));
-  if (inf.cost == isa::CostClass::dma && ins.params.dma_queue >= ctx.target.dma_queues)
+  if (isa::has_trait(ins.op, isa::Trait::DMA) && ins.params.dma_queue >= ctx.target.dma_queues)
     ctx.fail(ins, std::string(inf.mnemonic) + ": DMA queue " + std::to_string(ins.params.dma_queue) +
                       " out of range [0, " + std::to_string(int(ctx.target.dma_queues)) + ")");
 }
@@ -134,7 +134,7 @@ const isa::InstrInfo& validate_instruction(const ExecContext& ctx, int e, const 
     if (!out[size_t(s)].ok) ctx.check(ins, s, inf.operands[s].written);
   }
   check_control(ctx, inf, ins);
-  if (is_sequencer_op(ins.op)) check_sequencer(ctx, e, ins);
+  if (isa::has_trait(ins.op, isa::Trait::SEQUENCER)) check_sequencer(ctx, e, ins);
   if (std::optional<isa::Violation> v = isa::verify(ins, ctx.target)) [[unlikely]]  // the hardware rules
     ctx.fail(ins, v->message);
   return inf;
@@ -189,10 +189,10 @@ void Scheduler::prepare_chunk(int e, uint32_t c) {
     OpInfo& op = ops_[gid(e, i)];
     op = OpInfo{};
     op.cost_ns = engine_ns(ins, Engine(e), t_);
-    op.cls = inf.cost == isa::CostClass::dma       ? OpClass::dma
-             : is_sequencer_op(ins.op)             ? OpClass::sequencer
-             : inf.cost == isa::CostClass::control ? OpClass::control
-                                                   : OpClass::datapath;
+    op.cls = isa::has_trait(ins.op, isa::Trait::DMA)         ? OpClass::dma
+             : isa::has_trait(ins.op, isa::Trait::SEQUENCER) ? OpClass::sequencer
+             : isa::has_trait(ins.op, isa::Trait::CONTROL)   ? OpClass::control
+                                                             : OpClass::datapath;
     if (ins.waits.size() > 0xffff || ins.updates.size() > 0xffff)
       ctx_.fail(ins, std::string(inf.mnemonic) + ": more than 65535 semaphore waits or updates");
     at[i - i0].first = uint32_t(ch.sems.size());

@@ -85,15 +85,15 @@ for mode in ([], ["--timing-only"]):
                 f"a kernel with bn_stats N=1024 {mode}")
 
 # dma_transpose exists on trn2 and later; exponential on trn3 only.
-TRN3 = (".target trn3\n.kernel k2\n.semaphores 2\n.hbm_bytes 0x4000\n"
+TRN3 = (".target trn3\n.kernel k2\n.semaphores 3\n.hbm_bytes 0x4000\n"
         ".tensor x input float32 [64,32] @0x0 bytes=8192 param=0\n"
         ".tensor out output float32 [32,64] @0x2000 bytes=8192 out=0\n"
         ".stream vector\n"
         "  {vector}\n"
         ".stream sync\n"
         "  dma_copy dst=sbuf:float32@p0:64+0x0[[1,32]] src=hbm:float32@0x0[[32,64],[1,32]] queue=0 signal=s0+1\n"
-        "  {sync} wait=s1>=1\n"
-        "  dma_copy dst=hbm:float32@0x2000[[64,32],[1,64]] src=sbuf:float32@p0:32+0x100[[1,64]] queue=2\n")
+        "  {sync} wait=s1>=1 signal=s2+1\n"
+        "  dma_copy dst=hbm:float32@0x2000[[64,32],[1,64]] src=sbuf:float32@p0:32+0x100[[1,64]] queue=2 wait=s2>=1\n")
 EXP = "exponential dst=sbuf:float32@p0:64+0x80[[1,32]] src=sbuf:float32@p0:64+0x0[[1,32]] wait=s0>=1 signal=s1+1"
 COPY = "tensor_copy dst=sbuf:float32@p0:64+0x80[[1,32]] src=sbuf:float32@p0:64+0x0[[1,32]] wait=s0>=1 signal=s1+1"
 TRANSPOSE = ("dma_transpose dst=sbuf:float32@p0:32+0x100[[1,64]] src=sbuf:float32@p0:64+0x80[[1,32]] queue=1 axes=10 "

@@ -118,6 +118,15 @@ std::string decode_error(const std::vector<uint8_t>& b) {
   return "no error";
 }
 
+// Resets the fields ins.op does not take to their defaults (a well-formed instruction sets only its PARAMS).
+void drop_untaken(Instruction& ins) {
+  const InstrParams d{};
+#define PARAM(field, key, kind, def) \
+  if (!takes_param(ins.op, ParamId::field)) ins.params.field = d.field;
+#include "isa/params.def"
+#undef PARAM
+}
+
 // Random well-formed programs.
 struct Gen {
   std::mt19937_64 rng;
@@ -224,6 +233,7 @@ struct Gen {
         for (uint64_t w = pick(4); w > 0; --w) ins.waits.push_back({uint16_t(pick(max_sem)), u32()});
         for (uint64_t w = pick(4); w > 0; --w) ins.updates.push_back({uint16_t(pick(max_sem)), u32()});
         ins.loc = uint32_t(pick(p.locations.size()));
+        drop_untaken(ins);
         p.streams[size_t(e)].push_back(ins);
       }
     return p;
@@ -290,6 +300,7 @@ TEST_CASE("round trips: every opcode, every slot, all dtypes and memories") {
       ins.waits = {{uint16_t(e), 1}, {uint16_t(5 + e), 2}};
       ins.updates = {{uint16_t(e), 1}, {11, 3}};
       ins.loc = uint32_t(e % 2);
+      drop_untaken(ins);
       p.streams[size_t(e)].push_back(ins);
     }
     // Optional slots absent, and absent in every combination the table allows.
@@ -334,12 +345,13 @@ TEST_CASE("round trips: every float param value survives exactly") {
     p.streams[size_t(Engine::Vector)].reserve(count);
     for (uint64_t i = 0; i < count; ++i) {
       Instruction ins;
-      ins.op = Opcode::memset;
+      ins.op = Opcode::activate2;  // takes imm0, imm1 and relu_param (three F32 fields)
       ins.engine = Engine::Vector;
       ins.operands[0] = onchip(Memory::SBUF, DType::float32, 0, 1, 0, {{1, 1}});
+      ins.operands[1] = onchip(Memory::SBUF, DType::float32, 0, 1, 0, {{1, 1}});
       const uint32_t b = uint32_t(first + i * step);
       ins.params.imm0 = bits_to_float(b);
-      ins.params.scale = bits_to_float(~b);
+      ins.params.relu_param = bits_to_float(~b);
       ins.params.imm1 = bits_to_float(b ^ 0x80000000u);
       p.streams[size_t(Engine::Vector)].push_back(ins);
     }
@@ -348,7 +360,7 @@ TEST_CASE("round trips: every float param value survives exactly") {
     int bad = 0;
     for (uint64_t i = 0; i < count; ++i) {
       const InstrParams &a = p.streams[1][i].params, &b = q.streams[1][i].params;
-      bad += float_to_bits(a.imm0) != float_to_bits(b.imm0) || float_to_bits(a.scale) != float_to_bits(b.scale) ||
+      bad += float_to_bits(a.imm0) != float_to_bits(b.imm0) || float_to_bits(a.relu_param) != float_to_bits(b.relu_param) ||
              float_to_bits(a.imm1) != float_to_bits(b.imm1);
     }
     CHECK(bad == 0);
@@ -364,17 +376,18 @@ TEST_CASE("round trips: every float param value survives exactly") {
 TEST_CASE("printer: exact forms of special values, quoting, engine and queue") {
   Program p = small_program();
   Instruction& act = p.streams[size_t(Engine::Scalar)][0];
-  act.params.imm0 = -0.0f;
-  act.params.imm1 = bits_to_float(0x7f800001u);
+  act.params.bias_imm = -0.0f;
   act.params.scale = std::numeric_limits<float>::infinity();
-  act.params.dma_queue = 3;
   act.engine = Engine::Vector;
+  Instruction& dma = p.streams[size_t(Engine::Sync)][0];
+  dma.params.dma_queue = 0;  // a DMA always shows its queue
   p.kernel_name = "my kernel";
   p.locations[1].file = "dir/\"q\"\\x;\n\t\x01.py";
   const std::string text = print_asm(p);
   CHECK(text.find(".kernel \"my kernel\"\n") != std::string::npos);
   CHECK(text.find(".loc L1 \"dir/\\\"q\\\"\\\\x;\\n\\t\\x01.py\" 10 5\n") != std::string::npos);
-  CHECK(text.find(" scale=inf imm0=-0 imm1=nan(0x7f800001) queue=3 engine=vector wait=s6>=1") != std::string::npos);
+  CHECK(text.find(" scale=inf bias_imm=-0 engine=vector wait=s6>=1") != std::string::npos);
+  CHECK(text.find(" queue=0 signal=s6+1") != std::string::npos);
   check_round_trips(p);
   // activation's operand slot and float parameter are both called scale; the value tells them apart.
   act.operands[3] = onchip(Memory::SBUF, DType::float32, 0, 4, 0, {{0, 1}});
@@ -382,9 +395,11 @@ TEST_CASE("printer: exact forms of special values, quoting, engine and queue") {
   CHECK(print_instruction(act).find(" scale=sbuf:float32@p0:4+0x0[[0,1]] op0=") == std::string::npos);
   CHECK(print_instruction(act).find(" scale=sbuf:float32@p0:4+0x0[[0,1]] func=exp scale=2 ") != std::string::npos);
   check_round_trips(p);
-  act.params.imm1 = std::nanf("");
-  act.params.imm0 = -std::numeric_limits<float>::infinity();
-  CHECK(print_instruction(act).find(" imm0=-inf imm1=nan ") != std::string::npos);
+  act.params.bias_imm = std::nanf("");
+  act.params.scale = -std::numeric_limits<float>::infinity();
+  CHECK(print_instruction(act).find(" scale=-inf bias_imm=nan ") != std::string::npos);
+  act.params.bias_imm = bits_to_float(0x7f800001u);
+  CHECK(print_instruction(act).find(" bias_imm=nan(0x7f800001) ") != std::string::npos);
   check_round_trips(p);
 }
 
@@ -446,7 +461,8 @@ TEST_CASE("parser errors: located at the offending token") {
   CHECK(parse_error(h + "  memset " + d + " imm0=1e39") == "4:48: number 1e39 out of range for float32");
   CHECK(parse_error(h + "  memset " + d + " imm0=nan(0x7f800000)") ==
         "4:48: bad NaN 'nan(0x7f800000)' (nan(0x...) needs the 32-bit pattern of a NaN)");
-  CHECK(parse_error(h + "  memset " + d + " queue=65536") == "4:49: number 65536 out of range (maximum 65535)");
+  CHECK(parse_error(h + "  dma_copy " + d + " queue=65536") == "4:51: number 65536 out of range (maximum 65535)");
+  CHECK(parse_error(h + "  memset " + d + " queue=1") == "4:43: memset does not take the field 'queue' (its fields: imm0)");
   CHECK(parse_error(".semaphores 0x1g") == "1:13: bad number '0x1g'");
   CHECK(parse_error(".semaphores -") == "1:13: bad number '-'");
   CHECK(parse_error(".stream vectr") ==
@@ -457,8 +473,8 @@ TEST_CASE("parser errors: located at the offending token") {
                     " scale=sbfu:float32@p0:1+0[[1,1]]") == "2:86: unknown memory 'sbfu' (expected hbm, sbuf or psum)");
   CHECK(parse_error(".stream scalar\n activation " + d + " data=" + d.substr(4) + " scale=2x") ==
         "2:86: bad number '2x'");
-  CHECK(parse_error(h + "  memset " + d + " op0=ad") == "4:47: unknown ALU op 'ad'");
-  CHECK(parse_error(h + "  memset " + d + " func=exq") == "4:48: unknown activation function 'exq'");
+  CHECK(parse_error(h + "  tensor_scalar " + d + " op0=ad") == "4:54: unknown ALU op 'ad'");
+  CHECK(parse_error(h + "  activation " + d + " func=exq") == "4:52: unknown activation function 'exq'");
   CHECK(parse_error(h + "  memset " + d + " wait=s1>=1,s8>=1") ==
         "4:54: semaphore s8 out of range (the program has 8 semaphores)");
   CHECK(parse_error(h + "  memset " + d + " signal=s9+1") ==
@@ -469,9 +485,9 @@ TEST_CASE("parser errors: located at the offending token") {
   CHECK(parse_error(h + "  memset " + d + " @X2") ==
         "4:44: malformed location: expected 'L' after '@' (a location is @L<n>), found 'X'");
   CHECK(parse_error(".semaphores 1\n  memset " + d) == "2:3: instruction before any .stream directive");
-  CHECK(parse_error(h + "  memset " + d + " op0=add op0=add") == "4:51: duplicate field 'op0'");
+  CHECK(parse_error(h + "  tensor_scalar " + d + " op0=add op0=add") == "4:58: duplicate field 'op0'");
   CHECK(parse_error(h + "  memset " + d + " " + d) == "4:43: duplicate operand 'dst'");
-  CHECK(parse_error(h + "  memset " + d + " reverse0=1") == "4:43: 'reverse0' is a flag and takes no value");
+  CHECK(parse_error(h + "  tensor_scalar " + d + " reverse0=1") == "4:50: 'reverse0' is a flag and takes no value");
   CHECK(parse_error(h + "  memset " + d + " fast") ==
         "4:43: unexpected 'fast' (expected slot=operand, a parameter, a flag or @Ln)");
   CHECK(parse_error(h + ".semaphores 9") == "4:1: duplicate directive '.semaphores'");
@@ -532,7 +548,7 @@ TEST_CASE("binary: header layout and located decode errors") {
     std::copy(bytes.begin(), bytes.end(), c.begin() + long(at));
     return c;
   };
-  CHECK(decode_error(patched(8, {7})) == "unsupported format version 7 (this build reads version " + std::to_string(kBinaryFormatVersion) + ")");
+  CHECK(decode_error(patched(8, {8})) == "unsupported format version 8 (this build reads version " + std::to_string(kBinaryFormatVersion) + ")");
   CHECK(decode_error(patched(12, {'H', 'E', 'A', 'X'})) ==
         "expected section 'HEAD', found tag 0x58414548 (at byte 12)");
   CHECK(decode_error(patched(16, {0xff, 0xff})) == "truncated file at byte " + std::to_string(b.size()) +
@@ -583,27 +599,10 @@ TEST_CASE("binary: header layout and located decode errors") {
   CHECK(patched_sync(2, {5}) == "engine 5 out of range (expected < 5) (at byte " + std::to_string(ins + 2) + ")");
   CHECK(patched_sync(3, {9}) ==
         "location L9 out of range (the program has 3 locations) (at byte " + std::to_string(ins + 3) + ")");
-  CHECK(patched_sync(7, {200}) == "ALU op 200 out of range (expected < 31) (at byte " + std::to_string(ins + 7) + ")");
-  const std::string nact = std::to_string(kNumActFuncs);
-  CHECK(patched_sync(9, {uint8_t(kNumActFuncs)}) == "activation function " + nact + " out of range (expected < " +
-                                                             nact + ") (at byte " + std::to_string(ins + 9) + ")");
-  CHECK(patched_sync(22, {4}) == "reverse0 4 out of range (expected < 2) (at byte " + std::to_string(ins + 22) + ")");
-  CHECK(patched_sync(27, {31}) == "reduce_cmd 31 out of range (expected < 5) (at byte " + std::to_string(ins + 27) + ")");
-  // 7 bytes of opcode/engine/loc, then the parameters (params.def order; 23 bytes for the first 13), then the
-  // waits.
-  constexpr size_t kParamBytes = 0
-#define PARAM_BYTES_Alu 1
-#define PARAM_BYTES_Act 1
-#define PARAM_BYTES_ReduceCmd 1
-#define PARAM_BYTES_F32 4
-#define PARAM_BYTES_Bool 1
-#define PARAM_BYTES_U16 2
-#define PARAM_BYTES_I32 4
-#define PARAM(field, key, kind, def) +PARAM_BYTES_##kind
-#include "isa/params.def"
-#undef PARAM
-      ;
-  const size_t waits = 7 + kParamBytes;
+  // 7 bytes of opcode/engine/loc, then dma_copy's fields (version 7: only those it takes, params.def order):
+  // queue u16, dge u16, oob_skip u8, ind u16, ind_opnds u16, ind_stride, ind_before, ind_size i32, rs0 u16.
+  CHECK(patched_sync(11, {4}) == "oob_skip 4 out of range (expected < 2) (at byte " + std::to_string(ins + 11) + ")");
+  const size_t waits = 7 + 2 + 2 + 1 + 2 + 2 + 4 + 4 + 4 + 2;
   CHECK(patched_sync(waits, {0, 0, 0, 1}).find("wait count 16777216 too large for the ") == 0);
   CHECK(patched_sync(waits + 4, {1, 0, 0, 0, 7}) ==
         "semaphore s7 out of range (the program has 7 semaphores) (at byte " + std::to_string(ins + waits + 8) + ")");
