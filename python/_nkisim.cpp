@@ -311,6 +311,7 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
         write_staged(files, html_path, [&](std::ostream& f) {
           run->write_html(programs, p->target, programs[0].kernel_name, true, f);
         });
+      if (stop.load()) return;  // Ctrl-C meanwhile: KeyboardInterrupt follows, and no file goes into place
       files.commit();
     });
     py::dict d;
