@@ -95,7 +95,8 @@ inline void remove_staged_on_signals() {
 }
 
 // A run's output files. stage(path) returns where to write `path` now: a new temporary file in the folder of
-// the file `path` finally names (the target of a symlink the user put there). commit() moves every staged file
+// the file `path` finally names (the target of a symlink the user put there); `path` itself when it is a
+// device, FIFO or socket; an Error when it is a directory. commit() moves every staged file
 // into place when the run has succeeded; the destructor removes whatever was not committed, so a failed run
 // (an error, a full disk, `ulimit -f`, an exception from Python) leaves no new or changed output and no
 // temporary file behind.
@@ -108,6 +109,16 @@ class StagedOutputs {
   std::string stage(const std::string& path) {
     auto s = std::make_unique<Staged>();
     s->path = path;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      if (S_ISDIR(st.st_mode)) throw Error("cannot write file: Is a directory", SourceLoc{path});
+      // A device, FIFO or socket (/dev/null, /dev/stdout, a pipe): written directly, as a shell redirection
+      // would. Nothing to stage or take back, and renaming a file over it would replace the device node.
+      s->temp = path;
+      s->direct = true;
+      staged_.push_back(std::move(s));
+      return path;
+    }
     s->target = final_target(path);
     const std::filesystem::path dest(s->target);
     s->temp = (dest.parent_path() / ("." + dest.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" +
@@ -141,7 +152,7 @@ class StagedOutputs {
       }
     } done;
     for (auto& s : staged_) {
-      if (s->committed) continue;
+      if (s->committed || s->direct) continue;
       struct stat st {};
       if (::stat(s->target.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
         copy_into(s->temp, s->target);
@@ -158,7 +169,7 @@ class StagedOutputs {
 
   ~StagedOutputs() {
     for (auto& s : staged_) {
-      if (!s->committed) ::unlink(s->temp.c_str());
+      if (!s->committed && !s->direct) ::unlink(s->temp.c_str());
       staged_detail::withdraw(staged_detail::g_files, s->slot);
     }
     for (auto& d : dirs_) {
@@ -171,7 +182,7 @@ class StagedOutputs {
   struct Staged {
     std::string path, target, temp;
     int slot = -1;
-    bool committed = false;
+    bool committed = false, direct = false;  // direct: not a regular file, written in place
   };
   struct Dir {
     std::string path;

@@ -40,8 +40,11 @@ class StagedFiles {
   void add_input(const std::string& path) { inputs_.push_back({file_identity(path), path}); }
 
   // Refuses (UsageError, exit 2) an output that is an input, or the same file as another output, and returns
-  // the temporary path to write it to.
+  // the temporary path to write it to. Devices and pipes (/dev/null, /dev/stdout) are written directly, and
+  // may be named by several outputs.
   std::string stage(const std::string& path, const std::string& option) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return files_.stage(path);  // /dev/null, a pipe
     const std::string id = file_identity(path);
     for (auto& [in_id, in_path] : inputs_)
       if (in_id == id)
