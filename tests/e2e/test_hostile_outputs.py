@@ -133,6 +133,19 @@ check_equal(sim(*RUN, "-o", good, "--stats", d), (1, f"{d}: error: cannot write 
             "--stats onto a directory")
 check_equal([f for f in os.listdir(d) if ".tmp" in f], [], "no temporary file")
 
+# bundle-run: its -o may not be the bundle's own reference folder (it would overwrite the reference, then find
+# it identical), and a failed bundle-run leaves no output file.
+bundle = os.path.join(d, "bundle")
+check_equal(sim("bundle", *RUN, "-o", bundle), (0, ""), "nki-sim bundle")
+ref = os.path.join(bundle, "nki-sim", "output_0.npy")
+before = snapshot()
+check_equal(sim("bundle-run", bundle, "-o", os.path.join(bundle, "nki-sim")),
+            (1, f"{ref}: error: is the bundle's own {ref} (it would be overwritten)"), "bundle-run -o onto the bundle")
+rc, line = sim("bundle-run", bundle, "-o", os.path.join(d, "rerun"), fsize=100000)
+check_equal((rc, line), (1, f"{os.path.join(d, 'rerun', 'output_0.npy')}: error: cannot write: File too large"),
+            "bundle-run under ulimit -f")
+check_equal(snapshot(), before, "bundle-run changed no file and left no temporary file")
+
 # A symlink at an output path is written through (the file it names gets the output, the link stays).
 real = os.path.join(d, "real_stats.json")
 with open(real, "w") as f:
