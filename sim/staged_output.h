@@ -121,7 +121,9 @@ class StagedOutputs {
     }
     s->target = final_target(path);
     const std::filesystem::path dest(s->target);
-    s->temp = (dest.parent_path() / ("." + dest.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" +
+    std::string name = dest.filename().string();
+    if (name.size() > 200) name.resize(200);  // the temporary name stays within NAME_MAX (255) bytes
+    s->temp = (dest.parent_path() / ("." + name + ".tmp" + std::to_string(::getpid()) + "-" +
                                      std::to_string(staged_detail::g_counter.fetch_add(1))))
                   .string();
     ::unlink(s->temp.c_str());

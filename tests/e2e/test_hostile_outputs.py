@@ -133,6 +133,12 @@ check_equal(sim(*RUN, "-o", good, "--stats", d), (1, f"{d}: error: cannot write 
             "--stats onto a directory")
 check_equal([f for f in os.listdir(d) if ".tmp" in f], [], "no temporary file")
 
+# An output name of 255 bytes (NAME_MAX) is valid: its temporary file's name is shortened to fit.
+long_name = os.path.join(d, "s" * 250 + ".json")
+check_equal(sim(*RUN, "-o", good, "--stats", long_name), (0, ""), "--stats with a 255-byte file name")
+check(open(long_name).read().startswith("{"), "the 255-byte file holds the stats")
+os.remove(long_name)
+
 # bundle-run: its -o may not be the bundle's own reference folder (it would overwrite the reference, then find
 # it identical), and a failed bundle-run leaves no output file.
 bundle = os.path.join(d, "bundle")
