@@ -43,6 +43,7 @@ class StagedFiles {
   // the temporary path to write it to. Devices and pipes (/dev/null, /dev/stdout) are written directly, and
   // may be named by several outputs.
   std::string stage(const std::string& path, const std::string& option) {
+    if (path.empty()) throw UsageError(option + " expects a file name, got ''");
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return files_.stage(path);  // /dev/null, a pipe
     const std::string id = file_identity(path);

@@ -133,6 +133,9 @@ check_equal(sim(*RUN, "-o", good, "--stats", d), (1, f"{d}: error: cannot write 
             "--stats onto a directory")
 check_equal([f for f in os.listdir(d) if ".tmp" in f], [], "no temporary file")
 
+check_equal(sim(*RUN, "-o", good, "--trace", ""), (2, "nki-sim: error: --trace expects a file name, got ''"),
+            "--trace ''")
+
 # An output name of 255 bytes (NAME_MAX) is valid: its temporary file's name is shortened to fit.
 long_name = os.path.join(d, "s" * 250 + ".json")
 check_equal(sim(*RUN, "-o", good, "--stats", long_name), (0, ""), "--stats with a 255-byte file name")
