@@ -107,6 +107,7 @@ class StagedOutputs {
   StagedOutputs& operator=(const StagedOutputs&) = delete;
 
   std::string stage(const std::string& path) {
+    if (path.empty()) throw Error("cannot write file: the file name is empty");
     auto s = std::make_unique<Staged>();
     s->path = path;
     struct stat st {};

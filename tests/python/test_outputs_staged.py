@@ -51,4 +51,6 @@ def test_program_save_is_staged(tmp_path):
     missing = tmp_path / "missing" / "k.nkibin"
     with pytest.raises(nkisim.KernelError, match=f"^{missing}: error: cannot write file: No such file or directory$"):
         prog.save(missing)
+    with pytest.raises(nkisim.KernelError, match="cannot write file: the file name is empty"):
+        prog.save("")
     assert listing(tmp_path) == ["k.nkibin", "real.nkibin"]
