@@ -14,6 +14,7 @@
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
 #include "sim/npy.h"
+#include "sim/staged_output.h"
 
 namespace nkisim::api {
 
@@ -295,16 +296,32 @@ std::vector<std::string> compare_outputs(const Manifest& m, const std::vector<si
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) throw Error("cannot create output directory: " + ec.message(), SourceLoc{out.string(), 0, 0});
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string file = (out / ("output_" + std::to_string(i) + ".npy")).string();
-    sim::write_npy(file, outputs[i]);
-    compare_file(file, (fs::path(m.dir) / m.outputs[i].file).string(), diffs);
-  }
-  for (size_t i = 0; i < written.size(); ++i) {
-    const std::string file = (out / ("input_" + safe_name(written[i].first) + ".npy")).string();
-    sim::write_npy(file, written[i].second);
-    compare_file(file, (fs::path(m.dir) / m.written_inputs[i].file).string(), diffs);
-  }
+  // Each file is staged (sim/staged_output.h: renamed into place once all are written) and compared with the
+  // bundle's; none may be one of the bundle's own files (-o BUNDLE/nki-sim would overwrite the reference and
+  // then compare it with itself).
+  sim::StagedOutputs files;
+  auto one = [&](const std::string& file, const sim::HostArray& a, const std::string& theirs) {
+    if (fs::equivalent(file, theirs, ec))
+      throw Error("is the bundle's own " + theirs + " (it would be overwritten)", SourceLoc{file, 0, 0});
+    const std::string temp = files.stage(file);
+    try {
+      sim::write_npy(temp, a);
+    } catch (const Error& e) {  // "TEMP: cannot write: File too large" -> located at the user's path
+      const std::string msg = e.what();
+      const size_t at = msg.find("cannot write");
+      throw Error(at == std::string::npos ? "cannot write file" : msg.substr(at), SourceLoc{file, 0, 0});
+    }
+    const size_t before = diffs.size();
+    compare_file(temp, theirs, diffs);
+    if (diffs.size() > before) diffs.back() = file + ": differs from the bundle's " + theirs;
+  };
+  for (size_t i = 0; i < outputs.size(); ++i)
+    one((out / ("output_" + std::to_string(i) + ".npy")).string(), outputs[i],
+        (fs::path(m.dir) / m.outputs[i].file).string());
+  for (size_t i = 0; i < written.size(); ++i)
+    one((out / ("input_" + safe_name(written[i].first) + ".npy")).string(), written[i].second,
+        (fs::path(m.dir) / m.written_inputs[i].file).string());
+  files.commit();
   return diffs;
 }
 

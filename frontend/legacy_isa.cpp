@@ -126,7 +126,8 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
       }
       std::sort(ax.begin(), ax.end());
       const bool keep = present(arg("keepdims")) && in.truthy(arg("keepdims"));
-      if (!ax.empty() && ax[0] > 0) {
+      // An axis out of range keeps the shape: nisa.tensor_reduce, called below, reports it.
+      if (!ax.empty() && ax[0] > 0 && ax.back() < int64_t(shape.size())) {
         if (keep)
           for (auto k : ax) shape[size_t(k)] = 1;
         else

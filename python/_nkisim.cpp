@@ -16,6 +16,7 @@
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
 #include "sim/npy.h"
+#include "sim/staged_output.h"
 
 namespace py = pybind11;
 using namespace nkisim;
@@ -260,6 +261,17 @@ py::array to_numpy(const sim::HostArray& h) {
   return out;
 }
 
+// Writes a file the caller asked for to its staged temporary file (sim/staged_output.h: a failed call leaves no
+// new or changed file), errors naming the caller's path.
+template <class Writer>
+void write_staged(sim::StagedOutputs& files, const std::string& path, Writer&& writer) {
+  errno = 0;
+  std::ofstream f(files.stage(path), std::ios::binary);
+  if (f) writer(f);
+  if (!f || !f.flush())
+    throw Error("cannot write file" + (errno ? std::string(": ") + std::strerror(errno) : ""), SourceLoc{path});
+}
+
 py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair<py::array, std::string>>& inputs,
                   const std::string& mode, bool timeline, const std::string& trace_path,
                   const std::string& html_path, const std::string& check) {
@@ -290,18 +302,15 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
       run->write_stats_json(s);
       stats = s.str();
       if (timeline) profile = run->profile(programs, &p->target);  // the run's parameters: the verdict's peaks
-      if (!trace_path.empty()) {
-        sim::prepare_rewrite(trace_path);
-        std::ofstream f(trace_path);
-        run->write_trace_json(programs, f);
-        if (!f.flush()) throw Error(trace_path + ": cannot write file");
-      }
-      if (!html_path.empty()) {  // --html (docs/html.md)
-        sim::prepare_rewrite(html_path);
-        std::ofstream f(html_path);
-        run->write_html(programs, p->target, programs[0].kernel_name, true, f);
-        if (!f.flush()) throw Error(html_path + ": cannot write file");
-      }
+      sim::StagedOutputs files;  // renamed into place once every file is written (else removed)
+      if (!trace_path.empty())
+        write_staged(files, trace_path, [&](std::ostream& f) { run->write_trace_json(programs, f); });
+      if (!html_path.empty())  // --html (docs/html.md)
+        write_staged(files, html_path, [&](std::ostream& f) {
+          run->write_html(programs, p->target, programs[0].kernel_name, true, f);
+        });
+      if (stop.load()) return;  // Ctrl-C meanwhile: KeyboardInterrupt follows, and no file goes into place
+      files.commit();
     });
     py::dict d;
     py::list outs, written;
@@ -357,7 +366,15 @@ PYBIND11_MODULE(_nkisim, m) {
       .def("encode", [](const Program& p) {
         std::vector<uint8_t> b = isa::encode_programs(p.compiled.programs);
         return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());
-      });
+      })
+      .def("save", [](const Program& p, const std::string& path) {  // Program.save: the binary program, staged
+        guarded([&] {
+          const std::vector<uint8_t> b = isa::encode_programs(p.compiled.programs);
+          sim::StagedOutputs files;
+          write_staged(files, path, [&](std::ostream& f) { f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size())); });
+          files.commit();
+        });
+      }, py::arg("path"));
   m.def("namespaces", [](const std::string& target) {
     return guarded([&] {
       py::dict d;

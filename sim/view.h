@@ -91,9 +91,17 @@ inline void scatter_int(const View& v, uint32_t i, const uint32_t* in) {
   for_each_run(v, i, [&](uint8_t* p, size_t n, int64_t st) { store_int(v.dtype, p, st, n, in); in += n; });
 }
 
-// Direct fp32 access to partition i when the view is one contiguous float32 run, else nullptr.
+// True when every partition of `v` is one contiguous float32 run at a 4-byte aligned host address, so that
+// it can be read and written through float*. Simulated memory is byte-addressed: a view may start at any
+// byte (nothing in the NKI docs requires aligned fp32 operands), and misaligned fp32 views go through the
+// memcpy paths of sim/convert.h instead (a float* access to them would be undefined behaviour).
+inline bool direct_f32_rows(const View& v) {
+  return v.dtype == isa::DType::float32 && v.contiguous_rows() && v.pstep % int64_t(alignof(float)) == 0 &&
+         reinterpret_cast<uintptr_t>(v.base) % alignof(float) == 0;
+}
+// Direct fp32 access to partition i when direct_f32_rows(v), else nullptr.
 inline float* direct_f32(const View& v, uint32_t i) {
-  return v.dtype == isa::DType::float32 && v.contiguous_rows() ? reinterpret_cast<float*>(v.row(i)) : nullptr;
+  return direct_f32_rows(v) ? reinterpret_cast<float*>(v.row(i)) : nullptr;
 }
 
 // True when the byte ranges the two views touch can intersect (same memory, overlapping partitions and

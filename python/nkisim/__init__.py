@@ -6,6 +6,8 @@
 `kernel` is a function decorated with nki.jit (current API) or neuronxcc.nki.jit (legacy), a kernel[grid] /
 kernel[2] launch, or a plain function (taken as an nki.jit kernel).
 """
+import os
+
 from . import _nkisim
 from ._host import as_dtype, sbuf, sbuf_output
 from ._kernel import CURRENT, BenchmarkResult, CheckError, CheckWarning, Kernel, Result, as_kernel
@@ -39,8 +41,8 @@ class Program:
         self.target = prog.target
 
     def save(self, path):
-        with open(path, "wb") as f:
-            f.write(self._prog.encode())
+        """Writes the binary program to a temporary file beside `path`, renamed into place once complete."""
+        self._prog.save(os.fspath(path))
 
 
 def compile(kernel, *args, target="trn2", lnc=None, **kwargs):

@@ -30,6 +30,15 @@ check_equal(first_line([fifo, "-o", os.path.join(d, "x.bin")], "nki-as"),
             (1, f"{fifo}: error: cannot open: not a regular file (a FIFO)"), "FIFO as nki-as input")
 check_equal(first_line([ADD, "--inputs", fifo, fifo, "-o", out]),
             (1, f"nki-sim: error: {fifo}: cannot open: not a regular file"), "FIFO as --inputs")
+for dev in ("/dev/zero", "/dev/urandom"):  # read until allocation failed before
+    what = "not a regular file (a character device)"
+    check_equal(first_line([dev, "-o", out]), (1, f"{dev}: error: cannot read kernel file: {what}"), f"{dev} as the kernel")
+    check_equal(first_line(["--program", dev, "-o", out]), (1, f"{dev}: error: cannot open: {what}"), f"{dev} as --program")
+    for tool in ("nki-as", "nki-objdump"):
+        check_equal(first_line([dev, "-o", os.path.join(d, "x.out")], tool), (1, f"{dev}: error: cannot open: {what}"),
+                    f"{dev} as {tool} input")
+check_equal(first_line([fifo, "-o", os.path.join(d, "x.s")], "nki-objdump"),
+            (1, f"{fifo}: error: cannot open: not a regular file (a FIFO)"), "FIFO as nki-objdump input")
 check_equal(first_line([d, "-o", out]), (1, f"{d}: error: cannot read kernel file: Is a directory"), "directory as the kernel")
 import numpy as np  # noqa: E402
 s7 = os.path.join(d, "s7.npy")

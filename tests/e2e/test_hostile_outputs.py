@@ -5,6 +5,7 @@ output and no temporary file; a symlink the user put at an output path is writte
 import os
 import resource
 import shutil
+import stat
 import subprocess
 
 import numpy as np
@@ -112,6 +113,47 @@ for fsize in (1000, 70000, 200000):
 fresh = os.path.join(d, "fresh", "deeper")
 rc, line = sim(*RUN, "-o", fresh, fsize=70000)
 check(rc == 1 and not os.path.exists(os.path.join(d, "fresh")), "a failed run removes the folders it created")
+
+# Devices and pipes are written directly, never replaced by a renamed file (that replaced /dev/null itself when
+# nki-sim ran as root): a FIFO with a reader, and /dev/stdout (a pipe here) for two outputs. A directory is an
+# error naming it.
+fifo = os.path.join(d, "stats.fifo")
+os.mkfifo(fifo)
+reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
+rc, line = sim(*RUN, "-o", good, "--stats", fifo)
+got = reader.communicate(timeout=60)[0]
+check_equal((rc, line), (0, ""), "--stats onto a FIFO")
+check(stat.S_ISFIFO(os.stat(fifo).st_mode) and got.startswith(b"{"), "the FIFO stays a FIFO and its reader got the stats")
+os.remove(fifo)
+p = subprocess.run([os.path.join(TOOLS, "nki-sim"), *RUN, "-o", good, "--stats", "/dev/stdout", "--trace", "/dev/stdout"],
+                   capture_output=True, text=True, timeout=120)
+check_equal((p.returncode, p.stderr, p.stdout[:1], p.stdout.count('"traceEvents"')), (0, "", "{", 1),
+            "--stats and --trace onto /dev/stdout (a pipe)")
+check_equal(sim(*RUN, "-o", good, "--stats", d), (1, f"{d}: error: cannot write file: Is a directory"),
+            "--stats onto a directory")
+check_equal([f for f in os.listdir(d) if ".tmp" in f], [], "no temporary file")
+
+check_equal(sim(*RUN, "-o", good, "--trace", ""), (2, "nki-sim: error: --trace expects a file name, got ''"),
+            "--trace ''")
+
+# An output name of 255 bytes (NAME_MAX) is valid: its temporary file's name is shortened to fit.
+long_name = os.path.join(d, "s" * 250 + ".json")
+check_equal(sim(*RUN, "-o", good, "--stats", long_name), (0, ""), "--stats with a 255-byte file name")
+check(open(long_name).read().startswith("{"), "the 255-byte file holds the stats")
+os.remove(long_name)
+
+# bundle-run: its -o may not be the bundle's own reference folder (it would overwrite the reference, then find
+# it identical), and a failed bundle-run leaves no output file.
+bundle = os.path.join(d, "bundle")
+check_equal(sim("bundle", *RUN, "-o", bundle), (0, ""), "nki-sim bundle")
+ref = os.path.join(bundle, "nki-sim", "output_0.npy")
+before = snapshot()
+check_equal(sim("bundle-run", bundle, "-o", os.path.join(bundle, "nki-sim")),
+            (1, f"{ref}: error: is the bundle's own {ref} (it would be overwritten)"), "bundle-run -o onto the bundle")
+rc, line = sim("bundle-run", bundle, "-o", os.path.join(d, "rerun"), fsize=100000)
+check_equal((rc, line), (1, f"{os.path.join(d, 'rerun', 'output_0.npy')}: error: cannot write: File too large"),
+            "bundle-run under ulimit -f")
+check_equal(snapshot(), before, "bundle-run changed no file and left no temporary file")
 
 # A symlink at an output path is written through (the file it names gets the output, the link stays).
 real = os.path.join(d, "real_stats.json")

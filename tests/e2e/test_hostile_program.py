@@ -6,7 +6,7 @@ import subprocess
 
 import numpy as np
 
-from common import EXAMPLES, NKISIM, check, check_equal, finish, run, save, tmpdir
+from common import EXAMPLES, NKISIM, check, check_equal, finish, run, save, tmpdir, write_file
 
 TOOLS = os.path.dirname(os.path.abspath(NKISIM))
 d = tmpdir()
@@ -63,6 +63,38 @@ check_equal((rc, se), (1, f"{bad}: error: tensor 't': address 184467440737095475
 check(not os.path.exists(out), "no output directory after a refused program")
 rc, so, se = run("--program", good, "--inputs", x + ":bfloat16", "-o", out, "-q")
 check_equal((rc, se), (0, ""), "the unpatched program runs")
+
+# A program's .loc names any file and column: diagnostics locate the error there but quote no line of it (only
+# kernel files the run compiled are quoted), so neither a column of 2^31 - 1 (a 2 GB caret line) nor
+# /etc/passwd reaches stderr.
+write_file(d, "k.py", "x = 1\n")
+NOTE = "nki-sim: note: no instruction of this core's program updates semaphore 0\n"
+for name, loc in [("bigcol", '"k.py" 1 2147483647'), ("passwd", '"/etc/passwd" 1 1')]:
+    rc, se, src, prog = nki_as(name, HEAD + f".loc L1 {loc}\n.stream vector\n"
+                                            "  memset dst=sbuf:float32@p0:128+0x0[[1,512]] wait=s0>=1 @L1\n")
+    check_equal((rc, se), (0, ""), f"nki-as {name}")
+    p = subprocess.run([NKISIM, "--program", prog, "-o", os.path.join(d, "out_" + name)], capture_output=True,
+                       text=True, timeout=60, cwd=d)
+    where = "k.py:1:2147483647" if name == "bigcol" else "/etc/passwd:1:1"
+    check_equal((p.returncode, p.stderr),
+                (1, f"{where}: error: deadlock: vector waits for semaphore 0 >= 1 (value is 0)\n{NOTE}"),
+                f".loc {loc}: located, no line quoted")
+
+# A program's tensor names reach output file names only as [A-Za-z0-9_.-]: an input named "/../../TRAVERSED"
+# that the program writes comes back as one file inside -o.
+rc, se, src, prog = nki_as("trav", HEAD + '.tensor "/../../TRAVERSED" input float32 [1,4] @0x0 bytes=16 param=0\n'
+                           ".stream vector\n  memset dst=sbuf:float32@p0:1+0x0[[1,4]] imm0=5 signal=s0+1\n"
+                           ".stream sync\n  dma_copy dst=hbm:float32@0x0[[4,1],[1,4]] src=sbuf:float32@p0:1+0x0[[1,4]] "
+                           "queue=0 wait=s0>=1\n")
+check_equal((rc, se), (0, ""), "nki-as trav")
+x14 = save(d, "x14.npy", np.ones((1, 4), np.float32))
+os.makedirs(os.path.join(d, "deep", "er"))
+out = os.path.join(d, "deep", "er", "out")
+rc, so, se = run("--program", prog, "--inputs", x14, "-o", out, "-q")
+check_equal((rc, se, sorted(os.listdir(out))), (0, "", ["input__.._.._TRAVERSED.npy"]), "a traversing tensor name")
+check((np.load(os.path.join(out, "input__.._.._TRAVERSED.npy")) == 5).all(), "the written input's values")
+check_equal([os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if "TRAVERSED" in f],
+            [os.path.join(out, "input__.._.._TRAVERSED.npy")], "nothing written outside -o")
 
 # --param: every target parameter has a valid range; a bad command line exits 2.
 ADD = os.path.join(EXAMPLES, "tensor_add.py")
