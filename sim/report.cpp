@@ -44,6 +44,7 @@ void write_stats_json(const Result& r, std::ostream& os) {
   j["target"] = r.target;
   j["total_ns"] = r.total_ns;
   j["total_cycles"] = r.total_cycles;
+  j["device_ns"] = r.device_ns;
   j["instructions"] = r.instructions;
   ordered_json engines = ordered_json::object();
   for (const char* name : kEngineOrder) {

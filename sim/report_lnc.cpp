@@ -19,6 +19,9 @@ void write_lnc_stats_json(const LncResult& r, std::ostream& os) {
   uint64_t cycles = 0;
   for (const Result& c : r.cores) cycles = std::max(cycles, c.total_cycles);
   j["total_cycles"] = cycles;
+  double device = 0;
+  for (const Result& c : r.cores) device = std::max(device, c.device_ns);
+  j["device_ns"] = device;
   ordered_json cores = ordered_json::array();
   for (const Result& c : r.cores) {
     std::ostringstream one;

@@ -345,6 +345,7 @@ void Scheduler::check_deadlock() const {
 void Scheduler::finish() {
   r_.mode = o_.timing_only ? "timing-only" : "timed";
   r_.total_ns = last_;
+  r_.device_ns = t_.kernel_launch_ns + last_ + t_.kernel_teardown_ns;
   // Cycles in the profiler's base clock (machine.md §3: Trn1 1.4 GHz, Trn2 1.2 GHz).
   r_.total_cycles = uint64_t(std::llround(last_ * t_.profiler_ghz));
   r_.instructions = p_.num_instructions();
