@@ -106,7 +106,9 @@ def simulate(nki_sim, kernel_file, kernel, target, paths, folder, window):
     with open(stats) as f:
         s = json.load(f)
     total = s["total_ns"]
-    got = {"total_us": total / 1e3}
+    # The device time includes the runtime's launch preamble and teardown (device_ns); the engine-active
+    # percentages are over the kernel's own span, as the profile summary's total_time excludes setup/teardown.
+    got = {"total_us": s.get("device_ns", total) / 1e3}
     spans = engine_spans(trace) if window == "engine" else {}
     for engine, e in s["engines"].items():
         lo, hi = spans.get(engine, (0.0, total))

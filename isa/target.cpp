@@ -59,6 +59,19 @@ TargetDesc make_trn1() {
   // With two exposed accesses the trn1 dependent Scalar chain comes out at 64+100+2x60 = 284 cycles vs the
   // measured 264 (PERF Opt #5a), +7.6%.
   t.dep_static_cycles = 100;
+  // Vector: the fused Mamba tutorial's Vector "Selection Summary" active time per (channel tile, state)
+  // iteration is its instructions' busy time plus ~128 cycles per dependent step (mamba_v1 C=4096: 2.12 ms / 512
+  // = 4.141 us = 3.657 us busy + 4 x 135 cycles; mamba_v2: 1.57 ms / 512 = 3.066 us = 2.742 us + 3 x 121 cycles
+  // at 1.12 GHz; SDK nki/guides/tutorials/fused_mamba.rst figures) [inferred]: ARCH2's "~100 cycles" for a
+  // dependent instruction plus part of one access. Scalar: the measured dependent ACT chain, II 264 cycles =
+  // MIN_II 64 + 200 (machine.md §9, PERF Opt #5a). [inferred] the same on NC-v3/v4.
+  t.vector_raw_handoff_cycles = 128;
+  t.scalar_raw_handoff_cycles = 200;
+  // The mamba_v1 profile (SDK nki/img/mamba_v1_profile.png, 172.93 us): the runtime's preamble runs on every
+  // engine until the first DMA at ~12.5 us; after the last output write (~168.4 us) ~4.5 us of teardown
+  // [inferred from the figure]. [inferred] the same on Trn2/Trn3.
+  t.kernel_launch_ns = 12500;
+  t.kernel_teardown_ns = 4500;
   t.stride_penalty_bytes = 16;   // innermost stride > 16 B: half rate (machine.md §10, ARCH2)
   t.stride_penalty_factor = 2;   // "half rate" read as 2x the streaming time (ARCH2 also says "~50% slower")
   t.vector_perf_mode = 0;        // NC-v2 has no Vector performance modes (machine.md §6: NC-v3 addition)
@@ -195,6 +208,10 @@ const TargetParam kParams[] = {
     P(act_read_accumulator_cycles, 0, 1e6, false, "cycles", "ScalarE accumulator read-out (activation reduce_res)"),
     P(access_overhead_cycles, 0, 1e6, false, "cycles", "SBUF/PSUM access initiation, exposed on RAW-dependent instructions"),
     P(dep_static_cycles, 0, 1e6, false, "cycles", "static overhead of a RAW-dependent back-to-back instruction"),
+    P(vector_raw_handoff_cycles, 0, 1e6, false, "cycles", "Vector: a RAW-dependent instruction's start after its producer's end"),
+    P(scalar_raw_handoff_cycles, 0, 1e6, false, "cycles", "Scalar: a RAW-dependent instruction's start after its producer's end"),
+    P(kernel_launch_ns, 0, 1e9, false, "ns", "runtime preamble before the kernel's first instruction (device_ns)"),
+    P(kernel_teardown_ns, 0, 1e9, false, "ns", "runtime teardown after the kernel's last completion (device_ns)"),
     P(stride_penalty_bytes, 0, 1e9, false, "B", "innermost stride above which an access runs at reduced rate"),
     P(stride_penalty_factor, 1e-3, 1e3, false, "", "streaming-time factor of the stride penalty"),
     P(vector_perf_mode, 0, 1, true, "0/1", "Vector 2x/4x performance modes (NC-v3+)"),

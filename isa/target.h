@@ -40,6 +40,14 @@ struct TargetDesc {
   // ---- timing model: compute engines (sim/cost.cpp, sim/scheduler.cpp; docs/cost-model.md) ----
   double access_overhead_cycles = 0;  // SBUF/PSUM access-request initiation, exposed on RAW dependencies
   double dep_static_cycles = 0;       // static overhead of a RAW-dependent back-to-back instruction
+  // The same-engine RAW hand-off (a dependent instruction's start after its producer's end) per engine:
+  // Vector and Scalar from measurements; GpSimd dep_static_cycles + 2 x access_overhead_cycles.
+  double vector_raw_handoff_cycles = 0;
+  double scalar_raw_handoff_cycles = 0;
+  // The runtime's preamble before the kernel's first instruction and its teardown after the last: a device time
+  // (Result::device_ns, what nki.benchmark and the profiler report) = kernel_launch_ns + total + kernel_teardown_ns.
+  double kernel_launch_ns = 0;
+  double kernel_teardown_ns = 0;
   double stride_penalty_bytes = 0;    // innermost stride above this (bytes) halves the port rate
   double stride_penalty_factor = 1;   // streaming-time factor when the stride rule applies
   double vector_perf_mode = 0;        // 1: NC-v3+ Vector 2x/4x performance modes

@@ -129,6 +129,7 @@ void fp32_matmul(const isa::Program& p, const Result& r, const isa::TargetDesc& 
   if (t.pe_fp32_factor <= 1) return;
   std::map<std::string, std::pair<uint64_t, double>> by_line;
   for (uint32_t id = 0; id < r.timeline.size(); ++id) {
+    if (!r.timeline[id].issued) continue;
     const isa::Instruction& ins = instr(p, r, id);
     const bool f32 = (isa::has_trait(ins.op, isa::Trait::PE_MOVE) && !ins.params.transpose &&
                       ins.operands[1].dtype == isa::DType::float32) ||

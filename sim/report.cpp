@@ -48,6 +48,7 @@ ordered_json stats_document(const Result& r) {
   j["target"] = r.target;
   j["total_ns"] = r.total_ns;
   j["total_cycles"] = r.total_cycles;
+  j["device_ns"] = r.device_ns;
   j["instructions"] = r.instructions;
   ordered_json engines = ordered_json::object();
   for (const char* name : kEngineOrder) {
@@ -105,6 +106,9 @@ void write_stats_json(const RunResult& r, std::ostream& os) {
   uint64_t cycles = 0;
   for (const Result& c : r.cores) cycles = std::max(cycles, c.total_cycles);
   j["total_cycles"] = cycles;
+  double device = 0;
+  for (const Result& c : r.cores) device = std::max(device, c.device_ns);
+  j["device_ns"] = device;
   ordered_json cores = ordered_json::array();
   for (const Result& c : r.cores) cores.push_back(stats_document(c));
   j["cores"] = std::move(cores);

@@ -54,6 +54,13 @@ Scheduler::Scheduler(ExecContext& ctx, const Options& opts, Result& r)
   if (collect_) {
     sem_hist_.resize(p_.num_semaphores);
     r_.timeline.resize(b);
+    // Every record names its own instruction, also one that never issues (a zero-trip loop body): reports skip
+    // those by `issued`, and none reads past its stream.
+    for (int e = 0; e < isa::kNumEngines; ++e)
+      for (uint32_t i = 0; i < p_.streams[size_t(e)].size(); ++i) {
+        r_.timeline[base_[size_t(e)] + i].engine = uint8_t(e);
+        r_.timeline[base_[size_t(e)] + i].index = i;
+      }
   }
   const size_t nq = size_t(std::max(1.0, t_.dma_queues));
   if (t_.dma_engines > 255 - kDmaUnit0 || t_.dma_queues > 65535)
@@ -205,6 +212,7 @@ void Scheduler::try_issue(int e) {
       InstrTiming& rec = r_.timeline[id];
       rec.engine = uint8_t(e);
       rec.index = i;
+      rec.issued = true;
       rec.ready_ns = ready;
       rec.start_ns = start;
       rec.end_ns = end;
@@ -326,6 +334,7 @@ void Scheduler::check_deadlock() const {
 void Scheduler::finish() {
   r_.mode = o_.timing_only ? "timing-only" : "timed";
   r_.total_ns = last_;
+  r_.device_ns = t_.kernel_launch_ns + last_ + t_.kernel_teardown_ns;
   // Cycles in the profiler's base clock (machine.md §3: Trn1 1.4 GHz, Trn2 1.2 GHz).
   r_.total_cycles = uint64_t(std::llround(last_ * t_.profiler_ghz));
   r_.instructions = p_.num_instructions();

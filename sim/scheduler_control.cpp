@@ -66,6 +66,7 @@ bool Scheduler::issue_sequencer(int e, uint32_t i, const OpInfo& op) {
     InstrTiming& rec = r_.timeline[id];
     rec.engine = uint8_t(e);
     rec.index = i;
+    rec.issued = true;
     rec.ready_ns = s.free_at;
     rec.start_ns = start;
     rec.end_ns = end;

@@ -4,9 +4,10 @@
 //   waits for its weights; an LS waits until the multiply that took the previous weights has started
 //   (machine.md §4, ARCH2 + PERF Opt #7). Optional dI/dt throttling ramp (machine.md §4, NX).
 // * Same-engine RAW latency: an instruction reading what an earlier instruction of the same engine wrote
-//   waits until that result is committed: producer end + (dep_static_cycles + access_overhead_cycles) for
-//   the write to land, + access_overhead_cycles for the consumer's read request that could not be issued
-//   ahead (machine.md §2 PERF Opt #5a, §6, §9 ARCH2).
+//   waits until that result is committed: producer end + the engine's hand-off (vector_raw_handoff_cycles,
+//   scalar_raw_handoff_cycles; GpSimd: dep_static_cycles + access_overhead_cycles for the write to land, +
+//   access_overhead_cycles for the consumer's read request that could not be issued ahead) (machine.md §2
+//   PERF Opt #5a, §6, §9 ARCH2; isa/target.cpp has the measurements).
 // * PSUM banks: Vector and Scalar accesses to the same PSUM bank serialise (NC-v3+); on NC-v2 any two
 //   Vector/Scalar PSUM accesses do (machine.md §10).
 #include <algorithm>
@@ -59,7 +60,10 @@ void Scheduler::hazard_record(int e, const OpInfo& op, double end, uint32_t id) 
   if (!op.nwrite) return;
   const double ghz = t_.engine_ghz(Engine(e));
   if (ghz <= 0) return;
-  const double ready = end + (t_.dep_static_cycles + 2 * t_.access_overhead_cycles) / ghz;
+  const double handoff = e == int(Engine::Vector)   ? t_.vector_raw_handoff_cycles
+                         : e == int(Engine::Scalar) ? t_.scalar_raw_handoff_cycles
+                                                    : t_.dep_static_cycles + 2 * t_.access_overhead_cycles;
+  const double ready = end + handoff / ghz;
   for (uint32_t k = op.nread; k < uint32_t(op.nread) + op.nwrite; ++k) {
     WriteRec& w = writes_[size_t(e)][write_head_[size_t(e)]++ % kRing];
     w.fp = op.fps[k];

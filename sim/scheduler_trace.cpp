@@ -46,6 +46,7 @@ void Scheduler::build_trace() {
   };
   for (uint32_t id = 0; id < r_.timeline.size(); ++id) {
     const InstrTiming& rec = r_.timeline[id];
+    if (!rec.issued) continue;
     trace_slice(track_of(id), ins_at(rec.engine, rec.index), rec.start_ns, rec.end_ns - rec.start_ns, id);
   }
   for (const auto& [consumer, who] : r_.sem_edges) {

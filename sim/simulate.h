@@ -96,6 +96,7 @@ std::string_view stall_cause_name(StallCause c);
 // Timing of one instruction (Options::timeline or trace).
 struct InstrTiming {
   uint8_t engine = 0;
+  bool issued = false;     // false: never issued (e.g. in a loop that ran zero times); its times are 0
   uint32_t index = 0;      // position in its stream
   double ready_ns = 0;     // when its engine could have issued it
   double start_ns = 0, end_ns = 0;
@@ -138,6 +139,9 @@ struct Result {
   std::string target;
   double total_ns = 0;
   uint64_t total_cycles = 0;  // total_ns in the target's profiler base clock (machine.md §3)
+  // What the device would report for the launch (nki.benchmark, the profiler's total): total_ns plus the
+  // runtime's preamble and teardown (kernel_launch_ns + kernel_teardown_ns); 0 without timing.
+  double device_ns = 0;
   uint64_t instructions = 0;
   std::map<std::string, EngineStats> engines;  // keys: tensor vector scalar gpsimd sync dma
   std::vector<TraceEvent> trace;               // only with Options::trace

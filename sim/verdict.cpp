@@ -210,6 +210,7 @@ void busy_tables(const isa::Program& p, const Result& r, ProfileAnalysis& a) {
   };
   for (uint32_t id = 0; id < r.timeline.size(); ++id) {
     const InstrTiming& t = r.timeline[id];
+    if (!t.issued) continue;  // e.g. the body of a loop that ran zero times
     const isa::Instruction& ins = instr(p, r, id);
     add(lines[source_line(p, ins)], t.end_ns - t.start_ns, engine_name(r, id));
     add(ops[isa::info(ins.op).mnemonic], t.end_ns - t.start_ns, engine_name(r, id));

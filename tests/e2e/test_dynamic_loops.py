@@ -53,6 +53,16 @@ for n in (4, 7):
           f"fori_accumulate time is linear in n: T({n}) - T(2) = {totals[n] - totals[2]} vs {(n - 2) * step}")
 check(totals[1] > totals[0], "one iteration is slower than none")
 
+# Zero trips with every timeline report: the body never issues, and the reports leave it out (it crashed).
+reports = os.path.join(d, "zero-trip")
+res, stats = run_kernel("fori_accumulate", [pa, pb, count(0)], "--trace", reports + ".trace.json", "--html",
+                        reports + ".html", "--profile-json", reports + ".profile.json", "--profile")
+check(res is not None and np.array_equal(res, repeated(a, b * np.float32(2), 0)), "zero trips with reports: output")
+if res is not None:
+    trace = load_json(reports + ".trace.json")
+    names = {e["name"] for e in trace["traceEvents"] if e.get("ph") == "X"}
+    check("tensor_scalar" not in names and "tensor_tensor" not in names, f"zero trips: no body slice in the trace {names}")
+
 # A negative count runs no iteration (the condition is checked first).
 res, _ = run_kernel("fori_accumulate", [pa, pb, count(-3)])
 check(res is not None and np.array_equal(res, a), "fori_accumulate n=-3 runs no iteration")

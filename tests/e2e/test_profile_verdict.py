@@ -13,7 +13,7 @@ HEADER = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n\n"
 SYNC_GHZ, VEC_GHZ = 1.4, 1.12
 TRIGGER_CYCLES, MIN_II = 64, 64
 DMA_FIXED, DMA_ENGINE_BW, DMA_ENGINES, DMA_BUFFER = 1300.0, 17.0, 16, 6.0
-DEP_CYCLES = 100 + 2 * 60  # dep_static_cycles + 2 x access_overhead_cycles (the RAW hand-off)
+DEP_CYCLES = 128  # vector_raw_handoff_cycles (the Vector RAW hand-off)
 
 KERNELS = {
     # Line numbers matter: the kernels' first line of code is line 6.
