@@ -11,11 +11,8 @@
 #include "sim/simulate.h"
 
 namespace nkisim::sim {
-namespace {
 
-using isa::printf_string;
-
-std::string operands(const isa::Instruction& ins) {
+std::string operands_text(const isa::Instruction& ins) {
   const isa::InstrInfo& inf = isa::info(ins.op);
   std::string s;
   for (int k = 0; k < inf.num_operands; ++k) {
@@ -24,6 +21,10 @@ std::string operands(const isa::Instruction& ins) {
   }
   return s;
 }
+
+namespace {
+
+using isa::printf_string;
 
 std::string ref_text(const isa::Program& p, const Result& r, TimingRef ref) {
   if (ref.kind == TimingRef::Instr && ref.id < r.timeline.size()) {
@@ -44,7 +45,7 @@ void explain_one(const isa::Program& p, const Result& r, const isa::TargetDesc& 
   if (ins.loc > 0 && ins.loc < p.locations.size())
     loc = p.locations[ins.loc].file + ":" + std::to_string(p.locations[ins.loc].line);
   s += printf_string("%s #%u %s  [%s]\n", std::string(isa::engine_name(e)).c_str(), i, inf.mnemonic, loc.c_str());
-  s += "  operands: " + operands(ins) + "\n";
+  s += "  operands: " + operands_text(ins) + "\n";
   CostNote note;
   cost_note() = &note;
   const double ns = engine_ns(ins, e, t);

@@ -11,6 +11,9 @@
 
 namespace nkisim::sim {
 
+// The operands as isa::print_instruction prints them: "dst=<ap> src=<ap>" (trace, explain, html).
+std::string operands_text(const isa::Instruction& ins);
+
 // Returns true and sets `text` (what follows "waited: X ns for ") to explain the wait of instruction (e, i).
 using ExplainWaitFn = std::function<bool(isa::Engine e, uint32_t i, const InstrTiming& tm, std::string& text)>;
 std::string format_explain_with(const isa::Program& p, const Result& r, const isa::TargetDesc& t, int line,

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "sim/cost.h"
+#include "sim/explain.h"
 #include "sim/html_assets.h"
 
 namespace nkisim::sim {
@@ -57,16 +58,6 @@ class Locations {
   std::map<std::pair<std::string, uint32_t>, uint32_t> ids_;
   std::vector<uint32_t> file_, line_, text_;
 };
-
-std::string operands_text(const isa::Instruction& ins) {
-  const isa::InstrInfo& inf = isa::info(ins.op);
-  std::string s;
-  for (int k = 0; k < inf.num_operands; ++k) {
-    if (!ins.operands[k].present()) continue;
-    s += std::string(s.empty() ? "" : " ") + inf.operands[k].name + "=" + isa::to_string(ins.operands[k]);
-  }
-  return s;
-}
 
 // A row of the page: an engine, a DMA queue, or one DMA engine's shares of a queue's transfers (folded).
 struct Track {

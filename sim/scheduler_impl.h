@@ -377,8 +377,6 @@ class Scheduler {
   double dma_busy_ = 0, dma_cover_ = 0;  // union of the DMA engines' busy intervals (shares start in time order)
 };
 
-// The operands as isa::print_instruction prints them: "dst=<ap> src=<ap>".
-std::string operands_text(const isa::Instruction& ins);
 // SBUF/PSUM usage counter samples for the trace, from the timeline (sim/usage.cpp).
 void usage_counters(const isa::Program& p, const isa::TargetDesc& t, Result& r);
 

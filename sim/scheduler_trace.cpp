@@ -4,24 +4,13 @@
 // dependencies, and the SBUF/PSUM usage counters.
 #include <algorithm>
 
+#include "sim/explain.h"
 #include "sim/scheduler_impl.h"
 
 namespace nkisim::sim::detail {
 using isa::Engine;
 using isa::Instruction;
 
-std::string operands_text(const Instruction& ins) {
-  const isa::InstrInfo& inf = isa::info(ins.op);
-  std::string s;
-  for (int k = 0; k < inf.num_operands; ++k) {
-    if (!ins.operands[k].present()) continue;
-    if (!s.empty()) s += ' ';
-    s += inf.operands[k].name;
-    s += '=';
-    s += isa::to_string(ins.operands[k]);
-  }
-  return s;
-}
 
 void Scheduler::trace_slice(const std::string& track, const Instruction& ins, double start, double dur, uint32_t gid) {
   TraceEvent te;
