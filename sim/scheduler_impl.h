@@ -245,11 +245,13 @@ class Scheduler {
  private:
   HbmPool* hbm_pool_ = nullptr;
   // ---- scheduler_prepare.cpp ----
-  // Validation and compilation into ops_ / chunks_, chunk by chunk: inline for small programs, else on a
-  // worker thread that runs ahead of the event loop (ensure_ready() waits for it). A validation error is
-  // always reported as validate_program() would report it, before any other error.
+  // Validation and compilation into ops_ / chunks_, chunk by chunk: inline for small programs, else shared by
+  // a worker thread that runs ahead of the event loop and the event loop itself, which compiles chunks instead
+  // of waiting for them (ensure_ready()). A validation error is always reported as validate_program() would
+  // report it, before any other error.
   void start_prepare();
   void prepare_chunk(int e, uint32_t c);
+  bool prepare_next(int only = -1);  // claims and compiles the next chunk of the stream with the smallest lead
   void prepare_worker();
   void ensure_ready(int e, uint32_t i) {
     if (i < ready_seen_[size_t(e)]) return;
@@ -322,12 +324,13 @@ class Scheduler {
   std::array<uint32_t, isa::kNumEngines> base_{};
   std::unique_ptr<OpInfo[], OpsUnmap> ops_;  // by global id, written by prepare_chunk() (huge pages when possible)
   std::array<std::vector<PrepChunk>, isa::kNumEngines> chunks_;
-  std::array<std::atomic<uint32_t>, isa::kNumEngines> ready_{};  // instructions compiled, per stream
-  std::array<uint32_t, isa::kNumEngines> ready_seen_{};           // the event loop's last look at ready_
+  std::array<std::atomic<uint32_t>, isa::kNumEngines> claimed_{};  // chunks claimed, per stream (in order)
+  std::array<std::unique_ptr<std::atomic<uint8_t>[]>, isa::kNumEngines> chunk_done_;  // per chunk: compiled
+  std::array<uint32_t, isa::kNumEngines> ready_seen_{};  // the event loop: instructions [0, n) are compiled
   std::array<std::atomic<uint32_t>, isa::kNumEngines> pc_pub_{};  // the event loop's progress (worker hint)
   std::atomic<bool> prep_failed_{false}, prep_stop_{false};
   std::thread prep_thread_;
-  std::exception_ptr prep_error_;
+  std::exception_ptr prep_error_, loop_prep_error_;  // the worker's / the event loop's preparation failure
   std::vector<int64_t> sems_;
   std::vector<std::vector<SemUpdateRec>> sem_hist_;  // timeline mode only
   EventQueue events_;

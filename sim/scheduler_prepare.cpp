@@ -269,8 +269,9 @@ void Scheduler::prepare_chunk(int e, uint32_t c) {
   }
 }
 
-// Small programs are compiled before the run; big ones on a worker thread, the chunk of the stream whose
-// compiled lead over the event loop is smallest first.
+// Small programs are compiled before the run. Big ones are compiled by a worker thread, the chunk of the stream
+// whose compiled lead over the event loop is smallest first, and by the event loop itself when it reaches a
+// chunk not compiled yet (it takes that chunk if nobody has, else helps with the next one rather than wait).
 void Scheduler::start_prepare() {
   check_semaphore_count(p_);
   // One big array, written once per instruction: transparent huge pages spare ~10K page faults per 1M
@@ -291,12 +292,39 @@ void Scheduler::start_prepare() {
     for (int e = 0; e < isa::kNumEngines; ++e) ready_seen_[size_t(e)] = uint32_t(p_.streams[size_t(e)].size());
     return;
   }
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    const size_t n = chunks_[size_t(e)].size();
+    chunk_done_[size_t(e)] = std::make_unique<std::atomic<uint8_t>[]>(n);
+    for (size_t c = 0; c < n; ++c) chunk_done_[size_t(e)][c].store(0, std::memory_order_relaxed);
+  }
   prep_thread_ = std::thread([this] {
 #ifdef __linux__
     pthread_setname_np(pthread_self(), "nkisim-prepare");
 #endif
     prepare_worker();
   });
+}
+
+// Claims the next chunk of stream `only` (or, with -1, of the stream whose compiled lead over the event loop is
+// smallest) and compiles it; false when there is none left to claim.
+bool Scheduler::prepare_next(int only) {
+  for (;;) {
+    int best = -1;
+    int64_t lead = 0;
+    for (int e = 0; e < isa::kNumEngines; ++e) {
+      if (only >= 0 && e != only) continue;
+      const uint32_t c = claimed_[size_t(e)].load(std::memory_order_relaxed);
+      if (c >= chunks_[size_t(e)].size()) continue;
+      const int64_t l = int64_t(c) * kChunk - pc_pub_[size_t(e)].load(std::memory_order_relaxed);
+      if (best < 0 || l < lead) best = e, lead = l;
+    }
+    if (best < 0) return false;
+    const uint32_t c = claimed_[size_t(best)].fetch_add(1, std::memory_order_relaxed);
+    if (c >= chunks_[size_t(best)].size()) continue;  // the other thread took the last one
+    prepare_chunk(best, c);
+    chunk_done_[size_t(best)][c].store(1, std::memory_order_release);
+    return true;
+  }
 }
 
 void Scheduler::prepare_worker() {
@@ -311,21 +339,8 @@ void Scheduler::prepare_worker() {
     }
   } clock;
   try {
-    std::array<uint32_t, isa::kNumEngines> next{};  // next chunk per stream
-    for (;;) {
-      if (prep_stop_.load(std::memory_order_relaxed)) return;
-      int best = -1;
-      int64_t lead = 0;
-      for (int e = 0; e < isa::kNumEngines; ++e) {
-        if (next[size_t(e)] >= chunks_[size_t(e)].size()) continue;
-        const int64_t l = int64_t(next[size_t(e)]) * kChunk - pc_pub_[size_t(e)].load(std::memory_order_relaxed);
-        if (best < 0 || l < lead) best = e, lead = l;
-      }
-      if (best < 0) return;
-      prepare_chunk(best, next[size_t(best)]);
-      ++next[size_t(best)];
-      ready_[size_t(best)].store(std::min<uint32_t>(uint32_t(p_.streams[size_t(best)].size()), next[size_t(best)] * kChunk),
-                                 std::memory_order_release);
+    while (!prep_stop_.load(std::memory_order_relaxed) && !prep_failed_.load(std::memory_order_relaxed) &&
+           prepare_next()) {
     }
   } catch (...) {
     prep_error_ = std::current_exception();
@@ -333,15 +348,26 @@ void Scheduler::prepare_worker() {
   }
 }
 
+// The event loop reached instruction i of stream e beyond the compiled prefix.
 void Scheduler::wait_ready(int e, uint32_t i) {
+  const uint32_t c = i >> kChunkShift, nc = uint32_t(chunks_[size_t(e)].size());
   for (;;) {
-    const uint32_t r = ready_[size_t(e)].load(std::memory_order_acquire);
-    if (r > i) {
-      ready_seen_[size_t(e)] = r;
+    if (prep_failed_.load(std::memory_order_acquire)) throw_validation_error();
+    if (chunk_done_[size_t(e)][c].load(std::memory_order_acquire)) {
+      uint32_t k = ready_seen_[size_t(e)] >> kChunkShift;  // extend the prefix (a forward branch may skip chunks)
+      while (k < nc && chunk_done_[size_t(e)][k].load(std::memory_order_acquire)) ++k;
+      ready_seen_[size_t(e)] = std::min<uint32_t>(uint32_t(p_.streams[size_t(e)].size()), k << kChunkShift);
       return;
     }
-    if (prep_failed_.load(std::memory_order_acquire)) throw_validation_error();
-    std::this_thread::yield();
+    try {
+      // This stream's next unclaimed chunk (chunk c or one before it), else any other, rather than wait.
+      if (claimed_[size_t(e)].load(std::memory_order_relaxed) <= c ? prepare_next(e) : prepare_next()) continue;
+    } catch (...) {
+      loop_prep_error_ = std::current_exception();
+      prep_failed_.store(true, std::memory_order_release);
+      throw_validation_error();
+    }
+    std::this_thread::yield();  // the worker is compiling the last chunks
   }
 }
 
@@ -355,6 +381,7 @@ void Scheduler::throw_validation_error() {
   if (prep_thread_.joinable()) prep_thread_.join();
   validate_program(ctx_);
   if (prep_error_) std::rethrow_exception(prep_error_);
+  if (loop_prep_error_) std::rethrow_exception(loop_prep_error_);
   throw Error("internal error: program preparation failed but validation passed");
 }
 
