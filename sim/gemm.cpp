@@ -7,6 +7,15 @@
 // multiply and the add separate instructions whatever the build's -ffp-contract (tests/sim/
 // test_tensor_engine.cpp checks an fp32 case where fusing would change the result).
 //
+// Fused multiply-add where it is the same operation: when a product w[k,m] * v[k,n] is exactly representable
+// in fp32, round(w * v) = w * v, so round(round(w * v) + sum) = round(w * v + sum) = fma(w, v, sum), bit for bit,
+// signed zeros included. Products of bf16 / fp16 / fp8 / int8 values (at most 11 significant bits each, so at
+// most 22 in the product) are exact unless they leave fp32's normal range. fma_range() checks exactly that on
+// the values: every value finite, with at most 11 significant bits, not subnormal, and the largest and the
+// smallest nonzero exponents of the weights and of a panel so that every product lies in [2^-126, 2^127].
+// Then the kernel issues one FMA per product instead of a multiply and an add (half the instructions, the
+// same sums in the same order); otherwise the product is rounded first as always.
+//
 // Work items are (column panel, group of row blocks). An item converts its panel of the moving operand
 // (rows x up to kNB columns) to fp32 in a thread-local buffer, runs the row blocks of its group over it and
 // writes (or accumulates into) its columns of the output, so the conversion and the PSUM write are spread
@@ -16,6 +25,9 @@
 #include <algorithm>
 #include <cstring>
 #include <vector>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "sim/convert.h"
 #include "sim/parallel.h"
@@ -51,13 +63,60 @@ constexpr int kMR = 3;  // AVX2 and below: a vf16 is 2+ registers
 constexpr int kNV = 2;
 #endif
 constexpr uint32_t kNB = 16 * kNV;  // columns per panel
+
+// Biased exponents of n fp32 values: the largest, the smallest of the nonzero ones (255 when all are zero), and
+// whether all of them are finite, normal or zero, with at most 11 significant bits.
+struct ExpRange {
+  uint32_t lo = 255, hi = 0;
+  bool ok = true;
+};
+ExpRange fma_range(const float* p, size_t n) {
+  // Zeros count as exponent 255 for the smallest, so a subnormal is exactly a smallest exponent of 0.
+  uint32_t lo = 255, hi = 0, low_bits = 0;
+  size_t i = 0;
+  {  // 32 values at a time in two independent chains (GCC vector extensions: AVX-512 registers)
+    typedef uint32_t vu16 __attribute__((vector_size(64)));
+    typedef uint32_t vu16u __attribute__((vector_size(64), aligned(4)));
+    vu16 vlo[2] = {vu16{} + 255, vu16{} + 255}, vhi[2] = {}, vbits[2] = {};
+    for (; i + 32 <= n; i += 32)
+      for (int h = 0; h < 2; ++h) {
+        const vu16 u = *reinterpret_cast<const vu16u*>(p + i + 16 * h);
+        const vu16 e = (u >> 23) & 0xff;
+        const vu16 e0 = e | (vu16((u & 0x7fffffffu) == 0) & 0xff);  // 255 for a zero
+        vbits[h] |= u;
+        vhi[h] = vhi[h] > e ? vhi[h] : e;
+        vlo[h] = vlo[h] < e0 ? vlo[h] : e0;
+      }
+    for (int h = 0; h < 2; ++h)
+      for (int k = 0; k < 16; ++k) {
+        lo = std::min(lo, vlo[h][k]);
+        hi = std::max(hi, vhi[h][k]);
+        low_bits |= vbits[h][k];
+      }
+  }
+  for (; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, p + i, 4);
+    const uint32_t e = (u >> 23) & 0xff;
+    low_bits |= u;
+    hi = std::max(hi, e);
+    lo = std::min(lo, (u & 0x7fffffffu) ? e : 255u);
+  }
+  return ExpRange{lo, hi, (low_bits & 0x1fffu) == 0 && hi < 255 && lo > 0};
+}
+// Every product of a weight in `w` and a value in `v` is exact and in [2^-126, 2^127]: (hi_w - 127) + (hi_v - 127)
+// + 2 <= 127 bounds it above (below 2^128 with at most 22 significant bits), (lo_w - 127) + (lo_v - 127) >= -126
+// below (zero products are exact).
+bool fma_exact(const ExpRange& w, const ExpRange& v) {
+  return w.ok && v.ok && w.hi + v.hi <= 379 && (w.lo == 255 || v.lo == 255 || w.lo + v.lo >= 128);
+}
 // At least this many work items per call when the row blocks allow it (more groups re-convert the panel
 // once per group, fewer leave a late helper thread nothing to take). Host tuning, not a hardware number.
 constexpr uint32_t kMinItems = 16;
 
 // out rows [0, MR) x vector columns [0, 16 NV) = wp.T @ panel. wp = packed weights [rows][MR] of this row
 // block; panel = [rows][pstride] fp32; out row i at out + i * ostride.
-template <int MR, int NV, bool ACC>
+template <int MR, int NV, bool ACC, bool FMA>
 void micro(const float* wp, const float* panel, uint32_t pstride, uint32_t rows, float* out, int64_t ostride) {
   vf16 c[MR][NV];
   for (int i = 0; i < MR; ++i)
@@ -70,6 +129,12 @@ void micro(const float* wp, const float* panel, uint32_t pstride, uint32_t rows,
     for (int i = 0; i < MR; ++i) {
       const vf16 b = splat(wr[i]);
       for (int j = 0; j < NV; ++j) {
+#if defined(__AVX512F__)
+        if constexpr (FMA) {  // exact products only (fma_exact): the same value as below
+          c[i][j] = vf16(_mm512_fmadd_ps(__m512(b), __m512(x[j]), __m512(c[i][j])));
+          continue;
+        }
+#endif
         vf16 prod = b * x[j];  // rounded to fp32
         keep(prod);
         c[i][j] = c[i][j] + prod;  // then added
@@ -83,34 +148,44 @@ void micro(const float* wp, const float* panel, uint32_t pstride, uint32_t rows,
     }
 }
 
-template <int MR, bool ACC>
+template <int MR, bool ACC, bool FMA>
 void micro_nv(int nv, const float* wp, const float* panel, uint32_t pstride, uint32_t rows, float* out,
               int64_t ostride) {
   switch (nv) {
-    case 1: return micro<MR, 1, ACC>(wp, panel, pstride, rows, out, ostride);
-    case 2: return micro<MR, 2, ACC>(wp, panel, pstride, rows, out, ostride);
+    case 1: return micro<MR, 1, ACC, FMA>(wp, panel, pstride, rows, out, ostride);
+    case 2: return micro<MR, 2, ACC, FMA>(wp, panel, pstride, rows, out, ostride);
 #if defined(__AVX512F__)
-    case 3: return micro<MR, 3, ACC>(wp, panel, pstride, rows, out, ostride);
-    case 4: return micro<MR, 4, ACC>(wp, panel, pstride, rows, out, ostride);
+    case 3: return micro<MR, 3, ACC, FMA>(wp, panel, pstride, rows, out, ostride);
+    case 4: return micro<MR, 4, ACC, FMA>(wp, panel, pstride, rows, out, ostride);
+#endif
+    default: return;
+  }
+}
+
+template <bool ACC, bool FMA>
+void micro_mr(int mr, int nv, const float* wp, const float* panel, uint32_t pstride, uint32_t rows, float* out,
+              int64_t ostride) {
+  switch (mr) {
+    case 1: return micro_nv<1, ACC, FMA>(nv, wp, panel, pstride, rows, out, ostride);
+    case 2: return micro_nv<2, ACC, FMA>(nv, wp, panel, pstride, rows, out, ostride);
+    case 3: return micro_nv<3, ACC, FMA>(nv, wp, panel, pstride, rows, out, ostride);
+#if defined(__AVX512F__)
+    case 4: return micro_nv<4, ACC, FMA>(nv, wp, panel, pstride, rows, out, ostride);
+    case 5: return micro_nv<5, ACC, FMA>(nv, wp, panel, pstride, rows, out, ostride);
+    case 6: return micro_nv<6, ACC, FMA>(nv, wp, panel, pstride, rows, out, ostride);
 #endif
     default: return;
   }
 }
 
 template <bool ACC>
-void micro_any(int mr, int nv, const float* wp, const float* panel, uint32_t pstride, uint32_t rows, float* out,
-               int64_t ostride) {
-  switch (mr) {
-    case 1: return micro_nv<1, ACC>(nv, wp, panel, pstride, rows, out, ostride);
-    case 2: return micro_nv<2, ACC>(nv, wp, panel, pstride, rows, out, ostride);
-    case 3: return micro_nv<3, ACC>(nv, wp, panel, pstride, rows, out, ostride);
+void micro_any(int mr, int nv, bool fma, const float* wp, const float* panel, uint32_t pstride, uint32_t rows,
+               float* out, int64_t ostride) {
 #if defined(__AVX512F__)
-    case 4: return micro_nv<4, ACC>(nv, wp, panel, pstride, rows, out, ostride);
-    case 5: return micro_nv<5, ACC>(nv, wp, panel, pstride, rows, out, ostride);
-    case 6: return micro_nv<6, ACC>(nv, wp, panel, pstride, rows, out, ostride);
+  if (fma) return micro_mr<ACC, true>(mr, nv, wp, panel, pstride, rows, out, ostride);
 #endif
-    default: return;
-  }
+  (void)fma;
+  micro_mr<ACC, false>(mr, nv, wp, panel, pstride, rows, out, ostride);
 }
 
 // Scalar columns [n0, n1) of a panel for output rows [0, mr) of one row block (the columns past the last
@@ -171,6 +246,7 @@ void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
   const uint32_t npanels = (N + kNB - 1) / kNB;
   const uint32_t groups = std::max<uint32_t>(1, std::min<uint32_t>(mblocks, (kMinItems + npanels - 1) / npanels));
   const unsigned esize = isa::dtype_size(moving.dtype);
+  const ExpRange wr = fma_range(w, size_t(rows) * M);
   auto item = [&](size_t it) {
     const uint32_t p = uint32_t(it / groups), g = uint32_t(it % groups);
     const uint32_t n0 = p * kNB, width = std::min<uint32_t>(kNB, N - n0), vec = width / 16 * 16;
@@ -180,15 +256,16 @@ void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
     for (uint32_t k = 0; k < rows; ++k)
       load_f32(moving.dtype, moving.base + k * moving.row_step + int64_t(n0) * esize, esize, width,
                panel + size_t(k) * width);
+    const bool fma = wr.ok && fma_exact(wr, fma_range(panel, size_t(rows) * width));
     for (uint32_t b = g * mblocks / groups; b < (g + 1) * mblocks / groups; ++b) {
       const uint32_t m0 = b * kMR, mr = std::min<uint32_t>(kMR, M - m0);
       const float* wb = wp + size_t(b) * kMR * rows;
       float* o = out.base + int64_t(m0) * out.row_step + n0;
       if (vec) {
         if (out.accumulate)
-          micro_any<true>(int(mr), int(vec / 16), wb, panel, width, rows, o, out.row_step);
+          micro_any<true>(int(mr), int(vec / 16), fma, wb, panel, width, rows, o, out.row_step);
         else
-          micro_any<false>(int(mr), int(vec / 16), wb, panel, width, rows, o, out.row_step);
+          micro_any<false>(int(mr), int(vec / 16), fma, wb, panel, width, rows, o, out.row_step);
       }
       if (vec < width) tail_columns(wb, int(mr), panel, width, rows, vec, width, out, o);
     }

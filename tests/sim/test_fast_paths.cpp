@@ -124,6 +124,40 @@ TEST_CASE("pe_gemm: products are rounded before the add, sums run k = 0..K-1 fro
   CHECK(sim::parallel_threads() >= 1);
 }
 
+TEST_CASE("pe_gemm: a fused multiply-add only where every product is exact (no underflow, no overflow)") {
+  // 16 columns, K = 2, bf16-representable values. Column 0: 1 x 2^-125, then a product of 1.25 x 2^-149, which
+  // rounds to 2^-149 (a tie with 2^-125's half ulp, to even: 2^-125 stays); fused, 2^-125 + 0.625 ulp rounds up.
+  // Column 1: 2^127 x -1, then 2^64 x 2^64 = 2^128 overflows to inf; fused, 2^128 - 2^127 = 2^127 is finite.
+  // Columns 2..15: ordinary values, so the panel would otherwise qualify.
+  const float w[2] = {1.0f, std::ldexp(1.25f, -74)};
+  std::vector<float> v(32, 0.5f);
+  v[0] = std::ldexp(1.0f, -125);
+  v[16] = std::ldexp(1.0f, -75);
+  std::vector<float> out(16, 3.0f), ref(16);
+  sim::pe_gemm(w, v.data(), 2, 1, 16, out.data());
+  sim::pe_gemm_reference(w, v.data(), 2, 1, 16, ref.data());
+  CHECK(out[0] == std::ldexp(1.0f, -125));
+  CHECK(same_bits(out, ref));
+  const float w2[2] = {std::ldexp(1.0f, 127), std::ldexp(1.0f, 64)};
+  v[0] = -1.0f;
+  v[16] = std::ldexp(1.0f, 64);
+  sim::pe_gemm(w2, v.data(), 2, 1, 16, out.data());
+  sim::pe_gemm_reference(w2, v.data(), 2, 1, 16, ref.data());
+  CHECK(std::isinf(out[0]));
+  CHECK(same_bits(out, ref));
+  // The same bf16 tile scaled into every exponent band: fused or not, the bits are the reference's.
+  const uint32_t K = 128, M = 12, N = 64;
+  auto wv = random_values(size_t(K) * M, 77, 0.0, true), vv = random_values(size_t(K) * N, 78, 0.0, true);
+  for (int shift : {-100, -64, -63, -20, 0, 20, 62, 63, 64, 100}) {
+    CAPTURE(shift);
+    std::vector<float> ws = wv, fast(size_t(M) * N), want(size_t(M) * N);
+    for (float& x : ws) x = std::ldexp(x, shift);
+    sim::pe_gemm(ws.data(), vv.data(), K, M, N, fast.data());
+    sim::pe_gemm_reference(ws.data(), vv.data(), K, M, N, want.data());
+    CHECK(same_bits(fast, want));
+  }
+}
+
 TEST_CASE("alu 2-D forms equal the per-row loops, also in place and with per-row scalars") {
   const uint32_t P = 5;
   const size_t n = 37;
