@@ -20,19 +20,18 @@ namespace nkisim::sim::detail {
 using isa::Instruction;
 
 void Scheduler::dma_submit(int e, uint32_t i) {
-  const Instruction& ins = ins_at(e, i);
   const DmaPlan& plan = *ops_[gid(e, i)].plan;
   int32_t reg = 0;
-  if (ins.params.ind_kind == 3 && ins.params.rs0 < ctx_.regs[size_t(e)].size())
-    reg = ctx_.regs[size_t(e)][ins.params.rs0];  // registers are read at the trigger
+  if (plan.reg_offset && plan.reg < ctx_.regs[size_t(e)].size())
+    reg = ctx_.regs[size_t(e)][plan.reg];  // registers are read at the trigger
   double ready = now_;
-  if (dge_mode(ins, t_) == DgeMode::hwdge && t_.dma_hwdge_ns > 0 && !dge_free_.empty()) {
+  if (plan.dge == DgeMode::hwdge && t_.dma_hwdge_ns > 0 && !dge_free_.empty()) {
     auto it = std::min_element(dge_free_.begin(), dge_free_.end());
     *it = std::max(*it, now_) + t_.dma_hwdge_ns;
     ready = *it;
   }
-  enqueue_transfer(e, i, plan, now_, ready + t_.dma_fixed_ns, uint8_t(dge_mode(ins, t_)), false, reg);
-  if (ctx_.checker) [[unlikely]] ctx_.checker->on_trigger(ctx_, ins);  // --check hook (sim/checker.h)
+  enqueue_transfer(e, i, plan, now_, ready + t_.dma_fixed_ns, uint8_t(plan.dge), false, reg);
+  if (ctx_.checker) [[unlikely]] ctx_.checker->on_trigger(ctx_, ins_at(e, i));  // --check hook (sim/checker.h)
 }
 
 uint32_t Scheduler::enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, double enqueue, double eligible,

@@ -169,6 +169,11 @@ struct DmaPlan {
   uint16_t queue = 0;
   uint16_t engines_used = 0;
   double bytes = 0, hbm_read = 0, hbm_write = 0;
+  // What the trigger needs of the instruction (dma_submit does not touch the isa::Instruction): its DGE mode,
+  // and for a register offset (ind_kind 3) the register.
+  DgeMode dge = DgeMode::unknown;
+  bool reg_offset = false;
+  uint16_t reg = 0;
 };
 
 struct DmaEngine {

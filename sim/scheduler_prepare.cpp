@@ -210,6 +210,9 @@ void Scheduler::prepare_chunk(int e, uint32_t c) {
       for (uint32_t d = 0; d < plan.layout.engines; ++d) plan.engines_used += ch.rows[r0 + d] > 0;
       plan.bytes = plan.layout.row_bytes * plan.layout.rows;
       dma_hbm_bytes(ins, plan.hbm_read, plan.hbm_write);
+      plan.dge = dge_mode(ins, t_);
+      plan.reg_offset = ins.params.ind_kind == 3;
+      plan.reg = ins.params.rs0;
       at[i - i0].second = uint32_t(ch.plans.size());
       ch.plans.push_back(plan);
       continue;
