@@ -163,15 +163,18 @@ void Scheduler::start_share(uint32_t d, size_t q) {
   const double nrows = plan.rows[d];
   // What delayed this share: its own eligibility (the trigger), or the work ahead of it on this engine.
   const TimingRef why = now_ > tr.eligible && en.last.kind != TimingRef::None ? en.last : tr.pred;
-  double rate = t_.dma_engine_bytes_per_ns * plan.layout.rate_factor;
   en.hbm = plan.layout.hbm && t_.hbm_bytes_per_ns > 0;
-  if (en.hbm) {
-    HbmPool& pool = *hbm_pool_;
-    ++pool.active;
-    rate = std::min(rate, pool.bytes_per_ns / std::max<double>(pool.active, tr.nshares));
+  uint32_t split = 0;  // the HBM bandwidth is split between this many engines
+  if (en.hbm) split = std::max<uint32_t>(++hbm_pool_->active, tr.nshares);
+  if (plan.rows[d] != tr.dur_rows || split != tr.dur_split) {  // else the same duration as the previous share
+    double rate = t_.dma_engine_bytes_per_ns * plan.layout.rate_factor;
+    if (en.hbm) rate = std::min(rate, hbm_pool_->bytes_per_ns / double(split));
+    const double bytes = nrows * plan.layout.row_bytes;
+    tr.dur = nrows * double(plan.layout.per_row) * t_.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0);
+    tr.dur_rows = plan.rows[d];
+    tr.dur_split = split;
   }
-  const double bytes = nrows * plan.layout.row_bytes;
-  const double dur = nrows * double(plan.layout.per_row) * t_.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0);
+  const double dur = tr.dur;
   if (tr.first_start < 0) tr.first_start = now_;
   en.busy = true;
   en.busy_queue = uint16_t(q);

@@ -160,6 +160,11 @@ struct Transfer {
   double last_report = -1;
   TimingRef pred;
   bool sendrecv = false;      // an LNC=2 sendrecv's outgoing transfer (sim/scheduler_sendrecv.cpp)
+  // start_share's last share duration and what it depends on besides the plan (shares of one transfer mostly
+  // have equal rows and see the same HBM split): rows, the HBM split's divisor (0 = no HBM limit).
+  uint32_t dur_rows = ~0u;
+  uint32_t dur_split = 0;
+  double dur = 0;
 };
 
 // A DMA instruction's transfer, compiled by prepare().
