@@ -71,37 +71,38 @@ struct ExpRange {
   bool ok = true;
 };
 ExpRange fma_range(const float* p, size_t n) {
-  // Zeros count as exponent 255 for the smallest, so a subnormal is exactly a smallest exponent of 0.
-  uint32_t lo = 255, hi = 0, low_bits = 0;
+  // On magnitudes as integers (their order is the floats' order): the largest, the smallest nonzero one (as
+  // magnitude - 1, unsigned, so a zero wraps to the top), and the OR of every value's low mantissa bits.
+  uint32_t big = 0, small1 = ~0u, low_bits = 0;
   size_t i = 0;
   {  // 32 values at a time in two independent chains (GCC vector extensions: AVX-512 registers)
     typedef uint32_t vu16 __attribute__((vector_size(64)));
     typedef uint32_t vu16u __attribute__((vector_size(64), aligned(4)));
-    vu16 vlo[2] = {vu16{} + 255, vu16{} + 255}, vhi[2] = {}, vbits[2] = {};
+    vu16 vbig[2] = {}, vsmall[2] = {vu16{} + ~0u, vu16{} + ~0u}, vbits[2] = {};
     for (; i + 32 <= n; i += 32)
       for (int h = 0; h < 2; ++h) {
         const vu16 u = *reinterpret_cast<const vu16u*>(p + i + 16 * h);
-        const vu16 e = (u >> 23) & 0xff;
-        const vu16 e0 = e | (vu16((u & 0x7fffffffu) == 0) & 0xff);  // 255 for a zero
+        const vu16 mag = u & 0x7fffffffu, m1 = mag - 1;
         vbits[h] |= u;
-        vhi[h] = vhi[h] > e ? vhi[h] : e;
-        vlo[h] = vlo[h] < e0 ? vlo[h] : e0;
+        vbig[h] = vbig[h] > mag ? vbig[h] : mag;
+        vsmall[h] = vsmall[h] < m1 ? vsmall[h] : m1;
       }
     for (int h = 0; h < 2; ++h)
       for (int k = 0; k < 16; ++k) {
-        lo = std::min(lo, vlo[h][k]);
-        hi = std::max(hi, vhi[h][k]);
+        big = std::max(big, vbig[h][k]);
+        small1 = std::min(small1, vsmall[h][k]);
         low_bits |= vbits[h][k];
       }
   }
   for (; i < n; ++i) {
     uint32_t u;
     std::memcpy(&u, p + i, 4);
-    const uint32_t e = (u >> 23) & 0xff;
     low_bits |= u;
-    hi = std::max(hi, e);
-    lo = std::min(lo, (u & 0x7fffffffu) ? e : 255u);
+    big = std::max(big, u & 0x7fffffffu);
+    small1 = std::min(small1, (u & 0x7fffffffu) - 1);
   }
+  // Exponents: 255 for the smallest when all are zero; a subnormal gives 0, an infinity or NaN 255 for the largest.
+  const uint32_t lo = small1 == ~0u ? 255u : (small1 + 1) >> 23, hi = big >> 23;
   return ExpRange{lo, hi, (low_bits & 0x1fffu) == 0 && hi < 255 && lo > 0};
 }
 // Every product of a weight in `w` and a value in `v` is exact and in [2^-126, 2^127]: (hi_w - 127) + (hi_v - 127)
