@@ -9,8 +9,9 @@ MultiplyMoving into rotating PSUM banks, semaphores between the stages; 20 instr
 50,000 iterations) and times sim::simulate with Options::timing_only (validation included), best of 3.
 Target: >= 10 M simulated instructions per second (wall clock). The CPU-time figure is printed too: on a
 loaded machine it is the fairer one. NKISIM_SCHED_TIMING=1 in the environment makes every run print the CPU
-time of the event loop and of the preparation worker (validation + compilation, a second thread for programs of
-64K instructions or more); on an idle machine the wall time approaches the larger of the two.
+time of the event loop and of the preparation worker (validation + compilation: for programs of 64K instructions
+or more a second thread, with the event loop compiling chunks itself rather than wait for it); on an idle machine
+the wall time approaches the larger of the two.
 """
 import os
 import re

@@ -275,3 +275,41 @@ TEST_CASE("asm and binary round trip of the register and branch instructions") {
   CHECK(isa::parse_asm(text, "p.s") == b.p);
   CHECK(isa::decode_program(isa::encode_program(b.p), "p.bin") == b.p);
 }
+
+TEST_CASE("big programs: a forward branch past chunks not compiled yet, and an error in a skipped chunk") {
+  // 70,000 Vector instructions (the threaded preparation, shared by the event loop): a branch over the first
+  // 60,000 copies. The threaded run must time it as the serial one does, and report an invalid instruction
+  // the branch skips (validation covers every instruction) as the serial one does.
+  auto build = [](bool bad) {
+    Builder b;
+    b.add(Engine::Vector, branch(60000));
+    for (uint32_t i = 1; i < 70000; ++i) {
+      auto v = make(Opcode::tensor_copy, {sbuf(DType::float32, 0, 128, 4096, 64), sbuf(DType::float32, 0, 128, 0, 64)});
+      if (bad && i == 30000) v.operands[0].offset = 1 << 30;  // out of SBUF
+      b.add(Engine::Vector, v);
+    }
+    return b.p;
+  };
+  sim::Options o;
+  o.timing_only = true;
+  sim::Options serial = o;
+  serial.parallel = false;
+  const isa::Program p = build(false);
+  const sim::Result a = sim::simulate(p, std::vector<sim::HostArray>{}, o);
+  const sim::Result s = sim::simulate(p, std::vector<sim::HostArray>{}, serial);
+  CHECK(a.total_ns == s.total_ns);
+  CHECK(a.engines.at("vector").instructions == 10001);  // the branch and copies 60000..69999
+  CHECK(s.engines.at("vector").instructions == 10001);
+  auto error = [](const isa::Program& q, const sim::Options& opts) {
+    try {
+      sim::simulate(q, std::vector<sim::HostArray>{}, opts);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const isa::Program bad = build(true);
+  const std::string want = error(bad, serial);
+  CHECK(want.find("tensor_copy") != std::string::npos);
+  CHECK(error(bad, o) == want);
+}
