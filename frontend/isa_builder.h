@@ -1,6 +1,6 @@
 // isa_builder.h - shared machinery for nki.isa bindings: argument binding and OpBuilder, which checks
-// operands against the instruction table and appends a located ir::Op. Each group of instructions has its
-// own binding file (nki_isa.cpp, nki_isa_tensor.cpp, nki_isa_vector.cpp, ...) with an install function.
+// operands against the instruction table and appends a located ir::Op. Each instruction family has its
+// own binding file (nki_isa_<family>.cpp, named like isa/verify_<family>.cpp) with an install function.
 #pragma once
 #include "frontend/nki.h"
 
@@ -204,15 +204,29 @@ inline bool present(const Value& v) { return !v.is_unbound() && !v.is_none(); }
 
 }  // namespace isa_binding
 
-// Install functions, one per binding file; install_nki_isa (nki_isa.cpp) calls the others.
-void install_nki_isa(Interp& in, ModuleObj* isa);
-void install_nki_isa_tensor(Interp& in, ModuleObj* isa);  // nki_isa_tensor.cpp: Tensor Engine instructions
-void install_nki_isa_dma(Interp& in, ModuleObj* isa);  // nki_isa_dma.cpp: dma_copy, dma_transpose, dma_compute
-void install_nki_isa_vector(Interp& in, ModuleObj* isa);  // nki_isa_vector.cpp: Vector/Scalar/GpSimd extras
+// Install functions, one per binding file: frontend/nki_isa_<family>.cpp holds the bindings of the instructions whose
+// verifiers are in isa/verify_<family>.cpp and executors in sim/exec_<family>.cpp.
+void install_nki_isa_elementwise(Interp& in, ModuleObj* isa);  // tensor_tensor, tensor_scalar, activation, memset
+void install_nki_isa_copy(Interp& in, ModuleObj* isa);         // tensor_copy
+void install_nki_isa_dma(Interp& in, ModuleObj* isa);          // dma_copy, dma_transpose, dma_compute
+void install_nki_isa_tensor(Interp& in, ModuleObj* isa);       // nc_matmul, nc_transpose
+void install_nki_isa_tensor_mx(Interp& in, ModuleObj* isa);    // quantize_mx, nc_matmul_mx
+void install_nki_isa_stt(Interp& in, ModuleObj* isa);          // scalar_tensor_tensor, activate2, nc_n_gather
+void install_nki_isa_vector_reduce(Interp& in, ModuleObj* isa);
+void install_nki_isa_vector_accum(Interp& in, ModuleObj* isa);
+void install_nki_isa_vector_select(Interp& in, ModuleObj* isa);
+void install_nki_isa_vector_gpsimd(Interp& in, ModuleObj* isa);
+void install_nki_isa_vector_random(Interp& in, ModuleObj* isa);
+inline void install_nki_isa(Interp& in, ModuleObj* isa) {
+  for (auto* f : {install_nki_isa_elementwise, install_nki_isa_copy, install_nki_isa_dma, install_nki_isa_tensor,
+                  install_nki_isa_tensor_mx, install_nki_isa_stt, install_nki_isa_vector_reduce,
+                  install_nki_isa_vector_accum, install_nki_isa_vector_select, install_nki_isa_vector_gpsimd,
+                  install_nki_isa_vector_random})
+    f(in, isa);
+}
 // accumulate=None for a matmul writing dst (nki_isa_tensor.cpp; nc_matmul and nc_matmul_mx): a tracker from
 // make_psum_tracker() bound to the builtin follows which PSUM elements hold a matmul result.
 Value make_psum_tracker();
 bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* dst);
-void install_nki_isa_mx(Interp& in, ModuleObj* isa);  // nki_isa_mx.cpp: scalar_tensor_tensor, activate2, nc_n_gather, MX
 
 }  // namespace nkisim::frontend

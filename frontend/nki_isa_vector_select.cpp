@@ -1,84 +1,11 @@
-// nki_isa_vector_select.cpp - nki.isa bindings: selection and search (range_select, select_reduce,
-// tensor_copy_predicated, reciprocal, max8, nc_find_index8, nc_match_replace8, nc_stream_shuffle) and the GpSimd
-// affine patterns (iota, affine_select).
+// nki_isa_vector_select.cpp - nki.isa bindings of the vector_select family: tensor_copy_predicated, reciprocal,
+// max8, nc_find_index8, nc_match_replace8, nc_stream_shuffle (verifiers: isa/verify_vector_select.cpp, executors:
+// sim/exec_vector_select.cpp).
 #include "frontend/nki_isa_vector_util.h"
 
 namespace nkisim::frontend {
-namespace vector_binding {
 namespace {
-
-// -------------------------------------------------------------------------------- selection and search
-
-bool comparison(AluOp op) {
-  return op == AluOp::equal || op == AluOp::not_equal || op == AluOp::greater || op == AluOp::greater_equal ||
-         op == AluOp::less || op == AluOp::less_equal;
-}
-
-Value isa_range_select(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true},    {"on_true_tile", true}, {"comp_op0", true}, {"comp_op1", true},
-                                 {"bound0", true}, {"bound1", true},       {"reduce_cmd"},     {"reduce_res"},
-                                 {"reduce_op"},    {"range_start"},        {"on_false_value"}, {"name"}};
-  Value v[12];
-  bind("range_select", ps, a, v);
-  require_available(in, "range_select", Opcode::range_select);
-  OpBuilder b(in, "range_select", Opcode::range_select);
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* on_true = b.operand(1, v[1], "on_true_tile");
-  b.same_shape(dst, "dst", on_true, "on_true_tile", true);
-  if (!isa::is_float(on_true->view.dtype))
-    raise("ValueError", "range_select: on_true_tile must have a float dtype, got " +
-                            std::string(dtype_str(on_true->view.dtype)));
-  auto& p = b.params();
-  p.op0 = b.alu(v[2], "comp_op0");
-  p.op1 = b.alu(v[3], "comp_op1");
-  for (AluOp o : {p.op0, p.op1})
-    require_ops("range_select", o, "comp_op0/comp_op1",
-                {AluOp::equal, AluOp::less, AluOp::less_equal, AluOp::greater, AluOp::greater_equal},
-                "nl.equal, nl.less, nl.less_equal, nl.greater or nl.greater_equal");
-  b.column(b.operand(2, v[4], "bound0"), "bound0", on_true);
-  b.column(b.operand(3, v[5], "bound1"), "bound1", on_true);
-  p.reduce_cmd = reduce_cmd(b, v[6], ReduceCmd::reset_reduce);
-  if (p.reduce_cmd == ReduceCmd::load_reduce) raise("ValueError", "range_select: reduce_cmd=load_reduce is not supported");
-  result_column(b, 4, v[7], "reduce_res", on_true);
-  p.reduce_op = present(v[8]) ? b.alu(v[8], "reduce_op") : AluOp::maximum;
-  require_ops("range_select", p.reduce_op, "reduce_op", {AluOp::maximum}, "nl.maximum");
-  if (present(v[9])) p.imm0 = b.number(v[9], "range_start");
-  p.imm1 = -std::numeric_limits<float>::max();
-  if (present(v[10]) && b.number(v[10], "on_false_value") != p.imm1)
-    raise("ValueError", "range_select: on_false_value must be the fp32 minimum -3.4028235e+38, got " + in.repr(v[10]));
-  b.name(v[11]);
-  return b.emit();
-}
-
-Value isa_select_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true},   {"predicate", true}, {"on_true", true}, {"on_false", true},
-                                 {"reduce_res"}, {"reduce_cmd"},      {"reduce_op"},     {"reverse_pred"},
-                                 {"name"}};
-  Value v[9];
-  bind("select_reduce", ps, a, v);
-  OpBuilder b(in, "select_reduce", Opcode::select_reduce);
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* pred = b.operand(1, v[1], "predicate");
-  auto* on_true = b.operand(2, v[2], "on_true");
-  b.same_shape(dst, "dst", pred, "predicate", true);
-  b.same_shape(dst, "dst", on_true, "on_true", true);
-  not_both_psum("select_reduce", on_true, "on_true", pred, "predicate");
-  const isa::DType pd = pred->view.dtype;
-  // bool_ (a legacy comparison's result) is a byte holding 0 or 1, as uint8.
-  if (!(pd == isa::DType::int8 || pd == isa::DType::uint8 || pd == isa::DType::int16 || pd == isa::DType::uint16 ||
-        pd == isa::DType::bool_))
-    raise("ValueError", "select_reduce: predicate must be int8, uint8, int16, uint16 or bool, got " + std::string(dtype_str(pd)));
-  auto& p = b.params();
-  column_or_number(b, 3, v[3], "on_false", on_true, p.imm0);
-  result_column(b, 4, v[4], "reduce_res", on_true);
-  p.reduce_cmd = reduce_cmd(b, v[5], ReduceCmd::idle);
-  if (p.reduce_cmd == ReduceCmd::load_reduce) raise("ValueError", "select_reduce: reduce_cmd=load_reduce is not supported");
-  p.reduce_op = present(v[6]) ? b.alu(v[6], "reduce_op") : AluOp::maximum;
-  require_ops("select_reduce", p.reduce_op, "reduce_op", {AluOp::maximum}, "nl.maximum");
-  p.reverse0 = flag(in, v[7]);
-  b.name(v[8]);
-  return b.emit();
-}
+using namespace vector_binding;
 
 Value isa_tensor_copy_predicated(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"predicate", true}, {"reverse_pred"}, {"name"}};
@@ -186,73 +113,6 @@ Value isa_nc_match_replace8(Interp& in, const BuiltinObj&, CallArgs& a) {
   return b.emit();
 }
 
-// ------------------------------------------------------------------------------ GpSimd affine patterns
-
-// pattern = [[step, num], ...] (at most 4 pairs, outer -> inner) into step0..3/num0..3, right-aligned so
-// num3 is the innermost; the nums must multiply to dst's elements per partition.
-void affine_pattern(OpBuilder& b, const char* fname, const Value& pat, const TensorObj* dst) {
-  if (!pat.is(VK::List) && !pat.is(VK::Tuple))
-    raise("TypeError", std::string(fname) + ": pattern must be a list of [step, num] pairs, got '" + type_name(pat) + "'");
-  const auto& pairs = items_of(pat);
-  if (pairs.empty() || pairs.size() > 4)
-    raise("ValueError", std::string(fname) + ": pattern must have 1 to 4 [step, num] pairs, got " +
-                            std::to_string(pairs.size()));
-  int32_t step[4] = {0, 0, 0, 0}, num[4] = {1, 1, 1, 1};
-  int64_t total = 1;
-  const size_t first = 4 - pairs.size();
-  for (size_t k = 0; k < pairs.size(); ++k) {
-    const Value& pr = pairs[k];
-    if ((!pr.is(VK::List) && !pr.is(VK::Tuple)) || items_of(pr).size() != 2)
-      raise("TypeError", std::string(fname) + ": pattern entry " + std::to_string(k) + " must be a [step, num] pair");
-    step[first + k] = int32_arg(fname, items_of(pr)[0], "pattern step");
-    num[first + k] = int32_arg(fname, items_of(pr)[1], "pattern num");
-    if (num[first + k] < 1 || num[first + k] > 65535)
-      raise("ValueError", std::string(fname) + ": pattern num must be in [1, 65535], got " + std::to_string(num[first + k]));
-    total *= num[first + k];
-  }
-  if (total != free_size(dst))
-    raise("ValueError", std::string(fname) + ": the pattern covers " + std::to_string(total) +
-                            " elements per partition but dst has shape " + shape_str(dst->view.shape()));
-  auto& p = b.params();
-  p.step0 = step[0], p.step1 = step[1], p.step2 = step[2], p.step3 = step[3];
-  p.num0 = uint16_t(num[0]), p.num1 = uint16_t(num[1]), p.num2 = uint16_t(num[2]), p.num3 = uint16_t(num[3]);
-}
-
-Value isa_iota(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"pattern", true}, {"offset"}, {"channel_multiplier"}, {"name"}};
-  Value v[5];
-  bind("iota", ps, a, v);
-  OpBuilder b(in, "iota", Opcode::iota);
-  auto* dst = b.operand(0, v[0], "dst");
-  affine_pattern(b, "iota", v[1], dst);
-  if (present(v[2])) b.params().offset = int32_arg("iota", v[2], "offset");
-  if (present(v[3])) b.params().chan_mult = int32_arg("iota", v[3], "channel_multiplier");
-  b.name(v[4]);
-  return b.emit();
-}
-
-Value isa_affine_select(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true},          {"pattern", true}, {"channel_multiplier", true},
-                                 {"on_true_tile", true}, {"on_false_value", true}, {"cmp_op"}, {"offset"}, {"name"}};
-  Value v[8];
-  bind("affine_select", ps, a, v);
-  OpBuilder b(in, "affine_select", Opcode::affine_select);
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* on_true = b.operand(1, v[3], "on_true_tile");
-  b.same_shape(dst, "dst", on_true, "on_true_tile", true);
-  affine_pattern(b, "affine_select", v[1], dst);
-  auto& p = b.params();
-  p.chan_mult = int32_arg("affine_select", v[2], "channel_multiplier");
-  p.imm0 = b.number(v[4], "on_false_value");
-  p.op0 = present(v[5]) ? b.alu(v[5], "cmp_op") : AluOp::equal;
-  if (!comparison(p.op0))
-    raise("ValueError", "affine_select: cmp_op must be a comparison (nl.equal, nl.not_equal, nl.greater, "
-                        "nl.greater_equal, nl.less or nl.less_equal), got nl." + std::string(isa::alu_name(p.op0)));
-  if (present(v[6])) p.offset = int32_arg("affine_select", v[6], "offset");
-  b.name(v[7]);
-  return b.emit();
-}
-
 Value isa_nc_stream_shuffle(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"shuffle_mask", true}, {"name"}};
   Value v[4];
@@ -291,17 +151,12 @@ Value isa_nc_stream_shuffle(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 void install_nki_isa_vector_select(Interp& in, ModuleObj* isa) {
   auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
-  def("range_select", isa_range_select);
-  def("select_reduce", isa_select_reduce);
   def("tensor_copy_predicated", isa_tensor_copy_predicated);
   def("reciprocal", isa_reciprocal);
   def("max8", isa_max8);
   def("nc_find_index8", isa_nc_find_index8);
   def("nc_match_replace8", isa_nc_match_replace8);
-  def("iota", isa_iota);
-  def("affine_select", isa_affine_select);
   def("nc_stream_shuffle", isa_nc_stream_shuffle);
 }
 
-}  // namespace vector_binding
 }  // namespace nkisim::frontend

@@ -1,4 +1,4 @@
-// nki_isa_vector_util.h - helpers shared by the Vector/Scalar/GpSimd binding files (nki_isa_vector*.cpp):
+// nki_isa_vector_util.h - helpers shared by the binding files (nki_isa_<family>.cpp):
 // generation checks, shape and argument checks, reduce_cmd and [P,1]-or-number operands.
 #pragma once
 #include <algorithm>
@@ -79,9 +79,5 @@ inline void not_both_psum(const char* fname, const TensorObj* a, const char* an,
   if (a && b && a->base().buffer == ir::Buffer::psum && b->base().buffer == ir::Buffer::psum)
     raise("ValueError", std::string(fname) + ": " + an + " and " + bn + " cannot both be in PSUM");
 }
-
-// Install functions of the other binding files (called by install_nki_isa_vector).
-void install_nki_isa_vector_select(Interp& in, ModuleObj* isa);  // nki_isa_vector_select.cpp
-void install_nki_isa_vector_random(Interp& in, ModuleObj* isa);  // nki_isa_vector_random.cpp
 
 }  // namespace nkisim::frontend::vector_binding

@@ -1,5 +1,5 @@
-// test_nki_isa_mx.cpp - nki.isa bindings of frontend/nki_isa_mx.cpp: scalar_tensor_tensor, activate2, nc_n_gather
-// (and the MX instructions): lowering to ISA ops and located errors with exact messages.
+// test_nki_isa_mx.cpp - nki.isa bindings of frontend/nki_isa_stt.cpp (scalar_tensor_tensor, activate2, nc_n_gather)
+// and nki_isa_tensor_mx.cpp (the MX instructions): lowering to ISA ops and located errors with exact messages.
 #include "helpers.h"
 
 using nkisim::isa::ActFunc;

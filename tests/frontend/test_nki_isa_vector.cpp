@@ -1,5 +1,5 @@
 // test_nki_isa_vector.cpp - nki.isa bindings of the Vector/Scalar/GpSimd extras: lowering to ISA ops and
-// located errors (frontend/nki_isa_vector.cpp).
+// located errors (frontend/nki_isa_vector_*.cpp, nki_isa_elementwise.cpp).
 #include "helpers.h"
 
 using nkisim::isa::ActFunc;
