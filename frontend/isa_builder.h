@@ -29,6 +29,10 @@ inline std::string memories_str(uint8_t mask) {
   return s;
 }
 
+// isa::verify of `op` on the kernel's target at the call (frontend/isa_builder.cpp): a broken hardware rule raises
+// ValueError "<fname>: <rule>" naming the operands by their NKI arguments (`args`, per slot; empty = the table's).
+void verify_at_call(Interp& in, const ir::Op& op, const char* fname, const std::array<std::string, isa::kMaxOperands>& args);
+
 class OpBuilder {
  public:
   OpBuilder(Interp& in, const char* fname, isa::Opcode opc) : in_(in), fname_(fname) { op_.opcode = opc; }
@@ -71,6 +75,7 @@ class OpBuilder {
       raise("ValueError", "Size of partition dimension " + std::to_string(t->view.dims[0].count) +
                               " exceeds architecture limitation of 128");
     op_.operands[slot] = t->view;
+    args_[size_t(slot)] = arg;
     return t;
   }
 
@@ -181,7 +186,9 @@ class OpBuilder {
   ir::Op& op() { return op_; }
   void allow_indirect() { allow_indirect_ = true; }  // DMA bindings (frontend/nki_isa_dma.cpp)
 
+  // Checks the instruction's hardware rules (verify_at_call) and appends the op, located at the call.
   Value emit() {
+    verify_at_call(in_, op_, fname_, args_);
     op_.loc = in_.loc_of(in_.current_site());
     op_.call_chain = in_.call_chain();
     in_.kernel.ops.push_back(std::move(op_));
@@ -192,6 +199,7 @@ class OpBuilder {
   Interp& in_;
   const char* fname_;
   ir::Op op_;
+  std::array<std::string, isa::kMaxOperands> args_;  // the NKI argument bound to each operand slot
   bool allow_indirect_ = false;
 };
 
