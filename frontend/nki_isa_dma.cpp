@@ -11,7 +11,6 @@
 namespace nkisim::frontend {
 namespace {
 using namespace isa_binding;
-using vector_binding::require_available;
 
 constexpr int kDgeUnknown = 0, kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
 
@@ -220,7 +219,6 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
                                  {"dge_mode"},  {"oob_mode"},  {"name"}};
   Value v[7];
   bind("dma_transpose", ps, a, v);
-  require_available(in, "dma_transpose", isa::Opcode::dma_transpose);
   OpBuilder b(in, "dma_transpose", isa::Opcode::dma_transpose);
   b.allow_indirect();
   auto* dst = b.operand(0, v[0], "dst");

@@ -11,13 +11,9 @@ Value isa_tensor_tensor(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[6];
   bind("tensor_tensor", ps, a, v);
   OpBuilder b(in, "tensor_tensor", isa::Opcode::tensor_tensor);
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* d1 = b.operand(1, v[1], "data1");
-  auto* d2 = b.operand(2, v[2], "data2");
-  b.same_shape(dst, "dst", d1, "data1", true);
-  b.same_shape(dst, "dst", d2, "data2", true);
-  if (d1->base().buffer == ir::Buffer::psum && d2->base().buffer == ir::Buffer::psum)
-    raise("ValueError", "tensor_tensor: data1 and data2 cannot both be in PSUM");
+  b.operand(0, v[0], "dst");
+  b.operand(1, v[1], "data1");
+  b.operand(2, v[2], "data2");
   b.params().op0 = b.alu(v[3], "op");
   b.engine(v[4]);
   b.name(v[5]);
@@ -30,9 +26,8 @@ Value isa_tensor_scalar(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[10];
   bind("tensor_scalar", ps, a, v);
   OpBuilder b(in, "tensor_scalar", isa::Opcode::tensor_scalar);
-  auto* dst = b.operand(0, v[0], "dst");
+  b.operand(0, v[0], "dst");
   auto* data = b.operand(1, v[1], "data");
-  b.same_shape(dst, "dst", data, "data", true);
   b.params().op0 = b.alu(v[2], "op0");
   if (v[3].is(VK::Tensor))
     b.column(b.operand(2, v[3], "operand0"), "operand0", data);
@@ -84,22 +79,16 @@ Value emit_activation(Interp& in, const char* fname, const Value& dst_v, const V
                       const Value& bias_v, const Value& scale_v, const Value& reduce_op_v, const Value& reduce_res_v,
                       ReduceCmd cmd, const Value& name_v) {
   OpBuilder b(in, fname, Opcode::activation);
-  auto* dst = b.operand(0, dst_v, "dst");
+  b.operand(0, dst_v, "dst");
   b.params().func = b.act(op_v, "op");
   auto* data = b.operand(1, data_v, "data");
-  b.same_shape(dst, "dst", data, "data", true);
-  const int nc = in.nki->nc_version;
   if (present(bias_v)) {
-    if (b.params().func == isa::ActFunc::reciprocal && nc == 2)
-      raise("ValueError", std::string(fname) + ": op=nl.reciprocal cannot take a bias on trn1");
     if (bias_v.is(VK::Tensor)) {
       b.column(b.operand(2, bias_v, "bias"), "bias", data);
     } else {
       if (!bias_v.is_number())
         raise("TypeError", std::string(fname) + ": bias must be a (P, 1) tensor or a number, got '" +
                                type_name(bias_v) + "'");
-      if (nc == 2) raise("ValueError", std::string(fname) + ": a scalar bias needs trn2 or later; on trn1 pass a (" +
-                                           std::to_string(partitions(data)) + ", 1) tensor");
       b.params().bias_imm = float(bias_v.num());
     }
   }
@@ -113,9 +102,6 @@ Value emit_activation(Interp& in, const char* fname, const Value& dst_v, const V
     const AluOp rop = b.alu(reduce_op_v, "reduce_op");
     require_ops(fname, rop, "reduce_op", {AluOp::add}, "nl.add");
   }
-  if (cmd == ReduceCmd::load_reduce)
-    raise("ValueError", std::string(fname) + ": reduce_cmd=load_reduce needs an initial value, which " + fname +
-                            " cannot take");
   b.params().reduce_cmd = cmd;
   if (cmd == ReduceCmd::reduce || cmd == ReduceCmd::reset_reduce) b.params().reduce_op = AluOp::add;
   const TensorObj* res = present(reduce_res_v) ? b.tensor(reduce_res_v, "reduce_res") : nullptr;

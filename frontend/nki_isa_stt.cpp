@@ -51,7 +51,6 @@ Value isa_activate2(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[14];
   bind("activate2", ps, a, v);
   const char* fn = "activate2";
-  require_available(in, fn, Opcode::activate2);
   OpBuilder b(in, fn, Opcode::activate2);
   auto* dst = b.operand(0, v[0], "dst");
   auto& p = b.params();

@@ -38,7 +38,6 @@ Value isa_quantize_mx(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[4];
   bind("quantize_mx", ps, a, v);
   const char* fn = "quantize_mx";
-  require_available(in, fn, Opcode::quantize_mx);
   OpBuilder b(in, fn, Opcode::quantize_mx);
   auto* dst = b.operand(0, v[0], "dst");
   auto* src = b.operand(1, v[1], "src");
@@ -72,7 +71,6 @@ Value isa_nc_matmul_mx(Interp& in, const BuiltinObj& self, CallArgs& a) {
   Value v[9];
   bind("nc_matmul_mx", ps, a, v);
   const char* fn = "nc_matmul_mx";
-  require_available(in, fn, Opcode::multiply_moving_mx);
   OpBuilder ls(in, fn, Opcode::load_stationary_mx);
   OpBuilder mm(in, fn, Opcode::multiply_moving_mx);
   auto* dst = mm.operand(0, v[0], "dst");

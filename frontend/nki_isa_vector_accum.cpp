@@ -14,19 +14,13 @@ Value isa_tensor_scalar_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[11];
   bind("tensor_scalar_reduce", ps, a, v);
   OpBuilder b(in, "tensor_scalar_reduce", Opcode::tensor_scalar_reduce);
-  auto* dst = b.operand(0, v[0], "dst");
+  b.operand(0, v[0], "dst");
   auto* data = b.operand(1, v[1], "data");
-  b.same_shape(dst, "dst", data, "data", true);
   auto& p = b.params();
   p.op0 = b.alu(v[2], "op0");
-  if (isa::alu_class(p.op0) == isa::AluClass::Bitvec)
-    raise("ValueError", "tensor_scalar_reduce: op0 must be an arithmetic op, got nl." + std::string(isa::alu_name(p.op0)));
   column_or_number(b, 2, v[3], "operand0", data, p.imm0);
   p.reduce_op = b.alu(v[4], "reduce_op");
-  require_ops("tensor_scalar_reduce", p.reduce_op, "reduce_op",
-              {AluOp::add, AluOp::subtract, AluOp::multiply, AluOp::maximum, AluOp::minimum},
-              "nl.add, nl.multiply, nl.maximum or nl.minimum");
-  result_column(b, 3, v[5], "reduce_res", data);
+  if (present(v[5])) b.operand(3, v[5], "reduce_res");
   p.reverse0 = flag(in, v[6]);
   p.reduce_cmd = reduce_cmd(b, v[7], ReduceCmd::reset_reduce);
   if (p.reduce_cmd == ReduceCmd::load_reduce) {
@@ -46,22 +40,11 @@ Value isa_tensor_scalar_cumulative(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[8];
   bind("tensor_scalar_cumulative", ps, a, v);
   OpBuilder b(in, "tensor_scalar_cumulative", Opcode::tensor_scalar_cumulative);
-  auto* dst = b.operand(0, v[0], "dst");
+  b.operand(0, v[0], "dst");
   auto* src = b.operand(1, v[1], "src");
-  b.same_shape(dst, "dst", src, "src", true);
-  for (auto* t : {dst, src})
-    if (t->view.dtype == isa::DType::int32 || t->view.dtype == isa::DType::uint32)
-      raise("ValueError", "tensor_scalar_cumulative: " + std::string(t == dst ? "dst" : "src") + " cannot be " +
-                              std::string(dtype_str(t->view.dtype)) + " (32-bit integers are not supported)");
   auto& p = b.params();
   p.op0 = b.alu(v[2], "op0");
-  if (isa::alu_class(p.op0) == isa::AluClass::Bitvec)
-    raise("ValueError", "tensor_scalar_cumulative: op0 must be an arithmetic op, got nl." +
-                            std::string(isa::alu_name(p.op0)));
   p.op1 = b.alu(v[3], "op1");
-  require_ops("tensor_scalar_cumulative", p.op1, "op1",
-              {AluOp::add, AluOp::subtract, AluOp::multiply, AluOp::maximum, AluOp::minimum},
-              "nl.add, nl.subtract, nl.multiply, nl.maximum or nl.minimum");
   column_or_number(b, 2, v[4], "imm0", src, p.imm0);
   p.reduce_cmd = reduce_cmd(b, v[6], ReduceCmd::reset_reduce);
   if (present(v[5])) column_or_number(b, 3, v[5], "imm1", src, p.imm1);
@@ -77,20 +60,13 @@ Value isa_tensor_tensor_scan(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[9];
   bind("tensor_tensor_scan", ps, a, v);
   OpBuilder b(in, "tensor_tensor_scan", Opcode::tensor_tensor_scan);
-  auto* dst = b.operand(0, v[0], "dst");
+  b.operand(0, v[0], "dst");
   auto* d0 = b.operand(1, v[1], "data0");
-  auto* d1 = b.operand(2, v[2], "data1");
-  b.same_shape(dst, "dst", d0, "data0", true);
-  b.same_shape(dst, "dst", d1, "data1", true);
-  not_both_psum("tensor_tensor_scan", d0, "data0", d1, "data1");
+  b.operand(2, v[2], "data1");
   auto& p = b.params();
   column_or_number(b, 3, v[3], "initial", d0, p.imm0);
   p.op0 = b.alu(v[4], "op0");
   p.op1 = b.alu(v[5], "op1");
-  for (AluOp o : {p.op0, p.op1})
-    if (isa::alu_class(o) == isa::AluClass::Bitvec)
-      raise("ValueError", "tensor_tensor_scan: op0 and op1 must be arithmetic ops, got nl." +
-                              std::string(isa::alu_name(o)));
   p.reverse0 = flag(in, v[6]);
   p.reverse1 = flag(in, v[7]);
   b.name(v[8]);
@@ -102,14 +78,12 @@ Value isa_exponential(Interp& in, const BuiltinObj&, CallArgs& a) {
                                  {"reduce_cmd"}, {"reduce_init"}, {"name"}};
   Value v[7];
   bind("exponential", ps, a, v);
-  require_available(in, "exponential", Opcode::exponential);
   OpBuilder b(in, "exponential", Opcode::exponential);
-  auto* dst = b.operand(0, v[0], "dst");
+  b.operand(0, v[0], "dst");
   auto* src = b.operand(1, v[1], "src");
-  b.same_shape(dst, "dst", src, "src", true);
   auto& p = b.params();
   if (present(v[2])) column_or_number(b, 2, v[2], "max_value", src, p.imm0);
-  result_column(b, 3, v[3], "reduce_res", src);
+  if (present(v[3])) b.operand(3, v[3], "reduce_res");
   p.reduce_cmd = reduce_cmd(b, v[4], ReduceCmd::idle);
   if (p.reduce_cmd != ReduceCmd::idle) p.reduce_op = AluOp::add;
   if (present(v[5])) p.imm1 = b.number(v[5], "reduce_init");
@@ -123,26 +97,16 @@ Value isa_range_select(Interp& in, const BuiltinObj&, CallArgs& a) {
                                  {"reduce_op"},    {"range_start"},        {"on_false_value"}, {"name"}};
   Value v[12];
   bind("range_select", ps, a, v);
-  require_available(in, "range_select", Opcode::range_select);
   OpBuilder b(in, "range_select", Opcode::range_select);
-  auto* dst = b.operand(0, v[0], "dst");
+  b.operand(0, v[0], "dst");
   auto* on_true = b.operand(1, v[1], "on_true_tile");
-  b.same_shape(dst, "dst", on_true, "on_true_tile", true);
-  if (!isa::is_float(on_true->view.dtype))
-    raise("ValueError", "range_select: on_true_tile must have a float dtype, got " +
-                            std::string(dtype_str(on_true->view.dtype)));
   auto& p = b.params();
   p.op0 = b.alu(v[2], "comp_op0");
   p.op1 = b.alu(v[3], "comp_op1");
-  for (AluOp o : {p.op0, p.op1})
-    require_ops("range_select", o, "comp_op0/comp_op1",
-                {AluOp::equal, AluOp::less, AluOp::less_equal, AluOp::greater, AluOp::greater_equal},
-                "nl.equal, nl.less, nl.less_equal, nl.greater or nl.greater_equal");
   b.column(b.operand(2, v[4], "bound0"), "bound0", on_true);
   b.column(b.operand(3, v[5], "bound1"), "bound1", on_true);
   p.reduce_cmd = reduce_cmd(b, v[6], ReduceCmd::reset_reduce);
-  if (p.reduce_cmd == ReduceCmd::load_reduce) raise("ValueError", "range_select: reduce_cmd=load_reduce is not supported");
-  result_column(b, 4, v[7], "reduce_res", on_true);
+  if (present(v[7])) b.operand(4, v[7], "reduce_res");
   p.reduce_op = present(v[8]) ? b.alu(v[8], "reduce_op") : AluOp::maximum;
   require_ops("range_select", p.reduce_op, "reduce_op", {AluOp::maximum}, "nl.maximum");
   if (present(v[9])) p.imm0 = b.number(v[9], "range_start");
@@ -160,22 +124,13 @@ Value isa_select_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[9];
   bind("select_reduce", ps, a, v);
   OpBuilder b(in, "select_reduce", Opcode::select_reduce);
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* pred = b.operand(1, v[1], "predicate");
+  b.operand(0, v[0], "dst");
+  b.operand(1, v[1], "predicate");
   auto* on_true = b.operand(2, v[2], "on_true");
-  b.same_shape(dst, "dst", pred, "predicate", true);
-  b.same_shape(dst, "dst", on_true, "on_true", true);
-  not_both_psum("select_reduce", on_true, "on_true", pred, "predicate");
-  const isa::DType pd = pred->view.dtype;
-  // bool_ (a legacy comparison's result) is a byte holding 0 or 1, as uint8.
-  if (!(pd == isa::DType::int8 || pd == isa::DType::uint8 || pd == isa::DType::int16 || pd == isa::DType::uint16 ||
-        pd == isa::DType::bool_))
-    raise("ValueError", "select_reduce: predicate must be int8, uint8, int16, uint16 or bool, got " + std::string(dtype_str(pd)));
   auto& p = b.params();
   column_or_number(b, 3, v[3], "on_false", on_true, p.imm0);
-  result_column(b, 4, v[4], "reduce_res", on_true);
+  if (present(v[4])) b.operand(4, v[4], "reduce_res");
   p.reduce_cmd = reduce_cmd(b, v[5], ReduceCmd::idle);
-  if (p.reduce_cmd == ReduceCmd::load_reduce) raise("ValueError", "select_reduce: reduce_cmd=load_reduce is not supported");
   p.reduce_op = present(v[6]) ? b.alu(v[6], "reduce_op") : AluOp::maximum;
   require_ops("select_reduce", p.reduce_op, "reduce_op", {AluOp::maximum}, "nl.maximum");
   p.reverse0 = flag(in, v[7]);

@@ -143,7 +143,6 @@ Value isa_nonzero_with_count(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"index_offset"}, {"padding_val"}, {"name"}};
   Value v[5];
   bind("nonzero_with_count", ps, a, v);
-  require_available(in, "nonzero_with_count", Opcode::nonzero_with_count);
   OpBuilder b(in, "nonzero_with_count", Opcode::nonzero_with_count);
   auto* dst = b.operand(0, v[0], "dst");
   auto* src = b.operand(1, v[1], "src");

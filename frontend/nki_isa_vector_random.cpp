@@ -34,7 +34,6 @@ Value isa_rand2(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true}, {"min", true}, {"max", true}, {"name"}};
   Value v[4];
   bind("rand2", ps, a, v);
-  require_available(in, "rand2", Opcode::rand2);
   OpBuilder b(in, "rand2", Opcode::rand2);
   auto* dst = b.operand(0, v[0], "dst");
   column_or_number(b, 1, v[1], "min", dst, b.params().imm0);
@@ -87,7 +86,6 @@ Value rand_state(Interp& in, CallArgs& a, const char* fname, Opcode op, const ch
   static const ParamSpec ps_get[] = {{"dst", true}, {"engine"}, {"name"}};
   Value v[3];
   bind(fname, op == Opcode::rand_set_state ? ps_set : ps_get, a, v);
-  require_available(in, fname, op);
   OpBuilder b(in, fname, op);
   auto* t = b.operand(0, v[0], arg);
   b.engine(v[1]);

@@ -18,8 +18,6 @@ Value isa_tensor_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
   auto* dst = b.operand(0, v[0], "dst");
   const AluOp op = b.alu(v[1], "op");
   auto* data = b.operand(1, v[2], "data");
-  if (!isa::alu_reduce_ok(op))
-    raise("ValueError", "tensor_reduce: op nl." + std::string(isa::alu_name(op)) + " cannot be used as a reduction");
   const int64_t rank = int64_t(data->view.dims.size());
   std::vector<int64_t> axes;
   if (v[3].is(VK::Tuple) || v[3].is(VK::List)) {
@@ -49,15 +47,11 @@ Value isa_tensor_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
   } else {
     want.resize(size_t(axes[0]));
   }
-  require_same_partitions("tensor_reduce", dst, "dst", data, "data");
   if (free_size(dst) != kept)
     raise("ValueError", "tensor_reduce: dst has shape " + shape_str(dst->view.shape()) + " but reducing " +
                             shape_str(data->view.shape()) + " over axis " + in.repr(v[3]) + " gives " + shape_str(want));
   b.params().op0 = op;
   b.params().negate = flag(in, v[4]);
-  if (b.params().negate && isa::alu_class(op) == isa::AluClass::Bitvec)
-    raise("ValueError", "tensor_reduce: negate is only allowed with arithmetic ops, not nl." +
-                            std::string(isa::alu_name(op)));
   b.name(v[6]);
   return b.emit();
 }
@@ -67,17 +61,9 @@ Value isa_tensor_partition_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[4];
   bind("tensor_partition_reduce", ps, a, v);
   OpBuilder b(in, "tensor_partition_reduce", Opcode::tensor_partition_reduce);
-  auto* dst = b.operand(0, v[0], "dst");
-  const AluOp op = b.alu(v[1], "op");
-  auto* data = b.operand(1, v[2], "data");
-  require_ops("tensor_partition_reduce", op, "op",
-              {AluOp::add, AluOp::maximum, AluOp::minimum, AluOp::bitwise_or, AluOp::bitwise_and},
-              "nl.add, nl.maximum, nl.minimum, nl.bitwise_or or nl.bitwise_and");
-  if (partitions(dst) != 1 || free_size(dst) != free_size(data))
-    raise("ValueError", "tensor_partition_reduce: dst must have shape (1, " + std::to_string(free_size(data)) +
-                            ") for data of shape " + shape_str(data->view.shape()) + ", got " +
-                            shape_str(dst->view.shape()));
-  b.params().op0 = op;
+  b.operand(0, v[0], "dst");
+  b.params().op0 = b.alu(v[1], "op");
+  b.operand(1, v[2], "data");
   b.name(v[3]);
   return b.emit();
 }
@@ -87,10 +73,8 @@ Value isa_bn_stats(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[3];
   bind("bn_stats", ps, a, v);
   OpBuilder b(in, "bn_stats", Opcode::bn_stats);
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* data = b.operand(1, v[1], "data");
-  require_same_partitions("bn_stats", dst, "dst", data, "data");
-  require_free("bn_stats", dst, "dst", 6, "6 elements per partition");  // N <= bn_stats_fmax: isa/verify
+  b.operand(0, v[0], "dst");
+  b.operand(1, v[1], "data");
   b.name(v[2]);
   return b.emit();
 }
@@ -100,13 +84,8 @@ Value isa_bn_aggr(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[3];
   bind("bn_aggr", ps, a, v);
   OpBuilder b(in, "bn_aggr", Opcode::bn_aggr);
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* data = b.operand(1, v[1], "data");
-  require_same_partitions("bn_aggr", dst, "dst", data, "data");
-  require_free("bn_aggr", dst, "dst", 2, "2 elements per partition (mean, variance)");
-  if (free_size(data) % 3 != 0)
-    raise("ValueError", "bn_aggr: data must hold (count, mean, variance*count) triples, got shape " +
-                            shape_str(data->view.shape()));
+  b.operand(0, v[0], "dst");
+  b.operand(1, v[1], "data");
   b.name(v[2]);
   return b.emit();
 }

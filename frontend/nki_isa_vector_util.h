@@ -52,11 +52,6 @@ inline void column_or_number(OpBuilder& b, int slot, const Value& v, const char*
     imm = b.number(v, arg);
 }
 
-// An optional [P, 1] result tile (reduce_res and friends).
-inline void result_column(OpBuilder& b, int slot, const Value& v, const char* arg, const TensorObj* data) {
-  if (present(v)) b.column(b.operand(slot, v, arg), arg, data);
-}
-
 inline void require_ops(const char* fname, AluOp op, const char* arg, std::initializer_list<AluOp> ok, const char* list) {
   for (AluOp o : ok)
     if (o == op) return;

@@ -78,7 +78,7 @@ TEST_CASE("nki.isa.activate2: lowering with reduce_res, imm tiles, and errors") 
       "    h = nl.ndarray((128, 1), dtype=nl.bfloat16)\n"
       "    d = nl.ndarray((128, 64), dtype=nl.float32)\n";
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.multiply, nl.add)\n", "trn2") ==
-        "10:5: activate2 is not available on trn2 (trn3 only)");
+        "10:5: activate2: not available on trn2 (trn3 only)");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.add, nl.add)\n", "trn3") ==
         "10:5: activate2: (op0, op1) = (nl.add, nl.add) is not supported; allowed: (nl.multiply, nl.add), "
         "(nl.multiply, nl.subtract), (nl.multiply, nl.bypass), (nl.add, nl.bypass), (nl.subtract, nl.bypass), "
@@ -137,7 +137,7 @@ TEST_CASE("nki.isa.quantize_mx: lowering, trn3 only, and errors") {
       "    f = nl.ndarray((64, 64), dtype=nl.float32)\n"
       "    q = nl.ndarray((64, 16), dtype=nl.float8_e5m2_x4)\n"
       "    s = nl.ndarray((64, 16), dtype=nl.uint8)\n";
-  CHECK(body_error(head + "    nisa.quantize_mx(q, a, s)\n", "trn2") == "10:5: quantize_mx is not available on trn2 (trn3 only)");
+  CHECK(body_error(head + "    nisa.quantize_mx(q, a, s)\n", "trn2") == "10:5: quantize_mx: not available on trn2 (trn3 only)");
   CHECK(body_error(head + "    nisa.quantize_mx(q, f, s)\n", "trn3") == "10:5: quantize_mx: src must be bfloat16 or float16, got float32");
   CHECK(body_error(head + "    nisa.quantize_mx(s, a, s)\n", "trn3") ==
         "10:5: quantize_mx: dst must be float8_e4m3fn_x4 or float8_e5m2_x4, got uint8");
@@ -177,7 +177,7 @@ TEST_CASE("nki.isa.nc_matmul_mx: load_stationary_mx + multiply_moving_mx, accumu
       "    d = nl.ndarray((8, 16), dtype=nl.float32, buffer=nl.psum)\n"
       "    b = nl.ndarray((32, 8), dtype=nl.bfloat16)\n";
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss, ms)\n", "trn2") ==
-        "12:5: nc_matmul_mx is not available on trn2 (trn3 only)");
+        "12:5: nc_matmul_mx: not available on trn2 (trn3 only)");
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d, b, mv, ss, ms)\n", "trn3") ==
         "12:5: nc_matmul_mx: stationary must be float8_e5m2_x4, float8_e4m3fn_x4 or float4_e2m1fn_x4, got bfloat16");
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss[0:2, :], ms)\n", "trn3") ==
