@@ -148,15 +148,15 @@ TEST_CASE("nki.isa.iota / affine_select: pattern, channel_multiplier, offset, ch
   CHECK((q.num3 == 512 && q.step3 == -1 && q.chan_mult == 1));
   const std::string head = "    i = nl.ndarray((128, 32), dtype=nl.int32)\n";
   CHECK(body_error(head + "    nisa.iota(dst=i, pattern=[[1, 30]])\n") ==
-        "7:5: iota: the pattern covers 30 elements per partition but dst has shape (128, 32)");
+        "7:5: iota: the pattern covers 1x1x1x30 = 30 elements per partition but dst has 32");
   CHECK(body_error(head + "    nisa.iota(dst=i, pattern=[[1, 2]] * 5)\n") ==
         "7:5: iota: pattern must have 1 to 4 [step, num] pairs, got 5");
   CHECK(body_error(head + "    nisa.iota(dst=i, pattern=[[1, 32]], offset=0.5)\n") ==
         "7:5: iota: offset must be an int, got 'float'");
   CHECK(body_error(head + "    nisa.affine_select(dst=i, pattern=[[1, 32]], channel_multiplier=0, on_true_tile=i,\n"
                           "                       on_false_value=0, cmp_op=nl.add)\n") ==
-        "7:5: affine_select: cmp_op must be a comparison (nl.equal, nl.not_equal, nl.greater, nl.greater_equal, "
-        "nl.less or nl.less_equal), got nl.add");
+        "7:5: affine_select: op0 (cmp_op) must be a comparison (equal, not_equal, greater, greater_equal, less or "
+        "less_equal), got 'add'");
   CHECK(body_error("    p = nl.ndarray((128, 32), dtype=nl.int32, buffer=nl.psum)\n"
                    "    nisa.iota(dst=p, pattern=[[1, 32]])\n") ==
         "7:5: iota: dst must be in SBUF, but 'p' is in psum");
@@ -231,28 +231,27 @@ TEST_CASE("nki.isa shuffle, random numbers and GpSimd gathers: parameters and ch
         "7:5: nc_stream_shuffle: shuffle_mask must be a list of 32 source partitions (0-31, or 255 to keep)");
   CHECK(body_error(head + "    nisa.nc_stream_shuffle(dst=a, src=a, shuffle_mask=[40] * 32)\n") ==
         "7:5: nc_stream_shuffle: shuffle_mask[0] = 40 must be a partition 0-31 of the quadrant or 255");
-  CHECK(body_error(head + "    nisa.rng(dst=a)\n") == "7:5: rng: dst must have an integer dtype, got float32");
+  CHECK(body_error(head + "    nisa.rng(dst=a)\n") == "7:5: rng: operand 'dst' needs an integer dtype (random bits), got float32");
   CHECK(body_error("    r = nl.ndarray((128, 4), dtype=nl.uint32)\n    nisa.rng(dst=r, engine=nisa.engine.gpsimd)\n",
-                   "trn1") == "7:5: rng: engine=gpsimd needs trn2 or later");
+                   "trn1") == "7:5: rng: the GpSimd engine has no random number generator on trn1 (trn2 and later)");
   CHECK(body_error(head + "    nisa.rand2(dst=a, min=0.0, max=1.0)\n") == "7:5: rand2: not available on trn2 (trn3 only)");
   CHECK(body_error("    st = nl.ndarray((128, 6), dtype=nl.uint32)\n    nisa.rand_set_state(src_seeds=st)\n", "trn1") ==
         "7:5: rand_set_state: not available on trn1 (trn2 and later)");
   CHECK(body_error("    st = nl.ndarray((128, 6), dtype=nl.uint32)\n"
                    "    nisa.rand_set_state(src_seeds=st, engine=nisa.engine.vector)\n", "trn3") ==
-        "7:5: rand_set_state: the state tile must have 24 words per partition on this engine, got shape (128, 6)");
+        "7:5: rand_set_state: operand 'src_seeds' must have 24 elements per partition, got 6");
   CHECK(body_error(head + "    nisa.dropout(dst=a, data=a, prob=1.5)\n") == "7:5: dropout: prob must be in [0, 1], got 1.5");
   CHECK(body_error(head + "    ix = nl.ndarray((128, 2), dtype=nl.uint16)\n"
                           "    nisa.local_gather(dst=a, src_buffer=a, index=ix, num_elem_per_idx=3)\n") ==
-        "8:5: local_gather: num_elem_per_idx must be 1, 2, 4, 8, 16 or 32, got 3");
+        "8:5: local_gather: elem_per_idx (num_elem_per_idx) must be 1, 2, 4, 8, 16 or 32, got 3");
   CHECK(body_error(head + "    ix = nl.ndarray((128, 2), dtype=nl.uint16)\n"
                           "    nisa.local_gather(dst=a, src_buffer=a, index=ix)\n") ==
-        "8:5: local_gather: dst must have num_valid_indices * num_elem_per_idx = 32 elements per partition, got shape "
-        "(128, 64)");
+        "8:5: local_gather: dst must have num_valid x elem_per_idx = 32 elements per partition, got 64");
   CHECK(body_error(head + "    z = nl.ndarray((128, 64), dtype=nl.int32)\n    nisa.nonzero_with_count(dst=z, src=a)\n") ==
-        "8:5: nonzero_with_count: dst must have one more element per partition than src, got shape (128, 64)");
+        "8:5: nonzero_with_count: operand 'dst' must have 65 elements per partition, got 64");
   CHECK(body_error("    s = nl.ndarray((1, 8), dtype=nl.float32)\n    d = nl.ndarray((1, 2, 8), dtype=nl.float32)\n"
                    "    nisa.sequence_bounds(dst=d, segment_ids=s)\n") == "no error");
   CHECK(body_error("    v = nl.ndarray((128, 4), dtype=nl.bfloat16)\n    w = nl.ndarray((128, 4), dtype=nl.uint32)\n"
                    "    h = nl.ndarray((128, 64), dtype=nl.bfloat16)\n    nisa.topk(val_dst=v, idx_dst=w, src=h, n=2000)\n") ==
-        "9:5: topk: src must have at least ceil(n / 16) = 125 elements per partition, got shape (128, 64)");
+        "9:5: topk: src must have at least ceil(n / 16) = 125 elements per partition for n = 2000, got 64");
 }
