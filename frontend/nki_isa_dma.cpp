@@ -92,32 +92,17 @@ void dge_rules(Interp& in, OpBuilder& b, const char* fname, const Value& dge_v, 
                               "vector_offset)");
     b.params().oob_skip = true;
   }
-  if (dge == kDgeHwdge) {
-    if (in.nki->nc_version < 3) raise("ValueError", f + ": dge_mode.hwdge needs trn2 or later (hardware DGE)");
-    if (vector_offset)
-      raise("ValueError", f + ": dge_mode.hwdge does not support a vector_offset (gather/scatter); use dge_mode.swdge");
-    if (eng && *eng != isa::Engine::Sync && *eng != isa::Engine::Scalar)
-      raise("ValueError", f + ": dge_mode.hwdge is triggered from engine.sync or engine.scalar, not engine." +
-                              std::string(isa::engine_name(*eng)));
+  if (dge == kDgeHwdge) {  // the trigger engine and the offsets each mode takes: isa::verify
     if (!eng) b.op().engine = isa::Engine::Sync;
   } else if (dge == kDgeSwdge) {
-    if (eng && *eng != isa::Engine::GpSimd)
-      raise("ValueError", f + ": dge_mode.swdge builds descriptors on engine.gpsimd; engine=engine." +
-                              std::string(isa::engine_name(*eng)) + " needs dge_mode.hwdge");
-    b.op().engine = isa::Engine::GpSimd;
+    if (!eng) b.op().engine = isa::Engine::GpSimd;
   } else if (dge == kDgeNone) {
-    if (vector_offset)
-      raise("ValueError", f + ": dge_mode.none does not support a vector_offset (gather/scatter); use "
-                              "dge_mode.swdge");
     if (eng && *eng != isa::Engine::Sync)
       raise("ValueError", f + ": engine=engine." + std::string(isa::engine_name(*eng)) +
                               " selects a hardware DGE trigger and needs dge_mode.hwdge");
   } else if (indirect) {  // unknown: software DGE is the only mode with indirection
-    if (eng && *eng != isa::Engine::GpSimd)
-      raise("ValueError", f + ": an indirect access uses software DGE on engine.gpsimd; engine=engine." +
-                              std::string(isa::engine_name(*eng)) + " is not possible");
     dge = kDgeSwdge;
-    b.op().engine = isa::Engine::GpSimd;
+    if (!eng) b.op().engine = isa::Engine::GpSimd;
   }
   b.params().dge_mode = uint16_t(dge);
 }
@@ -138,7 +123,6 @@ Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   b.allow_indirect();
   auto* dst = b.operand(0, v[0], "dst");
   auto* src = b.operand(1, v[1], "src");
-  b.same_shape(dst, "dst", src, "src", false);
   check_priority(v[2], "dma_copy");
   v[3] = b.enum_arg(v[3], EnumOobMode, "oob_mode");
   v[4] = b.enum_arg(v[4], EnumDgeMode, "dge_mode");
@@ -148,9 +132,6 @@ Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   note_indirect(ind, dst, 0, "dma_copy");
   note_indirect(ind, src, 1, "dma_copy");
   if (dst->indirect && src->indirect) raise("ValueError", "dma_copy: only one of dst and src can be indirect");
-  if (ind.ap && (rows_of(dst) != rows_of(src) || dst->view.num_elements() != src->view.num_elements()))
-    raise("ValueError", "dma_copy: with an indirect access, dst has shape " + shape_str(dst->view.shape()) +
-                            " but src has shape " + shape_str(src->view.shape()) + " (row p of src goes to row p of dst)");
   dge_rules(in, b, "dma_copy", v[4], v[3], ind.ap != nullptr, ind.ap && ind.ap->kind == 1);
   emit_indirection(b, ind, 2, 3, "dma_copy");
   return b.emit();

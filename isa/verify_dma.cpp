@@ -24,14 +24,16 @@ void dge(const Check& c) {
     c.fail("ind " + std::to_string(k) + " is not 0, 1 (vector_offset), 2 (scalar_offset) or 3 (scalar_offset from "
            "register rs0)");
   if (m == kDgeHwdge) {
-    if (c.nc() < 3) c.fail("dge_mode=hwdge needs trn2 or later");
+    if (c.nc() < 3) c.fail("dge_mode=hwdge (hardware DGE) needs trn2 or later, not " + c.t.name);
     if (e != Engine::Sync && e != Engine::Scalar)
       c.fail("dge_mode=hwdge must be triggered from the sync or scalar engine, not " + std::string(engine_name(e)));
   }
   if (m == kDgeSwdge && e != Engine::GpSimd)
-    c.fail("dge_mode=swdge is triggered from the gpsimd engine, not " + std::string(engine_name(e)));
+    c.fail("dge_mode=swdge (software DGE, the mode of an indirect access) builds descriptors on the gpsimd engine, "
+           "not " + std::string(engine_name(e)) + "; a sync or scalar trigger needs dge_mode=hwdge");
   if (k == 1 && (m == kDgeHwdge || m == kDgeNone))  // a scalar offset is allowed in every mode (DGE deep-dive)
-    c.fail(std::string("a vector_offset needs dge_mode=swdge (or unknown), not ") + (m == kDgeHwdge ? "hwdge" : "none"));
+    c.fail(std::string("a vector_offset (gather/scatter) needs dge_mode=swdge (or unknown), not ") +
+           (m == kDgeHwdge ? "hwdge" : "none"));
   const bool has_idx = c.has(idx_slot(c));
   if (k == 0 && has_idx) c.fail("operand 'idx' is given but ind=0");
   if (k == kIndRegister && has_idx) c.fail("ind=3 reads its offset from register rs0; operand 'idx' must be absent");
@@ -115,7 +117,8 @@ void same_total(const Check& c, int a, int b) {
   const uint64_t ta = c.op(a).total_elements(), tb = c.op(b).total_elements();
   if (ta == tb) return;
   std::ostringstream os;
-  os << "operand '" << c.name(a) << "' has " << ta << " elements but '" << c.name(b) << "' has " << tb;
+  os << "operand '" << c.name(a) << "' has " << c.parts(a) << " x " << c.free(a) << " = " << ta << " elements but '"
+     << c.name(b) << "' has " << c.parts(b) << " x " << c.free(b) << " = " << tb;
   c.fail(os.str(), b);
 }
 }  // namespace
