@@ -1,6 +1,6 @@
 // isa_builder.h - shared machinery for nki.isa bindings: argument binding and OpBuilder, which checks
-// operands against the instruction table and appends a located ir::Op. Each group of instructions has its
-// own binding file (nki_isa.cpp, nki_isa_tensor.cpp, nki_isa_vector.cpp, ...) with an install function.
+// operands against the instruction table and appends a located ir::Op. Each instruction family has its
+// own binding file (nki_isa_<family>.cpp, named like isa/verify_<family>.cpp) with an install function.
 #pragma once
 #include "frontend/nki.h"
 
@@ -28,6 +28,10 @@ inline std::string memories_str(uint8_t mask) {
   for (size_t i = 0; i < names.size(); ++i) s += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
   return s;
 }
+
+// isa::verify of `op` on the kernel's target at the call (frontend/isa_builder.cpp): a broken hardware rule raises
+// ValueError "<fname>: <rule>" naming the operands by their NKI arguments (`args`, per slot; empty = the table's).
+void verify_at_call(Interp& in, const ir::Op& op, const char* fname, const std::array<std::string, isa::kMaxOperands>& args);
 
 class OpBuilder {
  public:
@@ -71,6 +75,7 @@ class OpBuilder {
       raise("ValueError", "Size of partition dimension " + std::to_string(t->view.dims[0].count) +
                               " exceeds architecture limitation of 128");
     op_.operands[slot] = t->view;
+    args_[size_t(slot)] = arg;
     return t;
   }
 
@@ -181,7 +186,9 @@ class OpBuilder {
   ir::Op& op() { return op_; }
   void allow_indirect() { allow_indirect_ = true; }  // DMA bindings (frontend/nki_isa_dma.cpp)
 
+  // Checks the instruction's hardware rules (verify_at_call) and appends the op, located at the call.
   Value emit() {
+    verify_at_call(in_, op_, fname_, args_);
     op_.loc = in_.loc_of(in_.current_site());
     op_.call_chain = in_.call_chain();
     in_.kernel.ops.push_back(std::move(op_));
@@ -192,6 +199,7 @@ class OpBuilder {
   Interp& in_;
   const char* fname_;
   ir::Op op_;
+  std::array<std::string, isa::kMaxOperands> args_;  // the NKI argument bound to each operand slot
   bool allow_indirect_ = false;
 };
 
@@ -204,15 +212,29 @@ inline bool present(const Value& v) { return !v.is_unbound() && !v.is_none(); }
 
 }  // namespace isa_binding
 
-// Install functions, one per binding file; install_nki_isa (nki_isa.cpp) calls the others.
-void install_nki_isa(Interp& in, ModuleObj* isa);
-void install_nki_isa_tensor(Interp& in, ModuleObj* isa);  // nki_isa_tensor.cpp: Tensor Engine instructions
-void install_nki_isa_dma(Interp& in, ModuleObj* isa);  // nki_isa_dma.cpp: dma_copy, dma_transpose, dma_compute
-void install_nki_isa_vector(Interp& in, ModuleObj* isa);  // nki_isa_vector.cpp: Vector/Scalar/GpSimd extras
+// Install functions, one per binding file: frontend/nki_isa_<family>.cpp holds the bindings of the instructions whose
+// verifiers are in isa/verify_<family>.cpp and executors in sim/exec_<family>.cpp.
+void install_nki_isa_elementwise(Interp& in, ModuleObj* isa);  // tensor_tensor, tensor_scalar, activation, memset
+void install_nki_isa_copy(Interp& in, ModuleObj* isa);         // tensor_copy
+void install_nki_isa_dma(Interp& in, ModuleObj* isa);          // dma_copy, dma_transpose, dma_compute
+void install_nki_isa_tensor(Interp& in, ModuleObj* isa);       // nc_matmul, nc_transpose
+void install_nki_isa_tensor_mx(Interp& in, ModuleObj* isa);    // quantize_mx, nc_matmul_mx
+void install_nki_isa_stt(Interp& in, ModuleObj* isa);          // scalar_tensor_tensor, activate2, nc_n_gather
+void install_nki_isa_vector_reduce(Interp& in, ModuleObj* isa);
+void install_nki_isa_vector_accum(Interp& in, ModuleObj* isa);
+void install_nki_isa_vector_select(Interp& in, ModuleObj* isa);
+void install_nki_isa_vector_gpsimd(Interp& in, ModuleObj* isa);
+void install_nki_isa_vector_random(Interp& in, ModuleObj* isa);
+inline void install_nki_isa(Interp& in, ModuleObj* isa) {
+  for (auto* f : {install_nki_isa_elementwise, install_nki_isa_copy, install_nki_isa_dma, install_nki_isa_tensor,
+                  install_nki_isa_tensor_mx, install_nki_isa_stt, install_nki_isa_vector_reduce,
+                  install_nki_isa_vector_accum, install_nki_isa_vector_select, install_nki_isa_vector_gpsimd,
+                  install_nki_isa_vector_random})
+    f(in, isa);
+}
 // accumulate=None for a matmul writing dst (nki_isa_tensor.cpp; nc_matmul and nc_matmul_mx): a tracker from
 // make_psum_tracker() bound to the builtin follows which PSUM elements hold a matmul result.
 Value make_psum_tracker();
 bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* dst);
-void install_nki_isa_mx(Interp& in, ModuleObj* isa);  // nki_isa_mx.cpp: scalar_tensor_tensor, activate2, nc_n_gather, MX
 
 }  // namespace nkisim::frontend

@@ -11,7 +11,6 @@
 namespace nkisim::frontend {
 namespace {
 using namespace isa_binding;
-using vector_binding::require_available;
 
 constexpr int kDgeUnknown = 0, kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
 
@@ -93,32 +92,17 @@ void dge_rules(Interp& in, OpBuilder& b, const char* fname, const Value& dge_v, 
                               "vector_offset)");
     b.params().oob_skip = true;
   }
-  if (dge == kDgeHwdge) {
-    if (in.nki->nc_version < 3) raise("ValueError", f + ": dge_mode.hwdge needs trn2 or later (hardware DGE)");
-    if (vector_offset)
-      raise("ValueError", f + ": dge_mode.hwdge does not support a vector_offset (gather/scatter); use dge_mode.swdge");
-    if (eng && *eng != isa::Engine::Sync && *eng != isa::Engine::Scalar)
-      raise("ValueError", f + ": dge_mode.hwdge is triggered from engine.sync or engine.scalar, not engine." +
-                              std::string(isa::engine_name(*eng)));
+  if (dge == kDgeHwdge) {  // the trigger engine and the offsets each mode takes: isa::verify
     if (!eng) b.op().engine = isa::Engine::Sync;
   } else if (dge == kDgeSwdge) {
-    if (eng && *eng != isa::Engine::GpSimd)
-      raise("ValueError", f + ": dge_mode.swdge builds descriptors on engine.gpsimd; engine=engine." +
-                              std::string(isa::engine_name(*eng)) + " needs dge_mode.hwdge");
-    b.op().engine = isa::Engine::GpSimd;
+    if (!eng) b.op().engine = isa::Engine::GpSimd;
   } else if (dge == kDgeNone) {
-    if (vector_offset)
-      raise("ValueError", f + ": dge_mode.none does not support a vector_offset (gather/scatter); use "
-                              "dge_mode.swdge");
     if (eng && *eng != isa::Engine::Sync)
       raise("ValueError", f + ": engine=engine." + std::string(isa::engine_name(*eng)) +
                               " selects a hardware DGE trigger and needs dge_mode.hwdge");
   } else if (indirect) {  // unknown: software DGE is the only mode with indirection
-    if (eng && *eng != isa::Engine::GpSimd)
-      raise("ValueError", f + ": an indirect access uses software DGE on engine.gpsimd; engine=engine." +
-                              std::string(isa::engine_name(*eng)) + " is not possible");
     dge = kDgeSwdge;
-    b.op().engine = isa::Engine::GpSimd;
+    if (!eng) b.op().engine = isa::Engine::GpSimd;
   }
   b.params().dge_mode = uint16_t(dge);
 }
@@ -139,7 +123,6 @@ Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   b.allow_indirect();
   auto* dst = b.operand(0, v[0], "dst");
   auto* src = b.operand(1, v[1], "src");
-  b.same_shape(dst, "dst", src, "src", false);
   check_priority(v[2], "dma_copy");
   v[3] = b.enum_arg(v[3], EnumOobMode, "oob_mode");
   v[4] = b.enum_arg(v[4], EnumDgeMode, "dge_mode");
@@ -149,9 +132,6 @@ Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   note_indirect(ind, dst, 0, "dma_copy");
   note_indirect(ind, src, 1, "dma_copy");
   if (dst->indirect && src->indirect) raise("ValueError", "dma_copy: only one of dst and src can be indirect");
-  if (ind.ap && (rows_of(dst) != rows_of(src) || dst->view.num_elements() != src->view.num_elements()))
-    raise("ValueError", "dma_copy: with an indirect access, dst has shape " + shape_str(dst->view.shape()) +
-                            " but src has shape " + shape_str(src->view.shape()) + " (row p of src goes to row p of dst)");
   dge_rules(in, b, "dma_copy", v[4], v[3], ind.ap != nullptr, ind.ap && ind.ap->kind == 1);
   emit_indirection(b, ind, 2, 3, "dma_copy");
   return b.emit();
@@ -173,33 +153,9 @@ Value dma_transpose_indirect(Interp& in, OpBuilder& b, const TensorObj* dst, con
   if (dge == kDgeHwdge || dge == kDgeNone)
     raise("ValueError", std::string("dma_transpose: an indirect src needs software DGE (dge_mode.swdge or unknown), not "
                                     "dge_mode.") + (dge == kDgeHwdge ? "hwdge" : "none"));
-  const size_t n = ss.size();  // 2 to 4 (checked with the axes by the caller)
-  if (isa::dtype_size(src->view.dtype) != 2)
-    raise("ValueError", "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got " +
-                            std::string(isa::dtype_name(src->view.dtype)));
-  const bool columns = multi_column_offsets(*src->indirect);  // a (128, C) index tile: up to 128 x C rows
-  if (columns) {
-    const std::vector<int64_t> is = src->indirect->offsets.as<TensorObj>()->view.shape();
-    if (ss[0] % 16 != 0 || ss[0] < 16)
-      raise("ValueError", "dma_transpose: an indirect src needs src.shape[0] to be a multiple of 16 (at most the " +
-                              std::to_string(is[0] * is[1]) + " indices of the " + shape_str(is) +
-                              " vector_offset), got src of shape " + sh);
-  } else if (ss[0] % 16 != 0 || ss[0] < 16 || ss[0] > 128) {
-    raise("ValueError", "dma_transpose: an indirect src needs src.shape[0] to be a multiple of 16 in [16, 128], got src "
-                        "of shape " + sh);
-  }
-  if (ss[n - 1] > 128) raise("ValueError", "dma_transpose: src.shape[-1] must be at most 128, got src of shape " + sh);
-  if (n == 4 && ss[1] != 1 && ss[2] != 1)
-    raise("ValueError", "dma_transpose: an indirect 4D src needs src.shape[1] or src.shape[2] to be 1, got src of "
-                        "shape " + sh);
+  const size_t n = ss.size();  // 2 to 4 (checked with the axes by the caller); the shape rules: isa::verify
   for (int64_t d : ss)
     if (d > 65535) raise("ValueError", "dma_transpose: src dimensions must be at most 65535, got src of shape " + sh);
-  if (src->indirect->kind == 1) {
-    const TensorObj* it = src->indirect->offsets.as<TensorObj>();
-    if (it->view.dtype != isa::DType::uint32)
-      raise("TypeError", "dma_transpose: the vector_offset indices must be uint32, got " +
-                             std::string(isa::dtype_name(it->view.dtype)));
-  }
   Indirection ind;
   note_indirect(ind, src, 1, "dma_transpose");
   if (skip) b.params().oob_skip = true;
@@ -220,7 +176,6 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
                                  {"dge_mode"},  {"oob_mode"},  {"name"}};
   Value v[7];
   bind("dma_transpose", ps, a, v);
-  require_available(in, "dma_transpose", isa::Opcode::dma_transpose);
   OpBuilder b(in, "dma_transpose", isa::Opcode::dma_transpose);
   b.allow_indirect();
   auto* dst = b.operand(0, v[0], "dst");
@@ -246,10 +201,6 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (ds != want)
     raise("ValueError", "dma_transpose: dst has shape " + shape_str(ds) + " but src of shape " + shape_str(ss) +
                             " transposed by " + axes_str(axes) + " has shape " + shape_str(want));
-  if (dst->view.dtype != src->view.dtype)
-    raise("ValueError", "dma_transpose: dst and src must have the same dtype, got " +
-                            std::string(isa::dtype_name(dst->view.dtype)) + " and " +
-                            std::string(isa::dtype_name(src->view.dtype)));
   if (dst->indirect) raise("ValueError", "dma_transpose: dst cannot be indirect; only src takes an indirect access pattern");
   const int dge = enum_value_or(v[4], kDgeUnknown);
   if (src->indirect) return dma_transpose_indirect(in, b, dst, src, dge, enum_value_or(v[5], 0) == 1);
@@ -260,25 +211,9 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (enum_value_or(v[5], 0) == 1)
     raise("ValueError", "dma_transpose: oob_mode.skip needs an indirect src (vector_offset or scalar_offset)");
   // Direct-form shape rules (nki-isa.md §3.5, NKI 0.6.0): the docs give them for dge_mode.hwdge (the hardware
-  // DGE transpose); with dge_mode.unknown the compiler picks how to lower it, so only the permutation and the
-  // 16-bit dimension encoding apply (docs/compatibility.md).
+  // DGE transpose, isa::verify); with dge_mode.unknown the compiler picks how to lower it, so only the permutation
+  // and the 16-bit dimension encoding apply (docs/compatibility.md).
   const std::string sh = shape_str(ss);
-  if (dge == kDgeHwdge) {
-    if (isa::dtype_size(src->view.dtype) != 2)
-      raise("ValueError", "dma_transpose: the dtype must be 2 bytes (e.g. bfloat16), got " +
-                              std::string(isa::dtype_name(src->view.dtype)));
-    if (n == 2 && ss[0] != 16)
-      raise("ValueError", "dma_transpose: a 2D src needs src.shape[0] == 16, got src of shape " + sh);
-    if (n >= 3) {
-      if (ss[0] != 1 && ss[0] != 2 && ss[0] != 4 && ss[0] != 8 && ss[0] != 16)
-        raise("ValueError", "dma_transpose: a " + std::to_string(n) + "D src needs src.shape[0] in (1, 2, 4, 8, 16), got src of shape " + sh);
-      if ((ss[0] * ss[n - 2]) % 16 != 0)
-        raise("ValueError", "dma_transpose: a " + std::to_string(n) +
-                                "D src needs src.shape[0] * src.shape[-2] to be a multiple of 16, got src of shape " + sh);
-    }
-    if (ss[n - 1] > 128)
-      raise("ValueError", "dma_transpose: src.shape[-1] must be at most 128, got src of shape " + sh);
-  }
   for (int64_t d : ss)
     if (d > 65535) raise("ValueError", "dma_transpose: src dimensions must be at most 65535, got src of shape " + sh);
   isa::InstrParams& p = b.params();

@@ -1,5 +1,5 @@
-// nki_isa_vector_util.h - helpers shared by the Vector/Scalar/GpSimd binding files (nki_isa_vector*.cpp):
-// generation checks, shape and argument checks, reduce_cmd and [P,1]-or-number operands.
+// nki_isa_vector_util.h - helpers shared by the binding files (nki_isa_<family>.cpp):
+// generation checks (core_barrier, sendrecv), argument checks, reduce_cmd and [P,1]-or-number operands.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -52,36 +52,10 @@ inline void column_or_number(OpBuilder& b, int slot, const Value& v, const char*
     imm = b.number(v, arg);
 }
 
-// An optional [P, 1] result tile (reduce_res and friends).
-inline void result_column(OpBuilder& b, int slot, const Value& v, const char* arg, const TensorObj* data) {
-  if (present(v)) b.column(b.operand(slot, v, arg), arg, data);
-}
-
 inline void require_ops(const char* fname, AluOp op, const char* arg, std::initializer_list<AluOp> ok, const char* list) {
   for (AluOp o : ok)
     if (o == op) return;
   raise("ValueError", std::string(fname) + ": " + arg + " must be " + list + ", got nl." + std::string(isa::alu_name(op)));
 }
-
-inline void require_same_partitions(const char* fname, const TensorObj* a, const char* an, const TensorObj* b,
-                             const char* bn) {
-  if (partitions(a) == partitions(b)) return;
-  raise("ValueError", std::string(fname) + ": " + an + " has " + std::to_string(partitions(a)) + " partitions but " +
-                          bn + " has " + std::to_string(partitions(b)));
-}
-
-inline void require_free(const char* fname, const TensorObj* t, const char* arg, int64_t n, const char* what) {
-  if (free_size(t) == n) return;
-  raise("ValueError", std::string(fname) + ": " + arg + " must have " + what + ", got shape " + shape_str(t->view.shape()));
-}
-
-inline void not_both_psum(const char* fname, const TensorObj* a, const char* an, const TensorObj* b, const char* bn) {
-  if (a && b && a->base().buffer == ir::Buffer::psum && b->base().buffer == ir::Buffer::psum)
-    raise("ValueError", std::string(fname) + ": " + an + " and " + bn + " cannot both be in PSUM");
-}
-
-// Install functions of the other binding files (called by install_nki_isa_vector).
-void install_nki_isa_vector_select(Interp& in, ModuleObj* isa);  // nki_isa_vector_select.cpp
-void install_nki_isa_vector_random(Interp& in, ModuleObj* isa);  // nki_isa_vector_random.cpp
 
 }  // namespace nkisim::frontend::vector_binding

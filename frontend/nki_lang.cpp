@@ -1,6 +1,6 @@
 // nki_lang.cpp - the nki, nki.language and nki.isa namespaces (+ neuronxcc.nki aliases): dtypes, buffers,
 // op codes, enums, tile_size, ranges, nl.ndarray/zeros/ds, @nki.jit. The nki.isa instructions live in
-// nki_isa.cpp, tensor attributes and indexing in nki_tensor.cpp.
+// nki_isa_<family>.cpp (frontend/isa_builder.h), tensor attributes and indexing in nki_tensor.cpp.
 #include <cmath>
 
 #include "frontend/isa_builder.h"

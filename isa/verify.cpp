@@ -83,11 +83,11 @@ void operands(const Check& c) {
   for (int s = 0; s < c.inf.num_operands; ++s) {
     const OperandSpec& spec = c.inf.operands[size_t(s)];
     if (!c.has(s)) {
-      if (spec.required) c.fail("operand '" + std::string(spec.name) + "' is missing", s);
+      if (spec.required) c.fail("operand '" + std::string(c.name(s)) + "' is missing", s);
       continue;
     }
     if (!(memory_bit(c.mem(s)) & spec.memories))
-      c.fail("operand '" + std::string(spec.name) + "' cannot be in " + std::string(memory_name(c.mem(s))), s);
+      c.fail("operand '" + std::string(c.name(s)) + "' cannot be in " + std::string(memory_name(c.mem(s))), s);
   }
 }
 
@@ -101,10 +101,10 @@ constexpr VerifyFn kVerify[] = {
 }  // namespace
 }  // namespace rules
 
-std::optional<Violation> verify(const Instruction& ins, const TargetDesc& t) {
+std::optional<Violation> verify(const Instruction& ins, const TargetDesc& t, const char* const* operand_names) {
   if (size_t(ins.op) >= size_t(kNumOpcodes)) return Violation{"invalid opcode " + std::to_string(int(ins.op))};
   try {
-    const rules::Check c(ins, t);
+    const rules::Check c(ins, t, operand_names);
     rules::operands(c);
     c.available();
     rules::kVerify[size_t(ins.op)](c);

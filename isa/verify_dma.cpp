@@ -24,14 +24,16 @@ void dge(const Check& c) {
     c.fail("ind " + std::to_string(k) + " is not 0, 1 (vector_offset), 2 (scalar_offset) or 3 (scalar_offset from "
            "register rs0)");
   if (m == kDgeHwdge) {
-    if (c.nc() < 3) c.fail("dge_mode=hwdge needs trn2 or later");
+    if (c.nc() < 3) c.fail("dge_mode=hwdge (hardware DGE) needs trn2 or later, not " + c.t.name);
     if (e != Engine::Sync && e != Engine::Scalar)
       c.fail("dge_mode=hwdge must be triggered from the sync or scalar engine, not " + std::string(engine_name(e)));
   }
   if (m == kDgeSwdge && e != Engine::GpSimd)
-    c.fail("dge_mode=swdge is triggered from the gpsimd engine, not " + std::string(engine_name(e)));
+    c.fail("dge_mode=swdge (software DGE, the mode of an indirect access) builds descriptors on the gpsimd engine, "
+           "not " + std::string(engine_name(e)) + "; a sync or scalar trigger needs dge_mode=hwdge");
   if (k == 1 && (m == kDgeHwdge || m == kDgeNone))  // a scalar offset is allowed in every mode (DGE deep-dive)
-    c.fail(std::string("a vector_offset needs dge_mode=swdge (or unknown), not ") + (m == kDgeHwdge ? "hwdge" : "none"));
+    c.fail(std::string("a vector_offset (gather/scatter) needs dge_mode=swdge (or unknown), not ") +
+           (m == kDgeHwdge ? "hwdge" : "none"));
   const bool has_idx = c.has(idx_slot(c));
   if (k == 0 && has_idx) c.fail("operand 'idx' is given but ind=0");
   if (k == kIndRegister && has_idx) c.fail("ind=3 reads its offset from register rs0; operand 'idx' must be absent");
@@ -110,12 +112,42 @@ void transposed_rows(const Check& c, int n) {
   c.fail(os.str());
 }
 
+// The DGE transpose's source rules (nki-isa.md §3.5): a 2-byte dtype and, with tdim0..tdim{n-1} = src's shape, the
+// indirect form's gathered rows (dim 0; `columns`: a [P, C] vector_offset of P x C indices) or the hardware DGE's
+// direct-form block shape.
+void dge_transpose_src(const Check& c, int n, bool indirect, bool columns) {
+  const uint64_t d[4] = {c.pr.tdim0, c.pr.tdim1, c.pr.tdim2, c.pr.tdim3};
+  std::ostringstream sh;
+  sh << "got src of shape (";
+  for (int k = 0; k < n; ++k) sh << (k ? ", " : "") << d[k];
+  sh << ")";
+  if (dtype_size(c.dtype(1)) != 2) c.fail("the dtype must be 2 bytes (e.g. bfloat16), got " + dt(c.dtype(1)));
+  const std::string dn = std::to_string(n) + "D src";
+  if (indirect && columns && (d[0] % 16 || d[0] < 16)) {
+    const AccessPattern& ia = c.op(idx_slot(c));
+    c.fail("an indirect src needs src.shape[0] to be a multiple of 16 (at most the " +
+           std::to_string(ia.total_elements()) + " indices of the (" + std::to_string(ia.num_partitions) + ", " +
+           std::to_string(ia.free_elements()) + ") vector_offset), " + sh.str());
+  }
+  if (indirect && !columns && (d[0] % 16 || d[0] < 16 || d[0] > 128))
+    c.fail("an indirect src needs src.shape[0] to be a multiple of 16 in [16, 128], " + sh.str());
+  if (!indirect && n == 2 && d[0] != 16) c.fail("a 2D src needs src.shape[0] == 16, " + sh.str());
+  if (!indirect && n >= 3 && d[0] != 1 && d[0] != 2 && d[0] != 4 && d[0] != 8 && d[0] != 16)
+    c.fail("a " + dn + " needs src.shape[0] in (1, 2, 4, 8, 16), " + sh.str());
+  if (!indirect && n >= 3 && d[0] * d[n - 2] % 16 != 0)
+    c.fail("a " + dn + " needs src.shape[0] * src.shape[-2] to be a multiple of 16, " + sh.str());
+  if (d[n - 1] > 128) c.fail("src.shape[-1] must be at most 128, " + sh.str());
+  if (indirect && n == 4 && d[1] != 1 && d[2] != 1)
+    c.fail("an indirect 4D src needs src.shape[1] or src.shape[2] to be 1, " + sh.str());
+}
+
 // Without indirection, dst and each source hold the same number of elements (shapes may differ).
 void same_total(const Check& c, int a, int b) {
   const uint64_t ta = c.op(a).total_elements(), tb = c.op(b).total_elements();
   if (ta == tb) return;
   std::ostringstream os;
-  os << "operand '" << c.name(a) << "' has " << ta << " elements but '" << c.name(b) << "' has " << tb;
+  os << "operand '" << c.name(a) << "' has " << c.parts(a) << " x " << c.free(a) << " = " << ta << " elements but '"
+     << c.name(b) << "' has " << c.parts(b) << " x " << c.free(b) << " = " << tb;
   c.fail(os.str(), b);
 }
 }  // namespace
@@ -135,11 +167,17 @@ void verify_dma_transpose(const Check& c) {
       c.fail("an indirect src must be 2D (axes=10), 3D (axes=210) or 4D (axes=3120), got axes=" +
              std::to_string(axes_field));
     const AccessPattern& ia = c.op(idx_slot(c));
-    indirect(c, c.parts(1), c.pr.ind_kind == kIndVector && ia.present() && ia.free_elements() > 1, {1});
-    transposed_rows(c, axes_field == 10 ? 2 : axes_field == 210 ? 3 : 4);
+    const bool columns = c.pr.ind_kind == kIndVector && ia.present() && ia.free_elements() > 1;
+    const int n = axes_field == 10 ? 2 : axes_field == 210 ? 3 : 4;
+    dge_transpose_src(c, n, true, columns);
+    if (c.pr.ind_kind == kIndVector && ia.dtype != DType::uint32)
+      c.fail("the vector_offset indices must be uint32, got " + dt(ia.dtype), idx_slot(c));
+    indirect(c, c.parts(1), columns, {1});
+    transposed_rows(c, n);
     return;
   }
-  if (c.dtype(0) != c.dtype(1)) c.fail("dst and src must have the same dtype");
+  if (c.dtype(0) != c.dtype(1))
+    c.fail("dst and src must have the same dtype, got " + dt(c.dtype(0)) + " and " + dt(c.dtype(1)));
   // axes: decimal digits, outermost first, a permutation of 0 .. n-1 for n = 2 .. 4.
   int axes[8], n = 0;
   for (unsigned a = axes_field; a && n < 8; a /= 10) axes[n++] = int(a % 10);
@@ -150,6 +188,7 @@ void verify_dma_transpose(const Check& c) {
     else seen[axes[k]] = true;
   }
   if (!ok) c.fail("axes=" + std::to_string(axes_field) + " is not a permutation of 2 to 4 dims");
+  if (c.pr.dge_mode == kDgeHwdge) dge_transpose_src(c, n, false, false);
   const uint16_t dims[4] = {c.pr.tdim0, c.pr.tdim1, c.pr.tdim2, c.pr.tdim3};
   uint64_t total = 1;
   for (int k = 0; k < n; ++k) total *= dims[k];

@@ -19,6 +19,8 @@ void bitvec_integers(const Check& c, AluOp op, std::initializer_list<int> slots)
 void verify_tensor_tensor(const Check& c) {
   c.same_shape(0, 1);
   c.same_shape(0, 2);
+  if (c.mem(1) == Memory::PSUM && c.mem(2) == Memory::PSUM)
+    c.fail(std::string(c.name(1)) + " and " + c.name(2) + " cannot both be in PSUM");
   if (is_bitvec(c.pr.op0)) bitvec_integers(c, c.pr.op0, {0, 1, 2});
 }
 
@@ -34,8 +36,11 @@ void verify_tensor_scalar(const Check& c) {
 
 void verify_activation(const Check& c) {
   c.same_shape(0, 1);
-  if (c.pr.bias_imm != 0.0f && !c.has(2) && c.nc() < 3)
-    c.fail("a scalar bias (bias_imm) needs trn2 or later; on " + c.t.name + " pass a [P,1] bias tile");
+  const bool bias = c.has(2) || c.pr.bias_imm != 0.0f;
+  if (bias && c.pr.func == ActFunc::reciprocal && c.nc() < 3) c.fail("op=reciprocal cannot take a bias on " + c.t.name);
+  if (bias && !c.has(2) && c.nc() < 3)
+    c.fail("a scalar bias needs trn2 or later; on " + c.t.name + " pass a [" + std::to_string(c.parts(0)) +
+           ", 1] bias tile");
   if (c.pr.reduce_cmd == ReduceCmd::load_reduce)
     c.fail("reduce_cmd load_reduce is not supported by activation (no initial value)");
   if (folds(c.pr.reduce_cmd) && c.pr.reduce_op != AluOp::add)

@@ -21,8 +21,10 @@ struct Check {
   const TargetDesc& t;
   const InstrInfo& inf;
   const InstrParams& pr;
+  const char* const* names;  // per slot, null = the table's operand name
 
-  Check(const Instruction& i, const TargetDesc& target) : ins(i), t(target), inf(info(i.op)), pr(i.params) {}
+  Check(const Instruction& i, const TargetDesc& target, const char* const* operand_names)
+      : ins(i), t(target), inf(info(i.op)), pr(i.params), names(operand_names) {}
 
   const AccessPattern& op(int slot) const { return ins.operands[size_t(slot)]; }
   bool has(int slot) const { return op(slot).present(); }
@@ -31,7 +33,10 @@ struct Check {
   bool empty(int slot) const { return parts(slot) == 0 || free(slot) == 0; }
   DType dtype(int slot) const { return op(slot).dtype; }
   Memory mem(int slot) const { return op(slot).mem; }
-  const char* name(int slot) const { return slot < inf.num_operands ? inf.operands[size_t(slot)].name : "?"; }
+  const char* name(int slot) const {
+    if (slot >= inf.num_operands) return "?";
+    return names && names[slot] ? names[slot] : inf.operands[size_t(slot)].name;
+  }
   int nc() const { return t.nc_version; }
 
   // Throws "<mnemonic>: msg" (about operand `slot`, -1 = none).

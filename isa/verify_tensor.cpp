@@ -13,6 +13,7 @@ namespace {
 void pe_dtype(const Check& c, int slot) {
   const DType t = c.dtype(slot);
   if (pe_input_dtype(t, c.nc())) return;
+  if (t == DType::float8_e4m3fn) c.fail(std::string(c.name(slot)) + " dtype float8_e4m3fn needs trn3", slot);
   const char* list = c.nc() >= 4 ? "float8_e4m3, float8_e5m2, float8_e4m3fn, bfloat16, float16, tfloat32 or float32"
                                  : "float8_e4m3, float8_e5m2, bfloat16, float16, tfloat32 or float32";
   c.fail(std::string(c.name(slot)) + " dtype " + dt(t) + " is not a Tensor Engine input dtype (expected " + list + ")",
@@ -61,7 +62,7 @@ void verify_load_stationary(const Check& c) {
   const bool dbl = c.pr.double_row;
   if (c.empty(0)) c.fail("stationary is empty", 0);
   if (dbl) {
-    if (c.nc() < 3) c.fail("double_row needs trn2 or later");
+    if (c.nc() < 3) c.fail("double_row needs trn2 or later, not " + c.t.name);
     if (!is_fp8(c.dtype(0))) c.fail("double_row needs an fp8 stationary, got " + dt(c.dtype(0)), 0);
     if (c.free(0) % 2) c.fail("double_row needs an even free size, got " + std::to_string(c.free(0)), 0);
   }
@@ -85,15 +86,19 @@ void verify_multiply_moving(const Check& c) {
     if (c.pr.accumulate) c.fail("transpose mode cannot accumulate");
     if (dbl) c.fail("transpose mode cannot be combined with double_row");
   } else if (!(c.dtype(0) == DType::float32 || (c.nc() >= 4 && c.dtype(0) == DType::bfloat16))) {
-    c.fail("dst must be float32" + std::string(c.nc() >= 4 ? " or bfloat16" : "") + ", got " + dt(c.dtype(0)), 0);
+    c.fail("dst must be float32" + std::string(c.nc() >= 4 ? " or bfloat16" : "") + " on " + c.t.name + ", got " +
+               dt(c.dtype(0)),
+           0);
   }
-  // Output size: one 2 KiB PSUM bank of fp32 on NC-v2/v3; the whole PSUM partition on NC-v4 (nki-isa.md §3.1).
+  // Output size: one 2 KiB PSUM bank of fp32 on NC-v2/v3; 4096 (8192 into bfloat16) on NC-v4 (nki-isa.md §3.1).
   // (Whether dst's bytes cross a bank is the executor's: a dynamic offset moves them.)
   const uint64_t N = dbl ? c.free(1) / 2 : c.free(1);
   const uint64_t bank = uint64_t(c.t.psum_partition_bytes / std::max(1.0, c.t.psum_banks));
-  if (c.nc() < 4 && N * 4 > bank) {
+  const uint64_t nmax = c.nc() >= 4 ? (c.dtype(0) == DType::bfloat16 ? 8192 : 4096) : bank / 4;
+  if (N > nmax) {
     std::ostringstream os;
-    os << "N=" << N << " exceeds " << bank / 4 << " (one PSUM bank of float32)";
+    os << c.name(1) << " free size N=" << N << " exceeds " << nmax
+       << (c.nc() >= 4 ? " on " + c.t.name : std::string(" (gemm_moving_fmax: one PSUM bank of float32)"));
     c.fail(os.str(), 1);
   }
 }

@@ -82,6 +82,11 @@ void verify_multiply_moving_mx(const Check& c) {
   scale_shape(c, 2, c.parts(1), c.free(1));
   if (c.dtype(0) != DType::float32 && c.dtype(0) != DType::bfloat16)
     c.fail("dst must be float32 or bfloat16, got " + dt(c.dtype(0)), 0);
+  const uint64_t nmax = c.dtype(0) == DType::bfloat16 ? 8192 : 4096;  // the moving free size (nki-isa.md §3.1)
+  if (c.free(1) > nmax)
+    c.fail(std::string(c.name(1)) + " free size " + std::to_string(c.free(1)) + " exceeds " + std::to_string(nmax) +
+               " for a " + dt(c.dtype(0)) + " dst",
+           1);
 }
 
 }  // namespace nkisim::isa::rules

@@ -39,6 +39,8 @@ void verify_tensor_scalar_cumulative(const Check& c) {
 void verify_tensor_tensor_scan(const Check& c) {
   c.same_shape(0, 1);
   c.same_shape(0, 2);
+  if (c.mem(1) == Memory::PSUM && c.mem(2) == Memory::PSUM)
+    c.fail(std::string(c.name(1)) + " and " + c.name(2) + " cannot both be in PSUM");
   c.arith(c.pr.op0, "op0");
   c.arith(c.pr.op1, "op1");
   c.column(3, c.parts(0));
@@ -54,6 +56,8 @@ void verify_exponential(const Check& c) {
 
 void verify_range_select(const Check& c) {
   c.same_shape(0, 1);
+  if (!is_float(c.dtype(1)))
+    c.fail("operand '" + std::string(c.name(1)) + "' must have a float dtype, got " + dt(c.dtype(1)), 1);
   for (AluOp op : {c.pr.op0, c.pr.op1})
     if (!(op == AluOp::equal || op == AluOp::less || op == AluOp::less_equal || op == AluOp::greater ||
           op == AluOp::greater_equal))
@@ -68,7 +72,11 @@ void verify_range_select(const Check& c) {
 void verify_select_reduce(const Check& c) {
   c.same_shape(0, 1);
   c.same_shape(0, 2);
-  c.integer(1, "(a predicate)");
+  if (c.mem(1) == Memory::PSUM && c.mem(2) == Memory::PSUM)
+    c.fail(std::string(c.name(2)) + " and " + c.name(1) + " cannot both be in PSUM");
+  const DType pd = c.dtype(1);  // bool_ (a legacy comparison's result) is a byte holding 0 or 1
+  if (!(pd == DType::int8 || pd == DType::uint8 || pd == DType::int16 || pd == DType::uint16 || pd == DType::bool_))
+    c.fail("operand '" + std::string(c.name(1)) + "' must be int8, uint8, int16, uint16 or bool, got " + dt(pd), 1);
   accumulator_reduce_op(c, c.pr.reduce_op);
   if (c.pr.reduce_cmd == ReduceCmd::load_reduce) c.fail("reduce_cmd load_reduce is not supported");
   c.column(3, c.parts(0));

@@ -1,5 +1,7 @@
 // verify_vector_random.cpp - rules of rng, rand2, dropout, set_rng_seed, rand_set_state, rand_get_state
 // (executors: sim/exec_vector_random.cpp).
+#include <sstream>
+
 #include "isa/verify_rules.h"
 
 namespace nkisim::isa::rules {
@@ -13,6 +15,8 @@ uint64_t generators(const Check& c) { return c.ins.engine == Engine::GpSimd ? 1 
 void state_operand(const Check& c) {
   if (c.ins.engine != Engine::GpSimd && c.nc() < 4)
     c.fail("the VectorE generator state is only accessible on trn3 (use engine=gpsimd)");
+  if (c.ins.engine == Engine::GpSimd && c.mem(0) != Memory::SBUF)
+    c.fail("the GpSimd state tile must be in SBUF, not " + std::string(memory_name(c.mem(0))), 0);
   c.free_is(0, generators(c) * kStateWords);
   if (dtype_size(c.dtype(0)) != 4 || is_float(c.dtype(0)))
     c.fail("the state must be uint32 (or int32), got " + dt(c.dtype(0)), 0);
@@ -22,6 +26,8 @@ void state_operand(const Check& c) {
 void verify_rng(const Check& c) {
   if (c.ins.engine == Engine::GpSimd && c.nc() < 3)
     c.fail("the GpSimd engine has no random number generator on " + c.t.name + " (trn2 and later)");
+  if (c.ins.engine == Engine::GpSimd && c.mem(0) != Memory::SBUF)
+    c.fail("the GpSimd engine writes SBUF only, not " + std::string(memory_name(c.mem(0))), 0);
   c.integer(0, "(random bits)");
 }
 
@@ -32,6 +38,13 @@ void verify_rand2(const Check& c) {
 
 void verify_dropout(const Check& c) {
   c.same_shape(0, 1);
+  if (c.dtype(0) != c.dtype(1))
+    c.fail(std::string(c.name(0)) + " must have " + c.name(1) + "'s dtype " + dt(c.dtype(1)) + ", got " + dt(c.dtype(0)), 0);
+  if (!c.has(2) && !(c.pr.imm0 >= 0.0f && c.pr.imm0 <= 1.0f)) {
+    std::ostringstream os;
+    os << "prob must be in [0, 1], got " << c.pr.imm0;
+    c.fail(os.str());
+  }
   c.column(2, c.parts(0));
 }
 

@@ -27,8 +27,8 @@ void verify_tensor_reduce(const Check& c) {
     os << "data has " << N << " elements per partition, not a multiple of dst's " << G;
     c.fail(os.str(), 1);
   }
+  if (is_bitvec(op) && c.pr.negate) c.fail("negate is only allowed with arithmetic reductions, not '" + alu(op) + "'");
   bitvec_reduction(c, op);
-  if (is_bitvec(op) && c.pr.negate) c.fail("negate is only allowed with arithmetic reductions");
 }
 
 void verify_tensor_partition_reduce(const Check& c) {
@@ -36,8 +36,12 @@ void verify_tensor_partition_reduce(const Check& c) {
   if (!(op == AluOp::add || op == AluOp::maximum || op == AluOp::minimum || op == AluOp::bitwise_or ||
         op == AluOp::bitwise_and))
     c.fail("op0 must be add, maximum, minimum, bitwise_or or bitwise_and, got '" + alu(op) + "'");
-  if (c.parts(0) != 1) c.fail("dst must cover exactly 1 partition, got " + std::to_string(c.parts(0)), 0);
-  c.free_is(0, c.free(1));
+  if (c.parts(0) != 1 || c.free(0) != c.free(1)) {
+    std::ostringstream os;
+    os << c.name(0) << " must be a [1, " << c.free(1) << "] tile for " << c.name(1) << " of " << c.parts(1)
+       << " partitions x " << c.free(1) << " elements, got " << c.parts(0) << " partitions x " << c.free(0) << " elements";
+    c.fail(os.str(), 0);
+  }
   if (c.empty(1)) return;
   bitvec_reduction(c, op);
 }

@@ -26,12 +26,15 @@ void verify_reciprocal(const Check& c) { c.same_shape(0, 1); }
 
 void verify_tensor_copy_predicated(const Check& c) {
   c.same_shape(0, 2);
-  c.integer(2, "(a predicate)");
+  const DType pd = c.dtype(2);
+  if (!(pd == DType::uint8 || pd == DType::uint16 || pd == DType::uint32 || pd == DType::bool_))
+    c.fail("operand '" + std::string(c.name(2)) + "' must be uint8, uint16, uint32 or bool, got " + dt(pd), 2);
   if (c.has(1)) {
     c.same_shape(0, 1);
     if (c.dtype(1) != c.dtype(0))
       c.fail("src and dst must have the same dtype, got " + dt(c.dtype(1)) + " and " + dt(c.dtype(0)), 1);
-    if (c.mem(2) == Memory::PSUM && c.mem(1) == Memory::PSUM) c.fail("src and predicate cannot both be in PSUM");
+    if (c.mem(2) == Memory::PSUM && c.mem(1) == Memory::PSUM)
+      c.fail(std::string(c.name(1)) + " and " + c.name(2) + " cannot both be in PSUM");
   }
 }
 

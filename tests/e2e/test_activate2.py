@@ -84,5 +84,5 @@ for P, F in ((1, 40), (128, 96)):
 rc, so, se = run(KERNEL, "--target", "trn2", "--inputs", save(d, "xb.npy", np.zeros((4, 4), f32)),
                  save(d, "ab.npy", np.ones((4, 1), f32)), "-o", os.path.join(d, "bad"))
 check_equal(rc, 1, "activate2 on trn2 is a located error")
-check("act2.py:20:5: error: activate2 is not available on trn2 (trn3 only)" in se, f"diagnostic: {se}")
+check("act2.py:20:5: error: activate2: not available on trn2 (trn3 only)" in se, f"diagnostic: {se}")
 finish()

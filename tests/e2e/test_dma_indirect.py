@@ -155,9 +155,10 @@ for mode in ("hwdge", "none", "swdge"):
 
 # Compile-time rules: located errors with exact messages.
 ERRORS = [
-    (", dge_mode=nisa.dge_mode.hwdge", "dma_copy: dge_mode.hwdge does not support a vector_offset (gather/scatter); use dge_mode.swdge"),
-    (", dge_mode=nisa.dge_mode.none", "dma_copy: dge_mode.none does not support a vector_offset (gather/scatter); use dge_mode.swdge"),
-    (", engine=nisa.engine.scalar", "dma_copy: an indirect access uses software DGE on engine.gpsimd; engine=engine.scalar is not possible"),
+    (", dge_mode=nisa.dge_mode.hwdge", "dma_copy: a vector_offset (gather/scatter) needs dge_mode=swdge (or unknown), not hwdge"),
+    (", dge_mode=nisa.dge_mode.none", "dma_copy: a vector_offset (gather/scatter) needs dge_mode=swdge (or unknown), not none"),
+    (", engine=nisa.engine.scalar", "dma_copy: dge_mode=swdge (software DGE, the mode of an indirect access) builds descriptors on the gpsimd "
+     "engine, not scalar; a sync or scalar trigger needs dge_mode=hwdge"),
 ]
 for i, (mode, msg) in enumerate(ERRORS):
     k = kernel(f"err{i}.py", GATHER.replace("{mode}", mode))
@@ -182,9 +183,10 @@ MISC_ERRORS = [
     ("nisa.dma_copy(dst=t, src=a[0:64])\n    nisa.dma_copy(dst=t, src=a[0:64], oob_mode=nisa.oob_mode.skip)", 12,
      "dma_copy: oob_mode.skip needs an indirect access pattern (.ap() with scalar_offset or vector_offset)"),
     ("nisa.dma_copy(dst=t, src=a[0:64], dge_mode=nisa.dge_mode.swdge, engine=nisa.engine.sync)", 11,
-     "dma_copy: dge_mode.swdge builds descriptors on engine.gpsimd; engine=engine.sync needs dge_mode.hwdge"),
+     "dma_copy: dge_mode=swdge (software DGE, the mode of an indirect access) builds descriptors on the gpsimd "
+     "engine, not sync; a sync or scalar trigger needs dge_mode=hwdge"),
     ("nisa.dma_copy(dst=t, src=a[0:64], dge_mode=nisa.dge_mode.hwdge, engine=nisa.engine.vector)", 11,
-     "dma_copy: dge_mode.hwdge is triggered from engine.sync or engine.scalar, not engine.vector"),
+     "dma_copy: dge_mode=hwdge must be triggered from the sync or scalar engine, not vector"),
     ("nisa.tensor_copy(dst=t, src=a.ap([[64, 64], [1, 64]], vector_offset=it))", 11,
      "tensor_copy: src is an indirect access pattern (.ap() with scalar_offset or vector_offset); only dma_copy and "
      "dma_compute accept one"),
@@ -208,5 +210,5 @@ for i, (line, ln, msg) in enumerate(MISC_ERRORS):
 k = kernel("hw1.py", MISC.replace("{line}", "nisa.dma_copy(dst=t, src=a[0:64], dge_mode=nisa.dge_mode.hwdge)"))
 rc, so, se = run(k, "--inputs", save(d, "a.npy", a), save(d, "idx.npy", bad), "-o", os.path.join(d, "hw1"), "--target", "trn1")
 check_equal(rc, 1, "hwdge on trn1: exit code")
-check(f"{k}:11:5: error: dma_copy: dge_mode.hwdge needs trn2 or later (hardware DGE)" in se, f"hwdge trn1: {se}")
+check(f"{k}:11:5: error: dma_copy: dge_mode=hwdge (hardware DGE) needs trn2 or later, not trn1" in se, f"hwdge trn1: {se}")
 finish()

@@ -128,5 +128,5 @@ check(rc == 1 and f"{k}:13:5: error: dma_transpose: dst and src must have the sa
 k = kernel("t1.py", FROM_HBM.replace("{dst_shape}", "(64, 16)").replace("{axes}", ""))
 rc, so, se = run(k, "--inputs", save(d, "t1.npy", np.zeros((16, 64), np.float16)), "-o", os.path.join(d, "t1"),
                  "--target", "trn1")
-check(rc == 1 and f"{k}:11:5: error: dma_transpose is not available on trn1 (trn2 and later)" in se, f"trn1: {se}")
+check(rc == 1 and f"{k}:11:5: error: dma_transpose: not available on trn1 (trn2 and later)" in se, f"trn1: {se}")
 finish()

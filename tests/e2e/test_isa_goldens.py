@@ -360,7 +360,7 @@ if o:
     close_ulp(o[1], running(o[0], np.add, 0)[:, -1:], 0, "exponential sums its outputs into the accumulator")
 rc, _, se = run(KERNELS, "-k", "k_exponential", "--target", "trn2", "--inputs", save(D, "ex.npy", ex), "-q",
                 "-o", os.path.join(D, "ex"))
-check(rc == 1 and ":278:5: error: exponential is not available on trn2 (trn3 only)" in se,
+check(rc == 1 and ":278:5: error: exponential: not available on trn2 (trn3 only)" in se,
       f"exponential is trn3-only, a located error on trn2: {se.strip()}")
 o = sim("k_dropout", [ex], prob=0.0)
 same(o and o[0], ex, "dropout prob=0 keeps everything (no rescaling)")

@@ -162,7 +162,7 @@ rc, so, se = run(KERNEL, "--target", "trn2", "--inputs", save(d, "x32.npy", x[:3
                  save(d, "st32.npy", st[:32]) + ":float8_e4m3fn_x4", save(d, "mv32.npy", mv[:32]) + ":float4_e2m1fn_x4",
                  save(d, "ss32.npy", ss[:32]), save(d, "ms32.npy", ms[:32]) + ":float8_e8m0fnu", "-o", os.path.join(d, "b"))
 check_equal(rc, 1, "MX on trn2 is a located error")
-check("mx.py:17:5: error: quantize_mx is not available on trn2 (trn3 only)" in se, f"diagnostic: {se}")
+check("mx.py:17:5: error: quantize_mx: not available on trn2 (trn3 only)" in se, f"diagnostic: {se}")
 rc, so, se = run(KERNEL, "--target", "trn3", "--inputs", save(d, "xf.npy", x[:32]) + ":bfloat16",
                  save(d, "stf.npy", np.zeros((32, 8), np.float32)) + ":float8_e4m3fn_x4",
                  save(d, "mvf.npy", mv[:32]) + ":float4_e2m1fn_x4", save(d, "ssf.npy", ss[:32]),

@@ -310,7 +310,7 @@ TEST_CASE("compile: nki.isa argument and shape errors are located at the call") 
   };
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    b = nl.ndarray((128, 256), dtype=nl.float32)\n"
             "    nisa.tensor_tensor(dst=a, data1=b, data2=a, op=nl.add)\n") ==
-        "8:5: tensor_tensor: dst has shape (128, 512) but data1 has shape (128, 256)");
+        "8:5: tensor_tensor: operand 'data1' has 128 partitions x 256 elements but 'dst' has 128 partitions x 512 elements");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.tensor_tensor(dst=a, data1=a, data2=a, "
             "op=nl.add, foo=1)\n") == "7:5: tensor_tensor() got an unexpected keyword argument 'foo'");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.tensor_tensor(dst=a, data1=a, op=nl.add)\n") ==
@@ -326,7 +326,7 @@ TEST_CASE("compile: nki.isa argument and shape errors are located at the call") 
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n    nisa.dma_copy(dst=x, src=a)\n") ==
         "7:5: dma_copy: src must be in HBM or SBUF, but 'a' is in psum");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.dma_copy(dst=a, src=x[0:64])\n") ==
-        "7:5: dma_copy: dst has shape (128, 512) but src has shape (64, 512)");
+        "7:5: dma_copy: operand 'dst' has 128 x 512 = 65536 elements but 'src' has 64 x 512 = 32768");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.tensor_copy(dst=a, src=a, "
             "engine=nisa.engine.tensor)\n") ==
         "7:5: tensor_copy: engine=tensor cannot execute this instruction (allowed: vector, scalar, gpsimd)");

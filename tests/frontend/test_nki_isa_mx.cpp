@@ -1,5 +1,5 @@
-// test_nki_isa_mx.cpp - nki.isa bindings of frontend/nki_isa_mx.cpp: scalar_tensor_tensor, activate2, nc_n_gather
-// (and the MX instructions): lowering to ISA ops and located errors with exact messages.
+// test_nki_isa_mx.cpp - nki.isa bindings of frontend/nki_isa_stt.cpp (scalar_tensor_tensor, activate2, nc_n_gather)
+// and nki_isa_tensor_mx.cpp (the MX instructions): lowering to ISA ops and located errors with exact messages.
 #include "helpers.h"
 
 using nkisim::isa::ActFunc;
@@ -37,15 +37,15 @@ TEST_CASE("nki.isa.scalar_tensor_tensor: operands, ops, reverse flags and errors
       "    c = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.psum)\n"
       "    d = nl.ndarray((128, 64), dtype=nl.float32)\n";
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.bitwise_and, 1.0, nl.add, a)\n", "trn3") ==
-        "10:5: scalar_tensor_tensor: op0 must be an arithmetic op, got nl.bitwise_and");
+        "10:5: scalar_tensor_tensor: op0 must be an arithmetic op, got 'bitwise_and'");
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, 1.0, nl.rsqrt, a)\n", "trn3") ==
-        "10:5: scalar_tensor_tensor: op1 must be an arithmetic op, got nl.rsqrt");
+        "10:5: scalar_tensor_tensor: op1 must be an arithmetic op, got 'rsqrt'");
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, b, nl.add, 1.0, nl.add, c)\n", "trn3") ==
         "10:5: scalar_tensor_tensor: data and operand1 cannot both be in PSUM");
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, a, nl.add, a)\n", "trn3") ==
         "10:5: scalar_tensor_tensor: operand0 must have shape (128, 1), got (128, 64)");
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, 1.0, nl.add, a[:, 0:32])\n", "trn3") ==
-        "10:5: scalar_tensor_tensor: data has shape (128, 64) but operand1 has shape (128, 32)");
+        "10:5: scalar_tensor_tensor: operand 'operand1' has 128 partitions x 32 elements but 'dst' has 128 partitions x 64 elements");
 }
 
 TEST_CASE("nki.isa.activate2: lowering with reduce_res, imm tiles, and errors") {
@@ -78,24 +78,23 @@ TEST_CASE("nki.isa.activate2: lowering with reduce_res, imm tiles, and errors") 
       "    h = nl.ndarray((128, 1), dtype=nl.bfloat16)\n"
       "    d = nl.ndarray((128, 64), dtype=nl.float32)\n";
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.multiply, nl.add)\n", "trn2") ==
-        "10:5: activate2 is not available on trn2 (trn3 only)");
+        "10:5: activate2: not available on trn2 (trn3 only)");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.add, nl.add)\n", "trn3") ==
-        "10:5: activate2: (op0, op1) = (nl.add, nl.add) is not supported; allowed: (nl.multiply, nl.add), "
-        "(nl.multiply, nl.subtract), (nl.multiply, nl.bypass), (nl.add, nl.bypass), (nl.subtract, nl.bypass), "
-        "(nl.bypass, nl.bypass)");
+        "10:5: activate2: (op0, op1) = (add, add) is not supported; allowed: (multiply, add), (multiply, subtract), "
+        "(multiply, bypass), (add, bypass), (subtract, bypass), (bypass, bypass)");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, None, 2.0, nl.multiply, nl.add)\n", "trn3") ==
         "10:5: activate2: imm0 is required with op0=nl.multiply");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, s, h, nl.multiply, nl.add)\n", "trn3") ==
         "10:5: activate2: imm0 and imm1 tiles must have the same dtype, got float32 and bfloat16");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.multiply, nl.add, reduce_op=nl.multiply,\n"
                           "                   reduce_cmd=nisa.reduce_cmd.reduce)\n", "trn3") ==
-        "10:5: activate2: reduce_op must be nl.add, nl.maximum, nl.minimum, nl.abs_max or nl.abs_min, got nl.multiply");
+        "10:5: activate2: reduce_op must be add, maximum, minimum, abs_max or abs_min, got 'multiply'");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.multiply, nl.add,\n"
                           "                   reduce_cmd=nisa.reduce_cmd.reduce)\n", "trn3") ==
         "10:5: activate2: reduce_cmd=reduce needs reduce_op");
   CHECK(body_error(head + "    nisa.activate2(d, nl.exp, a, 1.0, 2.0, nl.multiply, nl.add, reduce_op=nl.add,\n"
                           "                   reduce_cmd=nisa.reduce_cmd.load_reduce)\n", "trn3") ==
-        "10:5: activate2: reduce_cmd=load_reduce needs an initial value, which activate2 cannot take");
+        "10:5: activate2: reduce_cmd load_reduce is not supported by activate2 (no initial value)");
   CHECK(body_error(head + "    nisa.activate2(d, nl.add, a, 1.0, 2.0, nl.multiply, nl.add)\n", "trn3") ==
         "10:5: activate2: op must be an activation function such as nl.exp, got nl.add");
 }
@@ -115,11 +114,11 @@ TEST_CASE("nki.isa.nc_n_gather: operands and errors") {
       "    d = nl.ndarray((128, 50), dtype=nl.float32)\n";
   CHECK(body_error(head + "    nisa.nc_n_gather(d, a, j)\n", "trn3") == "10:5: nc_n_gather: indices must be uint32, got int32");
   CHECK(body_error(head + "    nisa.nc_n_gather(d[:, 0:40], a, i)\n", "trn3") ==
-        "10:5: nc_n_gather: dst has shape (128, 40) but indices has shape (128, 50) (one output element per index)");
+        "10:5: nc_n_gather: operand 'indices' has 128 partitions x 50 elements but 'dst' has 128 partitions x 40 elements");
   CHECK(body_error(head + "    nisa.nc_n_gather(d, a[0:64, :], i)\n", "trn3") ==
-        "10:5: nc_n_gather: dst has 128 partitions but data has 64");
+        "10:5: nc_n_gather: operand 'data' covers 64 partitions but 'dst' covers 128");
   CHECK(body_error(head + "    nisa.nc_n_gather(i, a, i)\n", "trn3") ==
-        "10:5: nc_n_gather: dst dtype uint32 differs from data dtype float32");
+        "10:5: nc_n_gather: dst dtype uint32 differs from data dtype float32 (a gather copies raw elements)");
   CHECK(body_error(head + "    p = nl.ndarray((128, 50), dtype=nl.float32, buffer=nl.psum)\n"
                           "    nisa.nc_n_gather(p, a, i)\n", "trn3") ==
         "11:5: nc_n_gather: dst must be in SBUF, but 'p' is in psum");
@@ -137,14 +136,14 @@ TEST_CASE("nki.isa.quantize_mx: lowering, trn3 only, and errors") {
       "    f = nl.ndarray((64, 64), dtype=nl.float32)\n"
       "    q = nl.ndarray((64, 16), dtype=nl.float8_e5m2_x4)\n"
       "    s = nl.ndarray((64, 16), dtype=nl.uint8)\n";
-  CHECK(body_error(head + "    nisa.quantize_mx(q, a, s)\n", "trn2") == "10:5: quantize_mx is not available on trn2 (trn3 only)");
+  CHECK(body_error(head + "    nisa.quantize_mx(q, a, s)\n", "trn2") == "10:5: quantize_mx: not available on trn2 (trn3 only)");
   CHECK(body_error(head + "    nisa.quantize_mx(q, f, s)\n", "trn3") == "10:5: quantize_mx: src must be bfloat16 or float16, got float32");
   CHECK(body_error(head + "    nisa.quantize_mx(s, a, s)\n", "trn3") ==
         "10:5: quantize_mx: dst must be float8_e4m3fn_x4 or float8_e5m2_x4, got uint8");
   CHECK(body_error(head + "    nisa.quantize_mx(q[:, 0:8], a, s)\n", "trn3") ==
-        "10:5: quantize_mx: dst has shape (64, 8) but src (64, 64) quantizes to (64, 16) x4 elements");
+        "10:5: quantize_mx: dst has 64 partitions x 8 elements but src [64, 64] quantizes to [64, 16] x4 elements");
   CHECK(body_error(head + "    nisa.quantize_mx(q[0:32, :], a[0:32, 0:64], s[0:2, :])\n", "trn3") ==
-        "10:5: quantize_mx: dst_scale has shape (2, 16); the scales of (32, 16) need at least 4 partitions x 16 elements");
+        "10:5: quantize_mx: dst_scale has 2 partitions x 16 elements; the scales of 32 data partitions x 16 elements need at least 4 partitions (scale of partition p at row (p/8/4)*32 + (p/8)%4) x 16 elements");
   CHECK(body_error(head + "    nisa.quantize_mx(q[0:16, :], a[0:16, :], s)\n", "trn3") ==
         "10:5: quantize_mx: src has 16 partitions; MX data needs a multiple of 32 (at most 128)");
   CHECK(body_error(head + "    nisa.quantize_mx(q, a, f[:, 0:16])\n", "trn3") ==
@@ -177,14 +176,14 @@ TEST_CASE("nki.isa.nc_matmul_mx: load_stationary_mx + multiply_moving_mx, accumu
       "    d = nl.ndarray((8, 16), dtype=nl.float32, buffer=nl.psum)\n"
       "    b = nl.ndarray((32, 8), dtype=nl.bfloat16)\n";
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss, ms)\n", "trn2") ==
-        "12:5: nc_matmul_mx is not available on trn2 (trn3 only)");
+        "12:5: nc_matmul_mx: not available on trn2 (trn3 only)");
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d, b, mv, ss, ms)\n", "trn3") ==
         "12:5: nc_matmul_mx: stationary must be float8_e5m2_x4, float8_e4m3fn_x4 or float4_e2m1fn_x4, got bfloat16");
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss[0:2, :], ms)\n", "trn3") ==
-        "12:5: nc_matmul_mx: stationary_scale has shape (2, 8); the scales of (32, 8) need at least 4 partitions x 8 "
-        "elements");
+        "12:5: nc_matmul_mx: stationary_scale has 2 partitions x 8 elements; the scales of 32 data partitions x 8 "
+        "elements need at least 4 partitions (scale of partition p at row (p/8/4)*32 + (p/8)%4) x 8 elements");
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d[0:7, :], st[:, 0:7], mv, ss[:, 0:7], ms)\n", "trn3") ==
-        "12:5: nc_matmul_mx: stationary free size 7 must be even and at most 128 (the PE array's columns)");
+        "12:5: nc_matmul_mx: stationary has 7 elements per partition; it needs an even count of at most 128 (the PE columns)");
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv[:, 0:8], ss, ms[:, 0:8])\n", "trn3") ==
         "12:5: nc_matmul_mx: dst has shape (8, 16) but stationary.T @ moving has shape (8, 8)");
   CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss, ms, tile_position=(0, 64), tile_size=(32, 64))\n", "trn3") ==

@@ -1,5 +1,5 @@
 // test_nki_isa_vector.cpp - nki.isa bindings of the Vector/Scalar/GpSimd extras: lowering to ISA ops and
-// located errors (frontend/nki_isa_vector.cpp).
+// located errors (frontend/nki_isa_vector_*.cpp, nki_isa_elementwise.cpp).
 #include "helpers.h"
 
 using nkisim::isa::ActFunc;
@@ -38,9 +38,9 @@ TEST_CASE("nki.isa.tensor_reduce: axis folds into the operand shapes, keepdims, 
   CHECK(body_error(head + "    nisa.tensor_reduce(dst=r, op=nl.add, data=a, axis=(1, 2))\n") ==
         "8:5: tensor_reduce: dst has shape (128, 4) but reducing (128, 4, 8) over axis (1, 2) gives (128,)");
   CHECK(body_error(head + "    nisa.tensor_reduce(dst=r, op=nl.divide, data=a, axis=2)\n") ==
-        "8:5: tensor_reduce: op nl.divide cannot be used as a reduction");
+        "8:5: tensor_reduce: 'divide' cannot be used as a reduction");
   CHECK(body_error(head + "    nisa.tensor_reduce(dst=r, op=nl.bitwise_or, data=a, axis=2, negate=True)\n") ==
-        "8:5: tensor_reduce: negate is only allowed with arithmetic ops, not nl.bitwise_or");
+        "8:5: tensor_reduce: negate is only allowed with arithmetic reductions, not 'bitwise_or'");
   CHECK(body_error(head + "    nisa.tensor_reduce(dst=r, op=nl.add, data=a, axis=3)\n") ==
         "8:5: tensor_reduce: axis 3 is out of range for a 3-dimensional tensor");
 }
@@ -67,15 +67,15 @@ TEST_CASE("nki.isa.activation: reduce_res adds act_read_accumulator, scalar bias
 
   const std::string head = "    a = nl.ndarray((128, 512), dtype=nl.float32)\n    s = nl.ndarray((128, 1), dtype=nl.float32)\n";
   CHECK(body_error(head + "    nisa.activation(dst=a, op=nl.exp, data=a, bias=1.0)\n", "trn1") ==
-        "8:5: activation: a scalar bias needs trn2 or later; on trn1 pass a (128, 1) tensor");
+        "8:5: activation: a scalar bias needs trn2 or later; on trn1 pass a [128, 1] bias tile");
   CHECK(body_error(head + "    nisa.activation(dst=a, op=nl.reciprocal, data=a, bias=s)\n", "trn1") ==
-        "8:5: activation: op=nl.reciprocal cannot take a bias on trn1");
+        "8:5: activation: op=reciprocal cannot take a bias on trn1");
   CHECK(body_error(head + "    nisa.activation(dst=a, op=nl.exp, data=a, reduce_op=nl.maximum, reduce_res=s)\n") ==
         "8:5: activation: reduce_op must be nl.add, got nl.maximum");
   CHECK(body_error(head + "    nisa.activation(dst=a, op=nl.exp, data=a, reduce_res=a)\n") ==
         "8:5: activation: reduce_res must have shape (128, 1), got (128, 512)");
   CHECK(body_error(head + "    nisa.activation(dst=a, op=nl.exp, data=a, reduce_cmd=nisa.reduce_cmd.load_reduce)\n") ==
-        "8:5: activation: reduce_cmd=load_reduce needs an initial value, which activation cannot take");
+        "8:5: activation: reduce_cmd load_reduce is not supported by activation (no initial value)");
   CHECK(body_error(head + "    nisa.activation_reduce(dst=a, op=nl.exp, data=a, reduce_op=nl.add)\n") ==
         "8:5: activation_reduce() missing required argument 'reduce_res'");
   CHECK(body_error(head + "    nisa.activation(dst=a, op=nl.exp, data=a, bias=s[0:64])\n") ==
@@ -85,13 +85,13 @@ TEST_CASE("nki.isa.activation: reduce_res adds act_read_accumulator, scalar bias
 TEST_CASE("nki.isa: generation-specific instructions are rejected at the kernel line") {
   const std::string head = "    a = nl.ndarray((128, 512), dtype=nl.float32)\n    b = nl.ndarray((128, 1), dtype=nl.float32)\n";
   CHECK(body_error(head + "    nisa.exponential(dst=a, src=a, max_value=b)\n") ==
-        "8:5: exponential is not available on trn2 (trn3 only)");
+        "8:5: exponential: not available on trn2 (trn3 only)");
   CHECK(compile_body(head + "    nisa.exponential(dst=a, src=a, max_value=b, reduce_res=b,\n"
                             "                     reduce_cmd=nisa.reduce_cmd.reset_reduce)\n", "trn3")
             .ops.size() == 1);
   CHECK(body_error(head + "    nisa.range_select(dst=a, on_true_tile=a, comp_op0=nl.less, comp_op1=nl.greater,\n"
                           "                      bound0=b, bound1=b)\n", "trn1") ==
-        "8:5: range_select is not available on trn1 (trn2 and later)");
+        "8:5: range_select: not available on trn1 (trn2 and later)");
 }
 
 TEST_CASE("nki.isa accumulator and scan instructions: parameters and argument checks") {
@@ -120,10 +120,9 @@ TEST_CASE("nki.isa accumulator and scan instructions: parameters and argument ch
                           "        reduce_cmd=nisa.reduce_cmd.load_reduce)\n") ==
         "8:5: tensor_scalar_reduce: reduce_cmd=load_reduce needs reduce_init");
   CHECK(body_error(head + "    nisa.tensor_scalar_reduce(dst=a, data=a, op0=nl.add, operand0=1.0, reduce_op=nl.divide)\n") ==
-        "8:5: tensor_scalar_reduce: reduce_op must be nl.add, nl.multiply, nl.maximum or nl.minimum, got nl.divide");
+        "8:5: tensor_scalar_reduce: reduce_op must be add, subtract, multiply, maximum or minimum, got 'divide'");
   CHECK(body_error(head + "    nisa.tensor_scalar_cumulative(dst=a, src=a, op0=nl.add, op1=nl.divide, imm0=1.0)\n") ==
-        "8:5: tensor_scalar_cumulative: op1 must be nl.add, nl.subtract, nl.multiply, nl.maximum or nl.minimum, got "
-        "nl.divide");
+        "8:5: tensor_scalar_cumulative: op1 must be add, subtract, multiply, maximum or minimum, got 'divide'");
   CHECK(body_error(head + "    p = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
                           "    nisa.tensor_tensor_scan(dst=a, data0=p, data1=p, initial=0.0, op0=nl.add, op1=nl.add)\n") ==
         "9:5: tensor_tensor_scan: data0 and data1 cannot both be in PSUM");
@@ -149,15 +148,15 @@ TEST_CASE("nki.isa.iota / affine_select: pattern, channel_multiplier, offset, ch
   CHECK((q.num3 == 512 && q.step3 == -1 && q.chan_mult == 1));
   const std::string head = "    i = nl.ndarray((128, 32), dtype=nl.int32)\n";
   CHECK(body_error(head + "    nisa.iota(dst=i, pattern=[[1, 30]])\n") ==
-        "7:5: iota: the pattern covers 30 elements per partition but dst has shape (128, 32)");
+        "7:5: iota: the pattern covers 1x1x1x30 = 30 elements per partition but dst has 32");
   CHECK(body_error(head + "    nisa.iota(dst=i, pattern=[[1, 2]] * 5)\n") ==
         "7:5: iota: pattern must have 1 to 4 [step, num] pairs, got 5");
   CHECK(body_error(head + "    nisa.iota(dst=i, pattern=[[1, 32]], offset=0.5)\n") ==
         "7:5: iota: offset must be an int, got 'float'");
   CHECK(body_error(head + "    nisa.affine_select(dst=i, pattern=[[1, 32]], channel_multiplier=0, on_true_tile=i,\n"
                           "                       on_false_value=0, cmp_op=nl.add)\n") ==
-        "7:5: affine_select: cmp_op must be a comparison (nl.equal, nl.not_equal, nl.greater, nl.greater_equal, "
-        "nl.less or nl.less_equal), got nl.add");
+        "7:5: affine_select: op0 (cmp_op) must be a comparison (equal, not_equal, greater, greater_equal, less or "
+        "less_equal), got 'add'");
   CHECK(body_error("    p = nl.ndarray((128, 32), dtype=nl.int32, buffer=nl.psum)\n"
                    "    nisa.iota(dst=p, pattern=[[1, 32]])\n") ==
         "7:5: iota: dst must be in SBUF, but 'p' is in psum");
@@ -181,18 +180,18 @@ TEST_CASE("nki.isa statistics, selection and search bindings check shapes and dt
   CHECK(lowered_error(head + "    w = nl.ndarray((128, 1024), dtype=nl.float32)\n    nisa.bn_stats(dst=b, data=w)\n") ==
         "9:5: bn_stats: data has 1024 elements per partition; at most 512 (bn_stats_fmax)");
   CHECK(body_error(head + "    nisa.bn_aggr(dst=b, data=a)\n") ==
-        "8:5: bn_aggr: dst must have 2 elements per partition (mean, variance), got shape (128, 6)");
-  CHECK(body_error(head + "    nisa.max8(dst=b, src=a)\n") == "8:5: max8: dst must have 8 elements per partition, got shape (128, 6)");
+        "8:5: bn_aggr: operand 'dst' must have 2 elements per partition, got 6");
+  CHECK(body_error(head + "    nisa.max8(dst=b, src=a)\n") == "8:5: max8: operand 'dst' must have 8 elements per partition, got 6");
   CHECK(body_error(head + "    e = nl.ndarray((128, 8), dtype=nl.float32)\n    nisa.nc_find_index8(dst=e, data=a, vals=e)\n") ==
-        "9:5: nc_find_index8: dst must be uint32 or uint16, got float32");
+        "9:5: nc_find_index8: operand 'dst' must be uint32 or uint16, got float32");
   CHECK(body_error(head + "    nisa.tensor_copy_predicated(dst=a, src=a, predicate=a)\n") ==
-        "8:5: tensor_copy_predicated: predicate must be uint8, uint16, uint32 or bool, got float32");
+        "8:5: tensor_copy_predicated: operand 'predicate' must be uint8, uint16, uint32 or bool, got float32");
   CHECK(body_error(head + "    q = nl.ndarray((128, 512), dtype=nl.uint8)\n    h = nl.ndarray((128, 512), dtype=nl.bfloat16)\n"
                           "    nisa.tensor_copy_predicated(dst=a, src=h, predicate=q)\n") ==
         "10:5: tensor_copy_predicated: src and dst must have the same dtype, got bfloat16 and float32");
   CHECK(body_error(head + "    z = nl.ndarray((2, 512), dtype=nl.float32)\n"
                           "    nisa.tensor_partition_reduce(dst=z, op=nl.add, data=a)\n") ==
-        "9:5: tensor_partition_reduce: dst must have shape (1, 512) for data of shape (128, 512), got (2, 512)");
+        "9:5: tensor_partition_reduce: dst must be a [1, 512] tile for data of 128 partitions x 512 elements, got 2 partitions x 512 elements");
   CHECK(body_error(head + "    q = nl.ndarray((128, 512), dtype=nl.uint8)\n"
                           "    nisa.select_reduce(dst=a, predicate=q, on_true=a, on_false=0.0, reduce_op=nl.add)\n") ==
         "9:5: select_reduce: reduce_op must be nl.maximum, got nl.add");
@@ -232,28 +231,27 @@ TEST_CASE("nki.isa shuffle, random numbers and GpSimd gathers: parameters and ch
         "7:5: nc_stream_shuffle: shuffle_mask must be a list of 32 source partitions (0-31, or 255 to keep)");
   CHECK(body_error(head + "    nisa.nc_stream_shuffle(dst=a, src=a, shuffle_mask=[40] * 32)\n") ==
         "7:5: nc_stream_shuffle: shuffle_mask[0] = 40 must be a partition 0-31 of the quadrant or 255");
-  CHECK(body_error(head + "    nisa.rng(dst=a)\n") == "7:5: rng: dst must have an integer dtype, got float32");
+  CHECK(body_error(head + "    nisa.rng(dst=a)\n") == "7:5: rng: operand 'dst' needs an integer dtype (random bits), got float32");
   CHECK(body_error("    r = nl.ndarray((128, 4), dtype=nl.uint32)\n    nisa.rng(dst=r, engine=nisa.engine.gpsimd)\n",
-                   "trn1") == "7:5: rng: engine=gpsimd needs trn2 or later");
-  CHECK(body_error(head + "    nisa.rand2(dst=a, min=0.0, max=1.0)\n") == "7:5: rand2 is not available on trn2 (trn3 only)");
+                   "trn1") == "7:5: rng: the GpSimd engine has no random number generator on trn1 (trn2 and later)");
+  CHECK(body_error(head + "    nisa.rand2(dst=a, min=0.0, max=1.0)\n") == "7:5: rand2: not available on trn2 (trn3 only)");
   CHECK(body_error("    st = nl.ndarray((128, 6), dtype=nl.uint32)\n    nisa.rand_set_state(src_seeds=st)\n", "trn1") ==
-        "7:5: rand_set_state is not available on trn1 (trn2 and later)");
+        "7:5: rand_set_state: not available on trn1 (trn2 and later)");
   CHECK(body_error("    st = nl.ndarray((128, 6), dtype=nl.uint32)\n"
                    "    nisa.rand_set_state(src_seeds=st, engine=nisa.engine.vector)\n", "trn3") ==
-        "7:5: rand_set_state: the state tile must have 24 words per partition on this engine, got shape (128, 6)");
+        "7:5: rand_set_state: operand 'src_seeds' must have 24 elements per partition, got 6");
   CHECK(body_error(head + "    nisa.dropout(dst=a, data=a, prob=1.5)\n") == "7:5: dropout: prob must be in [0, 1], got 1.5");
   CHECK(body_error(head + "    ix = nl.ndarray((128, 2), dtype=nl.uint16)\n"
                           "    nisa.local_gather(dst=a, src_buffer=a, index=ix, num_elem_per_idx=3)\n") ==
-        "8:5: local_gather: num_elem_per_idx must be 1, 2, 4, 8, 16 or 32, got 3");
+        "8:5: local_gather: elem_per_idx (num_elem_per_idx) must be 1, 2, 4, 8, 16 or 32, got 3");
   CHECK(body_error(head + "    ix = nl.ndarray((128, 2), dtype=nl.uint16)\n"
                           "    nisa.local_gather(dst=a, src_buffer=a, index=ix)\n") ==
-        "8:5: local_gather: dst must have num_valid_indices * num_elem_per_idx = 32 elements per partition, got shape "
-        "(128, 64)");
+        "8:5: local_gather: dst must have num_valid x elem_per_idx = 32 elements per partition, got 64");
   CHECK(body_error(head + "    z = nl.ndarray((128, 64), dtype=nl.int32)\n    nisa.nonzero_with_count(dst=z, src=a)\n") ==
-        "8:5: nonzero_with_count: dst must have one more element per partition than src, got shape (128, 64)");
+        "8:5: nonzero_with_count: operand 'dst' must have 65 elements per partition, got 64");
   CHECK(body_error("    s = nl.ndarray((1, 8), dtype=nl.float32)\n    d = nl.ndarray((1, 2, 8), dtype=nl.float32)\n"
                    "    nisa.sequence_bounds(dst=d, segment_ids=s)\n") == "no error");
   CHECK(body_error("    v = nl.ndarray((128, 4), dtype=nl.bfloat16)\n    w = nl.ndarray((128, 4), dtype=nl.uint32)\n"
                    "    h = nl.ndarray((128, 64), dtype=nl.bfloat16)\n    nisa.topk(val_dst=v, idx_dst=w, src=h, n=2000)\n") ==
-        "9:5: topk: src must have at least ceil(n / 16) = 125 elements per partition, got shape (128, 64)");
+        "9:5: topk: src must have at least ceil(n / 16) = 125 elements per partition for n = 2000, got 64");
 }

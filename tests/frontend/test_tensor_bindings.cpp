@@ -88,10 +88,10 @@ TEST_CASE("nc_matmul: shape, dtype and mode errors are located at the call") {
   CHECK(err(t + "    nisa.nc_matmul(p, a, b[0:64])\n") ==
         "9:5: nc_matmul: stationary and moving must have the same partition (contraction) size K, got 128 and 64");
   CHECK(err(t + "    s = nl.ndarray((128, 256), dtype=nl.bfloat16)\n    nisa.nc_matmul(p, s, b)\n") ==
-        "10:5: nc_matmul: stationary free size 256 exceeds 128 (gemm_stationary_fmax, the PE array's columns)");
+        "10:5: nc_matmul: stationary [K=128, M=256] does not fit the 128 x 128 PE array");
   CHECK(err(t + "    m = nl.ndarray((128, 1024), dtype=nl.bfloat16)\n"
                 "    r = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.psum)\n    nisa.nc_matmul(r, a, m)\n") ==
-        "11:5: nc_matmul: moving free size 1024 exceeds 512 (gemm_moving_fmax: one PSUM bank of float32)");
+        "11:5: nc_matmul: moving free size N=1024 exceeds 512 (gemm_moving_fmax: one PSUM bank of float32)");
   CHECK(err(t + "    nisa.nc_matmul(p[0:64], a, b)\n") ==
         "9:5: nc_matmul: dst has shape (64, 512) but stationary.T @ moving has shape (128, 512)");
   CHECK(err(t + "    nisa.nc_matmul(p, a, b[:, 0:256])\n") ==
@@ -100,8 +100,8 @@ TEST_CASE("nc_matmul: shape, dtype and mode errors are located at the call") {
         "10:5: nc_matmul: float32/tfloat32 inputs must pair with float32/tfloat32, got stationary float32 and moving "
         "bfloat16");
   CHECK(err(t + "    s = nl.ndarray((128, 128), dtype=nl.int8)\n    nisa.nc_matmul(p, s, b)\n") ==
-        "10:5: nc_matmul: stationary dtype int8 is not supported (expected float8_e4m3, float8_e5m2, bfloat16, "
-        "float16, tfloat32 or float32)");
+        "10:5: nc_matmul: stationary dtype int8 is not a Tensor Engine input dtype (expected float8_e4m3, "
+        "float8_e5m2, bfloat16, float16, tfloat32 or float32)");
   CHECK(err(t + "    r = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.psum)\n    nisa.nc_matmul(r, a, b)\n") ==
         "10:5: nc_matmul: dst must be float32 on trn2, got bfloat16");
   CHECK(err(t + "    r = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.psum)\n    nisa.nc_matmul(r, a, b)\n",
@@ -115,7 +115,7 @@ TEST_CASE("nc_matmul: shape, dtype and mode errors are located at the call") {
         "float16");
   CHECK(err(t + "    r = nl.ndarray((128, 128), dtype=nl.bfloat16, buffer=nl.psum)\n"
                 "    nisa.nc_matmul(r, a, a, is_transpose=True, accumulate=True)\n") ==
-        "10:5: nc_matmul: is_transpose=True cannot accumulate");
+        "10:5: nc_matmul: transpose mode cannot accumulate");
   CHECK(err(t + "    nisa.nc_matmul(p, a, b, tile_position=(0, 0))\n") ==
         "9:5: nc_matmul: tile_position and tile_size must be given together");
   CHECK(err(t + "    nisa.nc_matmul(p[0:64], a[0:64, 0:64], b[0:64], tile_position=(32, 0), tile_size=(64, 64))\n") ==
@@ -147,11 +147,11 @@ TEST_CASE("nc_matmul: perf_mode=double_row (FP8, [K, 2, M] x [K, 2, N])") {
     }
   CHECK(n == 2);
   CHECK(err(fp8 + "    nisa.nc_matmul(r, s, m, perf_mode=nisa.matmul_perf_mode.double_row)\n", "trn1") ==
-        "9:5: nc_matmul: perf_mode=double_row needs trn2 or later, not trn1");
+        "9:5: nc_matmul: double_row needs trn2 or later, not trn1");
   CHECK(err(fp8 + "    nisa.nc_matmul(r, s.reshape((128, 256)), m, perf_mode='double_row')\n") ==
         "9:5: nc_matmul: perf_mode=double_row needs stationary of shape (K, 2, M), got (128, 256)");
   CHECK(err(std::string(kTiles) + "    nisa.nc_matmul(p, a, b, perf_mode=nisa.matmul_perf_mode.double_row)\n") ==
-        "9:5: nc_matmul: perf_mode=double_row needs float8 inputs, got stationary bfloat16 and moving bfloat16");
+        "9:5: nc_matmul: double_row needs an fp8 stationary, got bfloat16");
   CHECK(err(std::string(kTiles) + "    nisa.nc_matmul(p, a, b, perf_mode=nisa.matmul_perf_mode.none)\n") == "no error");
 }
 
@@ -169,11 +169,11 @@ TEST_CASE("nc_transpose: Tensor Engine for a PSUM dst, Vector Engine for SBUF, l
   CHECK(ops == std::vector<Opcode>{Opcode::nc_transpose_pe, Opcode::nc_transpose_ve, Opcode::nc_transpose_ve});
   const std::string a = "    a = nl.ndarray((128, 64), dtype=nl.bfloat16)\n";
   CHECK(err(a + "    t = nl.ndarray((128, 64), dtype=nl.bfloat16, buffer=nl.psum)\n    nisa.nc_transpose(t, a)\n") ==
-        "8:5: nc_transpose: dst has shape (128, 64) but the transpose of data (128, 64) has shape (64, 128)");
+        "8:5: nc_transpose: dst has 128 partitions x 64 elements but the transpose of data is 64 x 128");
   CHECK(err(a + "    t = nl.ndarray((64, 128), dtype=nl.float32, buffer=nl.psum)\n    nisa.nc_transpose(t, a)\n") ==
-        "8:5: nc_transpose: dst dtype float32 differs from data dtype bfloat16");
+        "8:5: nc_transpose: dst dtype float32 differs from data dtype bfloat16 (a transpose keeps the dtype)");
   CHECK(err(a + "    t = nl.ndarray((64, 128), dtype=nl.bfloat16)\n    nisa.nc_transpose(t, a)\n") ==
-        "8:5: nc_transpose: the Vector Engine transposes at most (32, 32), but data has shape (128, 64)");
+        "8:5: nc_transpose: data is 128 x 64; the Vector Engine transposes at most 32 x 32");
   CHECK(err(a + "    t = nl.ndarray((64, 128), dtype=nl.bfloat16)\n    nisa.nc_transpose(t, a, "
                 "engine=nisa.engine.tensor)\n") == "8:5: nc_transpose: dst must be in PSUM, but 't' is in sbuf");
   CHECK(err(a + "    t = nl.ndarray((64, 128), dtype=nl.bfloat16)\n    nisa.nc_transpose(t, a, "
@@ -181,5 +181,5 @@ TEST_CASE("nc_transpose: Tensor Engine for a PSUM dst, Vector Engine for SBUF, l
         "8:5: nc_transpose: engine=scalar cannot execute this instruction (allowed: tensor, vector)");
   CHECK(err("    a = nl.ndarray((128, 256), dtype=nl.bfloat16)\n"
             "    t = nl.ndarray((128, 256), dtype=nl.bfloat16, buffer=nl.psum)\n    nisa.nc_transpose(t, a)\n") ==
-        "8:5: nc_transpose: the Tensor Engine transposes at most (128, 128), but data has shape (128, 256)");
+        "8:5: nc_transpose: data has 256 elements per partition; the PE array transposes at most 128");
 }

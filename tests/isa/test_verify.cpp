@@ -77,11 +77,11 @@ TEST_CASE("verify: sizes, shapes and dtypes per instruction and target") {
   // The matmul output: float32 (or bfloat16 on trn3), at most one PSUM bank of fp32 on trn1/trn2.
   Instruction mm = make(Opcode::multiply_moving, Engine::Tensor,
                         {tile(DType::bfloat16, 128, 512, 0, Memory::PSUM), tile(DType::bfloat16, 128, 512)});
-  CHECK(message(mm, "trn2") == "multiply_moving: dst must be float32, got bfloat16");
+  CHECK(message(mm, "trn2") == "multiply_moving: dst must be float32 on trn2, got bfloat16");
   CHECK(message(mm, "trn3") == "ok");
   mm.operands[0] = tile(DType::float32, 128, 1024, 0, Memory::PSUM);
   mm.operands[1] = tile(DType::bfloat16, 128, 1024);
-  CHECK(message(mm, "trn2") == "multiply_moving: N=1024 exceeds 512 (one PSUM bank of float32)");
+  CHECK(message(mm, "trn2") == "multiply_moving: moving free size N=1024 exceeds 512 (gemm_moving_fmax: one PSUM bank of float32)");
   CHECK(message(mm, "trn3") == "ok");
   mm.operands[1] = tile(DType::int32, 128, 1024);
   CHECK(message(mm, "trn3") ==
@@ -100,11 +100,11 @@ TEST_CASE("verify: sizes, shapes and dtypes per instruction and target") {
 TEST_CASE("verify: DGE modes against the engine that triggers the transfer") {
   Instruction dma = make(Opcode::dma_copy, Engine::Sync, {tile(DType::float32, 128, 8), tile(DType::float32, 128, 8, 64)});
   dma.params.dge_mode = 1;  // swdge
-  CHECK(message(dma, "trn2") == "dma_copy: dge_mode=swdge is triggered from the gpsimd engine, not sync");
+  CHECK(message(dma, "trn2") == "dma_copy: dge_mode=swdge (software DGE, the mode of an indirect access) builds descriptors on the gpsimd engine, not sync; a sync or scalar trigger needs dge_mode=hwdge");
   dma.engine = Engine::GpSimd;
   CHECK(message(dma, "trn2") == "ok");
   dma.params.dge_mode = 2;  // hwdge
-  CHECK(message(dma, "trn1") == "dma_copy: dge_mode=hwdge needs trn2 or later");
+  CHECK(message(dma, "trn1") == "dma_copy: dge_mode=hwdge (hardware DGE) needs trn2 or later, not trn1");
 }
 
 TEST_CASE("verify_program: the first violation at the instruction's kernel line, else named by its stream") {

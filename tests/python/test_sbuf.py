@@ -86,8 +86,8 @@ def test_split_that_does_not_divide_is_located():
 def test_wrong_output_shape_is_located_in_the_helper():
     with pytest.raises(nkisim.KernelError) as e:
         nkisim.simulate(k.affine, nkisim.sbuf(rand(128, 64)), nkisim.sbuf_output((128, 32), "float32"), 3.0)
-    assert str(e.value).splitlines()[0] == (f"{HELPERS}:9:5: error: tensor_scalar: dst has shape (128, 32) but data "
-                                            "has shape (128, 64)")
+    assert str(e.value).splitlines()[0] == (f"{HELPERS}:9:5: error: tensor_scalar: operand 'data' has 128 partitions "
+                                            "x 64 elements but 'dst' has 128 partitions x 32 elements")
 
 
 def test_host_side_argument_errors():

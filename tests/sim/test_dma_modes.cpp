@@ -276,6 +276,6 @@ TEST_CASE("DGE rules of a hand-written program are located errors") {
     sim::simulate(c.p, std::vector<sim::HostArray>{in}, o1);
     FAIL("expected an error");
   } catch (const Error& e) {
-    CHECK(std::string(e.what()) == "dma_copy: dge_mode=hwdge needs trn2 or later");
+    CHECK(std::string(e.what()) == "dma_copy: dge_mode=hwdge (hardware DGE) needs trn2 or later, not trn1");
   }
 }

@@ -105,7 +105,7 @@ TEST_CASE("operands and engines are checked against the instruction table") {
   }
   SUBCASE("dma element counts") {
     b.add(Engine::Sync, make(Opcode::dma_copy, {sbuf(DType::float32, 0, 2, 0, 8), sbuf(DType::float32, 0, 2, 64, 7)}));
-    CHECK(std::string(run_error(b.p).what()) == "dma_copy: operand 'dst' has 16 elements but 'src' has 14");
+    CHECK(std::string(run_error(b.p).what()) == "dma_copy: operand 'dst' has 2 x 8 = 16 elements but 'src' has 2 x 7 = 14");
   }
   SUBCASE("bitvec op on floats") {
     auto ins = make(Opcode::tensor_tensor, {sbuf(DType::float32, 0, 1, 0, 8), sbuf(DType::float32, 0, 1, 64, 8),

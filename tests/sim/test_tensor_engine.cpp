@@ -134,7 +134,7 @@ TEST_CASE("multiply_moving: bf16 PSUM output on trn3 rounds to nearest even, acc
   auto a2 = r2.input(DType::bfloat16, K, M, s.bits), b2 = r2.input(DType::bfloat16, K, N, v.bits);
   r2.ls(a2);
   r2.mm(psum(DType::bfloat16, 0, M, 0, N), b2);
-  CHECK(run_error(r2) == "multiply_moving: dst must be float32, got bfloat16");
+  CHECK(run_error(r2) == "multiply_moving: dst must be float32 on trn2, got bfloat16");
 }
 
 TEST_CASE("multiply_moving double_row: FP8 K = 2 x 128 as one pass") {
@@ -190,7 +190,7 @@ TEST_CASE("Tensor Engine run-time checks name the rule") {
     auto a = r.input(DType::bfloat16, 8, 8, z(64)), b = r.input(DType::bfloat16, 8, 1024, z(8192));
     r.ls(a);
     r.mm(psum(DType::float32, 0, 8, 0, 1024), b);
-    CHECK(run_error(r) == "multiply_moving: N=1024 exceeds 512 (one PSUM bank of float32)");
+    CHECK(run_error(r) == "multiply_moving: moving free size N=1024 exceeds 512 (gemm_moving_fmax: one PSUM bank of float32)");
   }
   {
     Rig r;
@@ -220,6 +220,6 @@ TEST_CASE("Tensor Engine run-time checks name the rule") {
     Rig r;
     auto a = r.input(DType::float8_e4m3, 8, 8, z(64));
     r.ls(a).params.double_row = true;
-    CHECK(run_error(r, "trn1") == "load_stationary: double_row needs trn2 or later");
+    CHECK(run_error(r, "trn1") == "load_stationary: double_row needs trn2 or later, not trn1");
   }
 }

@@ -96,7 +96,7 @@ TEST_CASE("activation accumulator lanes are absolute partitions, scalar bias_imm
   t1.target = "trn1";
   auto x1 = t1.f32_in({1}, 1, 1);
   activation(t1, t1.tile(DType::float32, 1, 1), x1, isa::ActFunc::exp, ReduceCmd::idle).params.bias_imm = 1.0f;
-  CHECK(t1.error() == "activation: a scalar bias (bias_imm) needs trn2 or later; on trn1 pass a [P,1] bias tile");
+  CHECK(t1.error() == "activation: a scalar bias needs trn2 or later; on trn1 pass a [1, 1] bias tile");
   Kernel k2;
   auto x2 = k2.f32_in({1}, 1, 1);
   activation(k2, k2.tile(DType::float32, 1, 1), x2, isa::ActFunc::exp, ReduceCmd::reduce).params.reduce_op =

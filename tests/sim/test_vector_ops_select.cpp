@@ -43,7 +43,7 @@ TEST_CASE("tensor_copy_predicated: nonzero predicate copies src bits, reverse, i
   Kernel e;
   auto fs = e.f32_in({1}, 1, 1), fp = e.f32_in({1}, 1, 1);
   e.op(Engine::Vector, Opcode::tensor_copy_predicated, {e.tile(DType::float32, 1, 1), fs, fp});
-  CHECK(e.error() == "tensor_copy_predicated: operand 'predicate' needs an integer dtype (a predicate), got float32");
+  CHECK(e.error() == "tensor_copy_predicated: operand 'predicate' must be uint8, uint16, uint32 or bool, got float32");
 }
 
 TEST_CASE("max8: 8 largest descending, duplicates repeat, NaN ranks highest") {
