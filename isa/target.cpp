@@ -84,6 +84,12 @@ TargetDesc make_trn1() {
   t.pe_throttle_ramp_ns = 3000;  // ramps to 100% over ~3 us (machine.md §4, NX)
   t.pe_throttle_window_ns = 3000;  // re-engages when utilisation < 50% for any ~3 us window (machine.md §4)
   t.pe_throttle_threshold = 0.5;
+  // [inferred] The profiler's Tensor Engine active time includes a multiply's pipeline drain, ~200 ns, hidden when
+  // multiplies run back to back: the matmul tutorial (trn2, SDK nki/img/how-to/v2-pe.png, v3-pe.png) shows 34.82
+  // ms active for 32768 [128x128]x[128x512] fp32 multiplies when each waits for its DMA (1.063 us each) and 28.16
+  // ms when they run back to back (0.859 us each: the issue time); its profile (v2-zoom.png) draws successive
+  // matmul instructions overlapping. 1.063 - 0.859 = 0.204 us. [inferred] the same on every target.
+  t.pe_drain_ns = 200;
   // NC-v2: VectorE and ScalarE cannot access PSUM at the same time (machine.md §10, ARCH2).
   t.psum_bank_conflicts = 1;
   // DMA. [inferred] per-buffer cost: chosen so the DMABW efficiency statements hold (>= 90% of the
@@ -233,6 +239,7 @@ const TargetParam kParams[] = {
     P(pe_throttle_ramp_ns, 0, 1e9, false, "ns", "throttling: ramp time to 100%"),
     P(pe_throttle_window_ns, 0, 1e9, false, "ns", "throttling: utilisation window"),
     P(pe_throttle_threshold, 0, 1, false, "", "throttling: utilisation below which the limit re-engages"),
+    P(pe_drain_ns, 0, 1e9, false, "ns", "a multiply's pipeline drain, counted as Tensor Engine active time"),
     P(psum_bank_conflicts, 0, 1, true, "0/1", "Vector/Scalar PSUM accesses serialise on a shared bank"),
     P(dma_buffer_overhead_ns, 0, 1e9, false, "ns", "DMA engine cost per contiguous buffer"),
     P(dma_share_interval_ns, 0, 1e9, false, "ns", "shortest interval between two share starts on one DMA engine (its transfer rate)"),

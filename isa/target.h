@@ -60,6 +60,7 @@ struct TargetDesc {
   double pe_throttle_ramp_ns = 0;     // throttling: time to ramp from start to 100%
   double pe_throttle_window_ns = 0;   // throttling: window whose utilisation re-engages the limit
   double pe_throttle_threshold = 0;   // throttling: utilisation below which the limit re-engages
+  double pe_drain_ns = 0;             // a multiply's pipeline drain after its last column: active, not issue, time
   double psum_bank_conflicts = 1;     // 1: Vector/Scalar PSUM accesses serialise per bank (v2: whole PSUM)
   // ---- timing model: DMA (sim/dma_timing.cpp) ----
   double dma_buffer_overhead_ns = 0;  // per contiguous buffer (descriptor element) on a DMA engine
