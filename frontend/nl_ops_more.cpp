@@ -470,7 +470,11 @@ Value fn_broadcast_to(Interp& in, const BuiltinObj&, CallArgs& a) {
     ir::View dst_piece = out2d;
     dst_piece.offset += c0 * dst_piece.dims[1].stride;
     dst_piece.dims[1].count = n;
-    call_isa(in, "tensor_copy", {{"dst", view_value(ot, dst_piece)}, {"src", acc}});
+    // The Scalar Engine evacuates the pieces: in AWS's profile of the fused Mamba tutorial at seq_len 8192 (SDK
+    // nki/img/mamba_v2_8K_seqlen_zoomed.png) ScalarE runs with each TensorMatrixE burst of a broadcast while
+    // VectorE runs only the kernel's own four instructions per state.
+    call_isa(in, "tensor_copy", {{"dst", view_value(ot, dst_piece)}, {"src", acc},
+                                 {"engine", Value::enum_val(EnumEngine, kEngineScalar)}});
   }
   return out;
 }

@@ -39,8 +39,8 @@ void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::ve
 // Before the first spill: if the kernel's ops, reordered by schedule_for_pressure for the memory that overflowed,
 // fit without spilling, `spilled` becomes that kernel, `pl` its placement, and a note says so.
 bool try_reordered(const Kernel& k, const isa::TargetDesc& target, isa::Program& p, std::optional<Kernel>& spilled,
-                   std::vector<Placement>& pl, const SpillChoice& choice, std::vector<std::string>* notes) {
-  const Tensor& failing = k.tensors[size_t(choice.spilled.front())];
+                   std::vector<Placement>& pl, int first_failing, std::vector<std::string>* notes) {
+  const Tensor& failing = k.tensors[size_t(first_failing)];
   const double other = failing.buffer == Buffer::psum ? target.sbuf_partition_bytes : target.psum_partition_bytes;
   std::optional<Kernel> r = schedule_for_pressure(k, failing.buffer, int64_t(other));
   if (!r) return false;
@@ -79,11 +79,50 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
     const Kernel& cur = spilled ? *spilled : k;
     SpillChoice choice;
     const std::vector<char> can_spill = spillable_tensors(cur);
+    // At an overflow, the live tensor whose spill adds the fewest DMA transfers per op of the live range it frees
+    // goes (a tile used once in a long range rather than an accumulator read and written everywhere); on a tie the
+    // one whose next use is the furthest away (Belady's rule), then the larger. docs/spill.md, "The rule".
+    std::vector<std::vector<uint32_t>> uses(cur.tensors.size());  // the ops touching each tensor, in order
+    std::vector<uint32_t> moves(cur.tensors.size(), 0);  // the reloads and spills spilling it would add
+    for (size_t i = 0; i < cur.ops.size(); ++i) {
+      const Op& op = cur.ops[i];
+      const isa::InstrInfo& in = isa::info(op.opcode);
+      for (int s = 0; s < in.num_operands; ++s) {
+        const auto& v = op.operands[size_t(s)];
+        if (!v) continue;
+        auto& u = uses[size_t(v->tensor)];
+        if (u.empty() || u.back() != i) u.push_back(uint32_t(i));
+        const isa::OperandSpec& o = in.operands[size_t(s)];
+        if (o.memories & isa::memory_bit(isa::Memory::HBM)) continue;  // a DMA reaches HBM itself
+        moves[size_t(v->tensor)] += o.written ? 1 + (op.params.accumulate || o.keeps) : 1;
+      }
+    }
+    int first_failing = -1;  // the first tensor that did not fit
     choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
+      if (first_failing < 0) first_failing = live.front().first;
+      const auto& failing_uses = uses[size_t(live.front().first)];
+      const uint32_t now = failing_uses.empty() ? 0 : failing_uses.front();
+      auto next_use = [&](int ti) {
+        const auto& u = uses[size_t(ti)];
+        auto it = std::lower_bound(u.begin(), u.end(), now);
+        return it == u.end() ? UINT32_MAX : *it;
+      };
+      auto per_op = [&](int ti) {
+        const auto& u = uses[size_t(ti)];
+        return u.empty() ? 0.0 : double(moves[size_t(ti)]) / double(u.back() - u.front() + 1);
+      };
       int best = -1;
+      double best_cost = 0;
+      uint32_t best_next = 0;
       int64_t best_bytes = -1;
-      for (auto [ti, bytes] : live)  // never a staging tile of an earlier round (ids past the kernel's own)
-        if (bytes > best_bytes && size_t(ti) < k.tensors.size() && can_spill[size_t(ti)]) best = ti, best_bytes = bytes;
+      for (auto [ti, bytes] : live) {  // never a staging tile of an earlier round (ids past the kernel's own)
+        if (size_t(ti) >= k.tensors.size() || !can_spill[size_t(ti)]) continue;
+        const double cost = per_op(ti);
+        const uint32_t next = next_use(ti);
+        if (best < 0 || cost < best_cost ||
+            (cost == best_cost && (next > best_next || (next == best_next && bytes > best_bytes))))
+          best = ti, best_cost = cost, best_next = next, best_bytes = bytes;
+      }
       return best;
     };
     p.hbm_tensors.clear();
@@ -95,7 +134,7 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
       throw;
     }
     if (!first && choice.error) first = choice.error;
-    if (!spilled && !choice.spilled.empty() && try_reordered(k, target, p, spilled, pl, choice, notes)) return pl;
+    if (!spilled && !choice.spilled.empty() && try_reordered(k, target, p, spilled, pl, first_failing, notes)) return pl;
     if (choice.spilled.empty()) {
       if (notes) add_spill_notes(cur, all, *notes);
       return pl;

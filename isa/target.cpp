@@ -84,6 +84,12 @@ TargetDesc make_trn1() {
   t.pe_throttle_ramp_ns = 3000;  // ramps to 100% over ~3 us (machine.md §4, NX)
   t.pe_throttle_window_ns = 3000;  // re-engages when utilisation < 50% for any ~3 us window (machine.md §4)
   t.pe_throttle_threshold = 0.5;
+  // [inferred] The profiler's Tensor Engine active time includes a multiply's pipeline drain, ~200 ns, hidden when
+  // multiplies run back to back: the matmul tutorial (trn2, SDK nki/img/how-to/v2-pe.png, v3-pe.png) shows 34.82
+  // ms active for 32768 [128x128]x[128x512] fp32 multiplies when each waits for its DMA (1.063 us each) and 28.16
+  // ms when they run back to back (0.859 us each: the issue time); its profile (v2-zoom.png) draws successive
+  // matmul instructions overlapping. 1.063 - 0.859 = 0.204 us. [inferred] the same on every target.
+  t.pe_drain_ns = 200;
   // NC-v2: VectorE and ScalarE cannot access PSUM at the same time (machine.md §10, ARCH2).
   t.psum_bank_conflicts = 1;
   // DMA. [inferred] per-buffer cost: chosen so the DMABW efficiency statements hold (>= 90% of the
@@ -91,6 +97,16 @@ TargetDesc make_trn1() {
   // 48% at 128 B; machine.md §11, nki-isa.md §1.10) while the measured Trn2 32 KiB single-engine transfer
   // stays within 5% (as 8 x 4 KiB buffers: 1473 vs 1416 ns).
   t.dma_buffer_overhead_ns = 6;
+  // [inferred] A DMA engine starts at most one transfer's share per ~440 ns: the "DMA packets-per-second (PPS)
+  // bottleneck caused by small transfers" of the SDK's DMA bandwidth guide (nki/deep-dives/
+  // nki-dma-bandwidth-guide.rst), with the rate measured from the matmul tutorial's DMA-bound tiled step
+  // (SDK nki/guides/tutorials/kernel-optimization.rst, trn2; profile figures nki/img/how-to/v2-*.png):
+  // 39.89 ms for 32768 x (64 KiB lhsT + 256 KiB rhs) loads back to back on every engine = 1.217 us per pair;
+  // the rhs share takes 0.772 us here (8 x 6 ns + 16 KiB at 362/16 B/ns), so the lhsT share (8 rows of 512 B:
+  // 0.229 us of buffers and bytes) occupies its engine 1.217 - 0.772 = 0.445 us. A share of >= 2 KiB per
+  // partition (>= 0.76 us) never waits for it, so DMABW's efficiency statements and the measured 32 KiB
+  // transfer hold; an isolated transfer does not see it either.
+  t.dma_share_interval_ns = 440;
   t.dma_hwdge_ns = 0;            // no hardware DGE before NC-v3 (machine.md §11, DGE)
   t.dma_dge_blocks = 0;
   t.dma_swdge_cycles_per_buffer = 1;  // [inferred] software DGE: GPSIMD_START + 1 GpSimd cycle per descriptor
@@ -223,8 +239,10 @@ const TargetParam kParams[] = {
     P(pe_throttle_ramp_ns, 0, 1e9, false, "ns", "throttling: ramp time to 100%"),
     P(pe_throttle_window_ns, 0, 1e9, false, "ns", "throttling: utilisation window"),
     P(pe_throttle_threshold, 0, 1, false, "", "throttling: utilisation below which the limit re-engages"),
+    P(pe_drain_ns, 0, 1e9, false, "ns", "a multiply's pipeline drain, counted as Tensor Engine active time"),
     P(psum_bank_conflicts, 0, 1, true, "0/1", "Vector/Scalar PSUM accesses serialise on a shared bank"),
     P(dma_buffer_overhead_ns, 0, 1e9, false, "ns", "DMA engine cost per contiguous buffer"),
+    P(dma_share_interval_ns, 0, 1e9, false, "ns", "shortest interval between two share starts on one DMA engine (its transfer rate)"),
     P(dma_hwdge_ns, 0, 1e9, false, "ns", "hardware DGE time per DMA instruction (0: no hardware DGE)"),
     P(dma_dge_blocks, 0, 64, true, "", "hardware DGE blocks per core"),
     P(dma_swdge_cycles_per_buffer, 0, 1e6, false, "cycles", "software DGE: GpSimd cycles per descriptor"),

@@ -60,9 +60,11 @@ struct TargetDesc {
   double pe_throttle_ramp_ns = 0;     // throttling: time to ramp from start to 100%
   double pe_throttle_window_ns = 0;   // throttling: window whose utilisation re-engages the limit
   double pe_throttle_threshold = 0;   // throttling: utilisation below which the limit re-engages
+  double pe_drain_ns = 0;             // a multiply's pipeline drain after its last column: active, not issue, time
   double psum_bank_conflicts = 1;     // 1: Vector/Scalar PSUM accesses serialise per bank (v2: whole PSUM)
   // ---- timing model: DMA (sim/dma_timing.cpp) ----
   double dma_buffer_overhead_ns = 0;  // per contiguous buffer (descriptor element) on a DMA engine
+  double dma_share_interval_ns = 0;   // a DMA engine starts a transfer's share at most once per this (transfer rate)
   double dma_hwdge_ns = 0;            // hardware DGE descriptor generation per DMA instruction (0: none)
   double dma_dge_blocks = 0;          // hardware DGE blocks per core
   double dma_swdge_cycles_per_buffer = 0;  // software DGE on GpSimd: cycles per descriptor (+ GPSIMD_START)

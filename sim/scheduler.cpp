@@ -199,9 +199,12 @@ void Scheduler::try_issue(int e) {
     double dur = op.cost_ns, level = 1;
     if (role != PeRole::none) dur = pe_started(op, start, id, level);
     const double end = start + dur;
-    if (end > s.cover) {
-      s.busy += end - std::max(active_from, s.cover);
-      s.cover = end;
+    // A multiply's results drain from the array after its last column (pe_drain_ns): active time, hidden under
+    // the next multiply when they run back to back (docs/cost-model.md, "Engine active time").
+    const double active_end = role == PeRole::multiply_moving ? end + t_.pe_drain_ns : end;
+    if (active_end > s.cover) {
+      s.busy += active_end - std::max(active_from, s.cover);
+      s.cover = active_end;
     }
     ++s.count;
     if (compute) {
@@ -338,8 +341,10 @@ void Scheduler::finish() {
   // Cycles in the profiler's base clock (machine.md §3: Trn1 1.4 GHz, Trn2 1.2 GHz).
   r_.total_cycles = uint64_t(std::llround(last_ * t_.profiler_ghz));
   r_.instructions = p_.num_instructions();
-  for (int e = 0; e < isa::kNumEngines; ++e)
-    r_.engines[std::string(isa::engine_name(Engine(e)))] = EngineStats{eng_[size_t(e)].busy, eng_[size_t(e)].count};
+  for (int e = 0; e < isa::kNumEngines; ++e) {  // a last multiply's drain (pe_drain_ns) ends with the run
+    const EngineState& s = eng_[size_t(e)];
+    r_.engines[std::string(isa::engine_name(Engine(e)))] = EngineStats{s.busy - std::max(0.0, s.cover - last_), s.count};
+  }
   // DMA busy time: union of the intervals in which any DMA engine moves data.
   r_.dma_transfers = transfers_.size();
   r_.engines["dma"] = EngineStats{dma_busy_, r_.dma_transfers};

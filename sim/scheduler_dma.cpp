@@ -6,7 +6,9 @@
 //   DMABW), after hardware-DGE descriptor generation (dma_hwdge_ns on one of dma_dge_blocks blocks) when
 //   the DGE mode is hwdge. The latency of queued transfers overlaps (descriptors are prefetched).
 // * Each DMA engine moves one share at a time, FIFO within a queue, round-robin between queues (v2/v3;
-//   v4's QoS priorities are not modelled): buffers x dma_buffer_overhead_ns + bytes / rate, where rate is
+//   v4's QoS priorities are not modelled), and starts at most one share per dma_share_interval_ns (its
+//   transfer rate: small transfers back to back wait for it). A share takes
+//   buffers x dma_buffer_overhead_ns + bytes / rate, where rate is
 //   dma_engine_bytes_per_ns, lowered to an equal split of hbm_bytes_per_ns between the engines moving HBM
 //   data (those busy when the share starts, at least the engines of this transfer) when that is the
 //   bottleneck.
@@ -174,8 +176,11 @@ void Scheduler::start_share(uint32_t d, size_t q) {
     tr.dur_rows = plan.rows[d];
     tr.dur_split = split;
   }
-  const double dur = tr.dur;
-  if (tr.first_start < 0) tr.first_start = now_;
+  // An engine starts at most one share per dma_share_interval_ns (its transfer rate).
+  const double data_start = std::max(now_, en.last_start + t_.dma_share_interval_ns);
+  en.last_start = data_start;
+  const double dur = data_start - now_ + tr.dur;
+  if (tr.first_start < 0) tr.first_start = data_start;
   en.busy = true;
   en.busy_queue = uint16_t(q);
   en.transfer = x;

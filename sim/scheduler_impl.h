@@ -192,6 +192,7 @@ struct DmaEngine {
   uint32_t transfer = 0; // the share in progress
   TimingRef share_pred;  // what delayed the share in progress (the trigger, or the transfer before it here)
   TimingRef last;        // the transfer of the last entry it processed
+  double last_start = -1e300;  // when its last share's data started (dma_share_interval_ns)
 };
 
 struct SemUpdateRec {  // semaphore history (timeline mode): value after an update, when, and who made it

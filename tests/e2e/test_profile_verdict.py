@@ -13,6 +13,7 @@ HEADER = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n\n"
 SYNC_GHZ, VEC_GHZ = 1.4, 1.12
 TRIGGER_CYCLES, MIN_II = 64, 64
 DMA_FIXED, DMA_ENGINE_BW, DMA_ENGINES, DMA_BUFFER = 1300.0, 17.0, 16, 6.0
+DMA_SHARE_INTERVAL = 440.0  # dma_share_interval_ns: a DMA engine starts one share per 440 ns at most
 DEP_CYCLES = 128  # vector_raw_handoff_cycles (the Vector RAW hand-off)
 
 KERNELS = {
@@ -206,9 +207,14 @@ check(w["count"] == 2 and abs(w["value"] - 2 * DMA_FIXED) < 1e-6, f"lat: exposed
 check_equal(p["stalls_by_cause"][0]["engine"] + "/" + p["stalls_by_cause"][0]["on"], "sync/dma",
             "lat: the store's trigger waited for the load")
 
-# A what-if: with dma_fixed_ns = 0 the same run ends exactly 2 x 1300 ns earlier and is no longer latency-bound.
+# A what-if: with dma_fixed_ns = 0 the run is no longer latency-bound. The store's trigger ends TRIGGER + data
+# after the load's share started, sooner than dma_share_interval_ns: its share starts DMA_SHARE_INTERVAL after the
+# load's, so the run ends at TRIGGER + DMA_SHARE_INTERVAL + data.
 q = profile("lat", "--inputs", x128, "--param", "dma_fixed_ns=0")
-close(p["total_ns"] - q["total_ns"], 2 * DMA_FIXED, "lat: dma_fixed_ns=0 saves 2 x 1300 ns")
+trigger = TRIGGER_CYCLES / SYNC_GHZ
+check(data + trigger < DMA_SHARE_INTERVAL, "lat: the store's share waits for the engine's share interval")
+close(q["total_ns"], trigger + DMA_SHARE_INTERVAL + data, "lat: dma_fixed_ns=0 end time")
+close(p["total_ns"] - q["total_ns"], trigger + 2 * DMA_FIXED + data - DMA_SHARE_INTERVAL, "lat: dma_fixed_ns=0 saves")
 check(q["verdict"]["kind"] != "dma-latency-bound", f"lat: dma_fixed_ns=0 verdict {q['verdict']}")
 check("exposed-dma-latency" not in [k for k, _ in kinds(q)], "lat: no latency warning without latency")
 

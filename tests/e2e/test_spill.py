@@ -117,4 +117,36 @@ check("sbuf_placed.py:9:11: error: SBUF capacity exceeded: tensor 'big' needs 26
       f"sbuf_placed capacity error: {se!r}")
 check("note:" not in se, f"sbuf_placed: nothing spilled: {se!r}")
 
+# ---- the choice: the tile whose spill adds the fewest DMAs per op of its live range. 'keep' (52 KiB per partition,
+# loaded once, read twice, live through the loop; the print pins its load before the loop) goes; 'acc', read and
+# written in every iteration, and the loop's short-lived tiles stay. 4 x 52 KiB do not fit in 192 KiB (trn1).
+keep = write_kernel(d, "keep", """@nki.jit
+def k(x, y):
+    out = nl.ndarray((128, 13312), dtype=nl.float32, buffer=nl.shared_hbm)
+    acc = nl.zeros((nl.par_dim(128), 13312), dtype=nl.float32)
+    keep = nl.load(x)
+    nl.device_print("keep", keep[0:1, 0:1])
+    for i in nl.affine_range(4):
+        t = nl.load(y[i])
+        v = nl.multiply(t, 3.0)
+        acc[...] = nl.add(acc, v)
+    w = nl.multiply(keep, acc)
+    nl.store(out, value=w)
+    return out
+""")
+x = rng.standard_normal((128, 13312)).astype(f32)
+y = rng.standard_normal((4, 128, 13312)).astype(f32)
+out = os.path.join(d, "out_keep")
+rc, so, se = run(keep, "--target", "trn1", "--inputs", save(d, "kx.npy", x), save(d, "ky.npy", y), "-o", out)
+check_equal(rc, 0, f"keep exit code (stderr: {se})")
+notes = [l for l in se.splitlines() if "note:" in l]
+check_equal(notes, [keep + ":10:12: note: tensor 'keep' (53248 bytes per partition) does not fit in SBUF; spilled to HBM "
+                    "with 2 reload and 0 spill DMAs"], "keep: only 'keep' spills")
+# The kernel's own 6 transfers (the load of x now goes to HBM) and the 2 reloads.
+check("DMA 8 transfers" in so, f"keep: DMA transfers: {so!r}")
+if rc == 0:
+    o = np.load(os.path.join(out, "output_0.npy"))
+    g = x * (3 * y.astype(np.float64)).sum(0)
+    check(np.allclose(o, g, rtol=1e-5, atol=1e-4), f"keep: max error {np.abs(o - g).max()}")
+
 finish()

@@ -108,6 +108,30 @@ TEST_CASE("DMA: FIFO within a queue, round robin between queues on a DMA engine"
   CHECK(r.total_ns == doctest::Approx(trigger(t) + t.dma_fixed_ns + 2 * engine_ns(t, 8, 4096, 1)));
 }
 
+TEST_CASE("DMA: an engine starts at most one share per dma_share_interval_ns") {
+  for (const char* tn : kTargets) {
+    CAPTURE(tn);
+    const auto t = target(tn);
+    // Two 128-partition loads of 512 B per partition back to back in one queue: each engine's share of the first
+    // (8 rows) takes d < dma_share_interval_ns, so the second share starts dma_share_interval_ns after the first.
+    Builder b;
+    b.add(Engine::Sync, dma_load(b, 0, 128, 128, 0, 0));
+    b.add(Engine::Sync, dma_load(b, 0, 128, 128, 65536, 0));
+    auto r = timed(b.p, t);
+    const double d = engine_ns(t, 8, 512, 16);
+    REQUIRE(d + trigger(t) < t.dma_share_interval_ns);
+    const double first = trigger(t) + t.dma_fixed_ns;
+    CHECK(r.transfers[0].start_ns == doctest::Approx(first));
+    CHECK(r.transfers[0].done_ns == doctest::Approx(first + d));
+    CHECK(r.transfers[1].start_ns == doctest::Approx(first + t.dma_share_interval_ns));
+    CHECK(r.total_ns == doctest::Approx(first + t.dma_share_interval_ns + d));
+    // With the limit off, the second follows the first's data at once.
+    auto t0 = t;
+    t0.dma_share_interval_ns = 0;
+    CHECK(timed(b.p, t0).total_ns == doctest::Approx(first + 2 * d));
+  }
+}
+
 TEST_CASE("DMA bandwidth saturates at the published per-partition sizes (DMABW)") {
   for (const char* tn : kTargets) {
     const auto t = target(tn);

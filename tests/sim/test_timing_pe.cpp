@@ -103,6 +103,34 @@ TEST_CASE("background LoadStationary: effects retire in program order, LS slices
   CHECK(r.engines["tensor"].busy_ns == doctest::Approx(r.total_ns));
 }
 
+TEST_CASE("Tensor active time: a multiply's drain (pe_drain_ns) counts, hidden back to back, cut at the run's end") {
+  for (const char* tn : kTargets) {
+    CAPTURE(tn);
+    const auto t = target(tn);
+    const double ls = cyc(ls_cycles(t, 128), Engine::Tensor, t), mm = cyc(mm_cycles(t, 128, 512), Engine::Tensor, t);
+    // A long Vector memset keeps the run going past the drain.
+    auto program = [&](int multiplies) {
+      Builder b;
+      b.add(Engine::Vector, make(Opcode::memset, {sbuf(DType::float32, 0, 128, 131072, 8192)}));
+      b.add(Engine::Tensor, load_stationary(DType::bfloat16, 128, 128));
+      for (int i = 0; i < multiplies; ++i) b.add(Engine::Tensor, multiply_moving(DType::bfloat16, 128, 128, 512, 65536, i * 2048));
+      return b.p;
+    };
+    for (int n : {1, 4}) {
+      auto r = timed(program(n), t);
+      REQUIRE(r.total_ns > ls + n * mm + t.pe_drain_ns);
+      CHECK(r.engines["tensor"].busy_ns == doctest::Approx(ls + n * mm + t.pe_drain_ns));  // one drain: the last
+    }
+    // Alone, the run ends with the last multiply: its drain is cut there.
+    Builder b;
+    b.add(Engine::Tensor, load_stationary(DType::bfloat16, 128, 128));
+    b.add(Engine::Tensor, multiply_moving(DType::bfloat16, 128, 128, 512));
+    auto r = timed(b.p, t);
+    CHECK(r.total_ns == doctest::Approx(ls + mm));
+    CHECK(r.engines["tensor"].busy_ns == doctest::Approx(r.total_ns));
+  }
+}
+
 TEST_CASE("PE transposes back to back: max(P, min(64, F)), x PE_FP32_T for 4-byte dtypes") {
   for (const char* tn : kTargets) {
     const auto t = target(tn);
