@@ -112,8 +112,6 @@ void check_priority(const Value& v, const char* fname) {
     raise("ValueError", std::string(fname) + ": priority must be 0, 1, 2 or 3");
 }
 
-int64_t rows_of(const TensorObj* t) { return t->view.dims.empty() ? 1 : t->view.dims[0].count; }
-
 Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"priority"}, {"oob_mode"},
                                  {"dge_mode"},  {"engine"},    {"name"}};
@@ -267,10 +265,7 @@ Value isa_dma_compute(Interp& in, const BuiltinObj&, CallArgs& a) {
   note_indirect(ind, dst, 0, fn);
   for (size_t k = 0; k < srcs.size(); ++k) {
     const std::string nm = "srcs[" + std::to_string(k) + "]";
-    const TensorObj* t = head.operand(1, srcs[k], nm.c_str());
-    if (t->view.num_elements() != dst->view.num_elements())
-      raise("ValueError", "dma_compute: " + nm + " has shape " + shape_str(t->view.shape()) + " but dst has shape " +
-                              shape_str(dst->view.shape()));
+    const TensorObj* t = head.operand(1, srcs[k], nm.c_str());  // element counts and rows: isa::verify
     if (t->indirect) {
       if (srcs.size() != 2) raise("ValueError", "dma_compute: an indirect dma_compute takes exactly 2 sources, got " + std::to_string(srcs.size()));
       if (k != 0 && dst->indirect)
@@ -290,10 +285,6 @@ Value isa_dma_compute(Interp& in, const BuiltinObj&, CallArgs& a) {
     }
     if (dst->indirect && !st[0]->indirect)
       raise("ValueError", "dma_compute: a scatter-add (indirect dst) reads dst through srcs[0]: srcs[0] must be the same indirect access");
-    for (const TensorObj* t : {dst, st[0], st[1]})
-      if (rows_of(t) != rows_of(dst) || t->view.num_elements() != dst->view.num_elements())
-        raise("ValueError", "dma_compute: with an indirect access every operand has the shape of dst " +
-                                shape_str(dst->view.shape()) + ", got " + shape_str(t->view.shape()));
     dge_rules(in, b, fn, Value(), v[5], true, true);
     emit_indirection(b, ii, 4, 5, fn);
     b.params().dup_idx = dup_idx;

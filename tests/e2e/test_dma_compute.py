@@ -83,7 +83,7 @@ ERRORS = [
     ("nisa.dma_compute(dst=out, srcs=[x[0]], reduce_op=nl.add)", "dma_compute: srcs must hold 2 to 16 tensors, got 1"),
     ("nisa.dma_compute(dst=out, srcs=[x[0]] * 17, reduce_op=nl.add)", "dma_compute: srcs must hold 2 to 16 tensors, got 17"),
     ("nisa.dma_compute(dst=out, srcs=[x[0], x[1][0:64]], reduce_op=nl.add)",
-     "dma_compute: srcs[1] has shape (64, 96) but dst has shape (128, 96)"),
+     "dma_compute: operand 'dst' has 128 x 96 = 12288 elements but 'srcs[1]' has 64 x 96 = 6144"),
 ]
 x = np.zeros((3, 128, 96), np.float32)
 for i, (line, msg) in enumerate(ERRORS):
