@@ -3,12 +3,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from functional_rerun import functional_differences  # noqa: E402
+from scratch import scratch_dir  # noqa: E402
 
 NKISIM = os.environ.get("NKISIM", "build/nki-sim")
 SRC = os.environ.get("NKISIM_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -32,7 +32,7 @@ def run(*args, cwd=None, same_as_functional=True, checked=True):
 
 
 def tmpdir():
-    return tempfile.mkdtemp(prefix="nkisim-e2e-")
+    return scratch_dir("nkisim-e2e-")
 
 
 def save(d, name, arr):

@@ -3,15 +3,14 @@ tests/e2e/kernels/isa_goldens.py, run with the dtypes/ops/options of each case, 
 the documented math: inputs up-cast to fp32, math in fp32, one rounding to the destination dtype (round to
 nearest even; fp32 -> int rounds to nearest even and saturates)."""
 import os
-import tempfile
 
 import numpy as np
 
-from common import SRC, check, finish, run, save, to_bf16
+from common import SRC, check, finish, run, save, scratch_dir, to_bf16
 
 KERNELS = os.path.join(SRC, "tests", "e2e", "kernels", "isa_goldens.py")
 rng = np.random.default_rng(11)
-D = tempfile.mkdtemp(prefix="nkisim-goldens-")
+D = scratch_dir("nkisim-goldens-")
 _n = 0
 
 

@@ -29,7 +29,6 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 import threading
 import traceback
 import types
@@ -39,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from functional_rerun import functional_differences  # noqa: E402
+from scratch import scratch_dir  # noqa: E402
 
 warnings.filterwarnings("ignore", category=RuntimeWarning)  # NaN casts in bit-pattern goldens
 
@@ -188,7 +188,7 @@ class Case:
             return "fail", "no '# feature:' line"
         if self.error is None and not self.goldens:
             return "fail", "neither '# golden:' nor '# expect-error:' lines"
-        d = tempfile.mkdtemp(prefix="nkisim-conf-")
+        d = scratch_dir("nkisim-conf-")
         rng = np.random.default_rng(1234)
         env = {"np": np, "rng": rng}
         files = []

@@ -11,7 +11,9 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from scratch import scratch_dir  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONF = os.path.join(HERE, "conformance")
@@ -74,7 +76,7 @@ def main():
     items = variants(rng, sources)
     if count:
         items = rng.sample(items, min(count, len(items)))
-    d = tempfile.mkdtemp(prefix="nkisim-robust-")
+    d = scratch_dir("nkisim-robust-")
     # The kernels import conflib and mylib from their directory.
     for name in ("conflib.py",):
         os.symlink(os.path.join(CONF, name), os.path.join(d, name))
