@@ -40,8 +40,6 @@ struct HostArray {
   const uint8_t* view = nullptr;
   size_t view_size = 0;
   std::shared_ptr<const void> owner;
-  // Written to its file by the run (Options::output_file): the file holds these bytes already.
-  bool in_file = false;
 
   size_t elements() const {
     size_t n = 1;

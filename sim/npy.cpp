@@ -602,28 +602,39 @@ void prepare_rewrite(const std::string& path) {
   if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) ::unlink(path.c_str());
 }
 
-namespace {
-// The descriptor write_npy gives dtype `t`: its own where numpy has it, raw unsigned bits (raw_low_precision,
-// packed MX dtypes), else float32 (widened). `widened`: the data is converted to float32.
-std::string npy_out_descr(isa::DType t, bool raw_low_precision, bool& widened) {
+void write_npy(const std::string& path, const HostArray& a, bool raw_low_precision) {
+  const isa::DType t = a.dtype;
   const unsigned size = isa::dtype_size(t);
-  widened = false;
-  if (isa::is_numpy_native(t)) return std::string(isa::dtype_numpy_descr(t));
-  // Packed MX dtypes (4 values per element) are always written as their raw words (uint32 / uint16).
-  if (raw_low_precision || isa::dtype_kind(t) == isa::DTypeKind::Packed) return size == 1 ? "|u1" : "<u" + std::to_string(size);
-  widened = true;
-  return "<f4";
-}
+  const size_t n = a.elements();
+  if (a.byte_size() < n * size) throw Error(path + ": cannot write: array data is smaller than its shape");
+  std::string descr;
+  std::vector<uint8_t> materialized;  // a lazily read input (`source`) is read first
+  if (a.source) materialized = a.materialize();
+  const uint8_t* const src = a.source ? materialized.data() : a.bytes();
+  const uint8_t* data = src;
+  size_t nbytes = n * size;
+  std::vector<uint8_t> widened;
+  if (isa::is_numpy_native(t)) {
+    descr = std::string(isa::dtype_numpy_descr(t));
+  } else if (raw_low_precision || isa::dtype_kind(t) == isa::DTypeKind::Packed) {
+    // Packed MX dtypes (4 values per element) are always written as their raw words (uint32 / uint16).
+    descr = size == 1 ? "|u1" : "<u" + std::to_string(size);
+  } else {
+    descr = "<f4";
+    widened.resize(n * 4);
+    for (size_t k = 0; k < n; ++k)
+      isa::store_bits(&widened[k * 4], 4, isa::float_to_bits(isa::to_f32(t, isa::load_bits(src + k * size, size))));
+    data = widened.data();
+    nbytes = n * 4;
+  }
 
-// Magic, version, header length and header exactly as numpy 1.24 writes them (sorted keys, repr'd values,
-// growth-axis spaces, 64-byte align).
-std::string npy_preamble(const std::string& descr, const std::vector<int64_t>& dims) {
+  // Header exactly as numpy 1.24 writes it (sorted keys, repr'd values, growth-axis spaces, 64-byte align).
   std::string shape = "(";
-  for (size_t k = 0; k < dims.size(); ++k) shape += (k ? ", " : "") + std::to_string(dims[k]);
-  shape += dims.size() == 1 ? ",)" : ")";
+  for (size_t k = 0; k < a.shape.size(); ++k) shape += (k ? ", " : "") + std::to_string(a.shape[k]);
+  shape += a.shape.size() == 1 ? ",)" : ")";
   std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-  if (!dims.empty()) {
-    const size_t digits = std::to_string(dims[0]).size();
+  if (!a.shape.empty()) {
+    const size_t digits = std::to_string(a.shape[0]).size();
     if (digits < 21) header.append(21 - digits, ' ');
   }
   const size_t hlen = header.size() + 1;
@@ -640,41 +651,17 @@ std::string npy_preamble(const std::string& descr, const std::vector<int64_t>& d
   prefix += char(0);
   const uint32_t total = uint32_t(header.size());
   for (size_t k = 0; k < len_bytes; ++k) prefix += char((total >> (8 * k)) & 0xFF);
-  return prefix + header;
-}
-}  // namespace
 
-void write_npy(const std::string& path, const HostArray& a, bool raw_low_precision) {
-  const isa::DType t = a.dtype;
-  const unsigned size = isa::dtype_size(t);
-  const size_t n = a.elements();
-  if (a.byte_size() < n * size) throw Error(path + ": cannot write: array data is smaller than its shape");
-  std::vector<uint8_t> materialized;  // a lazily read input (`source`) is read first
-  if (a.source) materialized = a.materialize();
-  const uint8_t* const src = a.source ? materialized.data() : a.bytes();
-  const uint8_t* data = src;
-  size_t nbytes = n * size;
-  std::vector<uint8_t> widened;
-  bool widen = false;
-  const std::string descr = npy_out_descr(t, raw_low_precision, widen);
-  if (widen) {
-    widened.resize(n * 4);
-    for (size_t k = 0; k < n; ++k)
-      isa::store_bits(&widened[k * 4], 4, isa::float_to_bits(isa::to_f32(t, isa::load_bits(src + k * size, size))));
-    data = widened.data();
-    nbytes = n * 4;
-  }
-  std::string preamble = npy_preamble(descr, a.shape);
-
-  // One writev for the preamble and the data (the data straight from where it lives, e.g. simulated HBM).
+  // One writev for prefix, header and data (the data straight from where it lives, e.g. simulated HBM).
   prepare_rewrite(path);  // an existing output (a kernel run again) is replaced, not truncated
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) fail(path, std::string("cannot write: ") + std::strerror(errno));
-  iovec iov[2] = {{preamble.data(), preamble.size()}, {const_cast<uint8_t*>(data), nbytes}};
+  iovec iov[3] = {{prefix.data(), prefix.size()}, {header.data(), header.size()},
+                  {const_cast<uint8_t*>(data), nbytes}};
   int first = 0, err = 0;
   bool ok = true;
-  while (first < 2) {
-    const ssize_t w = ::writev(fd, iov + first, 2 - first);
+  while (first < 3) {
+    const ssize_t w = ::writev(fd, iov + first, 3 - first);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
       ok = false;
@@ -682,8 +669,8 @@ void write_npy(const std::string& path, const HostArray& a, bool raw_low_precisi
       break;
     }
     size_t left = size_t(w);  // skip what was written (a short write continues where it stopped)
-    while (first < 2 && left >= iov[first].iov_len) left -= iov[first++].iov_len;
-    if (first < 2) {
+    while (first < 3 && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+    if (first < 3) {
       iov[first].iov_base = static_cast<uint8_t*>(iov[first].iov_base) + left;
       iov[first].iov_len -= left;
     }
@@ -693,30 +680,6 @@ void write_npy(const std::string& path, const HostArray& a, bool raw_low_precisi
     err = errno;
   }
   if (!ok) fail(path, std::string("cannot write: ") + (err ? std::strerror(err) : "I/O error"));
-}
-
-NpyOutputFile::NpyOutputFile(const std::string& path, isa::DType dtype, const std::vector<int64_t>& shape,
-                             bool raw_low_precision) {
-  bool widen = false;
-  const std::string preamble = npy_preamble(npy_out_descr(dtype, raw_low_precision, widen), shape);
-  if (widen) return;
-  uint64_t bytes = isa::dtype_size(dtype);
-  for (int64_t d : shape) bytes *= uint64_t(d);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return;
-  const bool ok = ::pwrite(fd, preamble.data(), preamble.size(), 0) == ssize_t(preamble.size()) &&
-                  ::fallocate(fd, 0, 0, off_t(preamble.size() + bytes)) == 0;
-  if (!ok) {  // e.g. a file system without fallocate, no space: write_npy makes the file after the run
-    ::close(fd);
-    ::unlink(path.c_str());
-    return;
-  }
-  fd_ = fd;
-  offset_ = preamble.size();
-}
-
-NpyOutputFile::~NpyOutputFile() {
-  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace nkisim::sim

@@ -71,23 +71,4 @@ void prepare_rewrite(const std::string& path);
 // Throws nkisim::Error ("path: cannot write ...") on I/O failure.
 void write_npy(const std::string& path, const HostArray& a, bool raw_low_precision = false);
 
-// An output's .npy file made before the run, so that the run writes the data in place (Options::output_file):
-// a new file at `path` (it must not exist) holding write_npy's header for dtype / shape, sized to the whole
-// file with its blocks reserved (no ENOSPC, SIGBUS or `ulimit -f` later), the data at data_offset(). Only where
-// the file's data bytes are the output's bytes in simulated HBM (not a dtype write_npy widens); fd() is -1
-// when the file cannot be made so (nothing is left at `path` then): write_npy writes it after the run.
-class NpyOutputFile {
- public:
-  NpyOutputFile(const std::string& path, isa::DType dtype, const std::vector<int64_t>& shape, bool raw_low_precision);
-  NpyOutputFile(const NpyOutputFile&) = delete;
-  NpyOutputFile& operator=(const NpyOutputFile&) = delete;
-  ~NpyOutputFile();
-  int fd() const { return fd_; }
-  uint64_t data_offset() const { return offset_; }
-
- private:
-  int fd_ = -1;
-  uint64_t offset_ = 0;
-};
-
 }  // namespace nkisim::sim

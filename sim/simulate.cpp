@@ -7,7 +7,6 @@
 
 #include "sim/exec.h"
 #include "sim/machine.h"
-#include "sim/output_files.h"
 #include "sim/scheduler.h"
 
 namespace nkisim::sim {
@@ -88,10 +87,9 @@ void collect_results(ExecContext& ctx, std::vector<HostArray>& outputs,
 // Inputs whose bytes lie unchanged in a file (ByteSource::file_offset) are mapped into HBM instead of read
 // (bind_inputs): no copy, and no zero-filled pages faulted in first. That needs the HBM host address of the
 // tensor congruent with the file offset modulo the page size; returns the HBM host offset (MemorySpace::init)
-// that makes it so for the most input bytes (counting the output files written in place, sim/output_files.h),
-// and the tensors (by hbm_tensors index) it makes mappable.
+// that makes it so for the most input bytes, and the tensors (by hbm_tensors index) it makes mappable.
 std::pair<uint64_t, std::vector<size_t>> mappable_inputs(const isa::Program& p, std::span<const HostArray> inputs,
-                                                         const Options& opts, const std::vector<OutputFileMap>& outs) {
+                                                         const Options& opts) {
   constexpr uint64_t kPage = 4096, kMinBytes = uint64_t(1) << 20;  // small inputs: a read is as cheap
   const std::vector<size_t> in = inputs_in_order(p);
   std::vector<std::pair<uint64_t, size_t>> cand;  // (host offset, tensor)
@@ -103,15 +101,12 @@ std::pair<uint64_t, std::vector<size_t>> mappable_inputs(const isa::Program& p, 
     const uint64_t host = (uint64_t(off) - t.address) % kPage;
     if (host % 64 == 0) cand.push_back({host, in[k]});  // keeps HBM cache-line aligned
   }
-  const size_t inputs_end = cand.size();
-  for (const OutputFileMap& f : outs) cand.push_back({output_host_offset(p, f), f.tensor});
   uint64_t best = 0, best_bytes = 0;
   for (auto [h, i] : cand) {
     uint64_t bytes = 0;
     for (auto [h2, j] : cand) bytes += h2 == h ? p.hbm_tensors[j].bytes : 0;
     if (bytes > best_bytes) best = h, best_bytes = bytes;
   }
-  cand.resize(inputs_end);
   std::vector<size_t> mapped;
   for (auto [h, i] : cand)
     if (h == best) mapped.push_back(i);
@@ -156,10 +151,8 @@ RunResult simulate(std::span<const isa::Program> programs, std::span<const HostA
   for (const isa::Program& p : programs) hbm_bytes = std::max(hbm_bytes, hbm_space_bytes(p));
 
   Machine m(*target);
-  std::vector<OutputFileMap> out_files = open_output_files(programs[0], opts);
-  const auto [host_offset, mapped] = mappable_inputs(programs[0], inputs, opts, out_files);
+  const auto [host_offset, mapped] = mappable_inputs(programs[0], inputs, opts);
   m.hbm.init(1, hbm_bytes, host_offset);
-  map_output_files(m.hbm, programs[0], out_files);
   for (size_t c = 0; c < n; ++c) {
     m.cores.push_back(std::make_unique<ExecContext>(programs[c], *target, m.hbm));
     ExecContext& ctx = *m.cores.back();
@@ -198,7 +191,6 @@ RunResult simulate(std::span<const isa::Program> programs, std::span<const HostA
     for (size_t i = 0; i < m.cores[0]->tensor_written.size(); ++i)
       m.cores[0]->tensor_written[i] |= m.cores[c]->tensor_written[i];
   collect_results(*m.cores[0], out.outputs, out.written_inputs, opts.outputs_in_place);
-  finish_output_files(m.hbm, programs[0], out_files, out.outputs);
   return out;
 }
 

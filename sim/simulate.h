@@ -21,13 +21,6 @@ namespace nkisim::sim {
 // Options::max_run_elements by default (--max-run-elements; --help and README.md list it).
 constexpr uint64_t kDefaultMaxRunElements = 200'000'000'000;
 
-// An output file the run writes in place (Options::output_file): the output's bytes go to [offset, offset +
-// bytes) of the open file `fd`, which is at least that long. fd -1: none.
-struct OutputFile {
-  int fd = -1;
-  uint64_t offset = 0;
-};
-
 struct Options {
   // Target parameters to run with; nullopt = the built-in description of program.target.
   std::optional<isa::TargetDesc> target;
@@ -39,11 +32,6 @@ struct Options {
   // Result::outputs / written_inputs alias the run's simulated HBM (HostArray::view, kept alive by
   // HostArray::owner) instead of holding copies: no copy of large outputs (the CLI writes them from there).
   bool outputs_in_place = false;
-  // With outputs_in_place: asked before the run for the file of each output of 1 MiB or more (by output index;
-  // not an input tensor). The run maps the file's pages over the output's simulated HBM, so its bytes land in
-  // the file as the kernel writes them (no copy after the run, no anonymous pages for it); when the run ends
-  // the output is complete in the file and its HostArray has in_file set. Empty: none (sim/output_files.cpp).
-  std::function<OutputFile(size_t index, isa::DType dtype, const std::vector<int64_t>& shape)> output_file;
   // Dynamic loops: an engine that takes more branches than this stops the run with a located error at
   // the branch (an endless loop never hangs the simulator).
   uint64_t max_loop_iterations = 1000000;

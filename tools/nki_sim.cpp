@@ -166,10 +166,10 @@ void write_npy_staged(const std::string& temp, const std::string& path, const si
   }
 }
 
-// The output directory: created (with its missing parents) the first time, the folders this run creates
-// registered with `staged` (removed again if the run fails).
-void make_output_dir(const std::string& out_dir, cli::StagedFiles& staged, bool& made_already) {
-  if (made_already) return;
+// Writes output_<i>.npy per returned tensor and input_<name>.npy per input the kernel wrote; returns the paths.
+std::vector<std::string> write_outputs(const std::string& out_dir, const std::vector<sim::HostArray>& outputs,
+                                       const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs,
+                                       bool raw, cli::StagedFiles& staged) {
   std::error_code ec;
   std::vector<std::string> made;  // the folders this run creates (removed again if it fails)
   for (fs::path p = fs::absolute(out_dir, ec); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
@@ -179,32 +179,10 @@ void make_output_dir(const std::string& out_dir, cli::StagedFiles& staged, bool&
   fs::create_directories(out_dir, ec);
   if (ec) throw Error(out_dir + ": cannot create output directory: " + ec.message());
   for (const std::string& d : made) staged.created_dir(d);
-  made_already = true;
-}
-
-// Outputs made before the run and written by it in place (sim::NpyOutputFile, sim::Options::output_file).
-struct EarlyOutputs {
-  bool dir_made = false;
-  std::vector<std::string> temp;  // per output index: its staged temporary file ("" = staged after the run)
-  std::vector<std::unique_ptr<sim::NpyOutputFile>> files;
-};
-
-std::string output_path(const std::string& out_dir, size_t i) {
-  return (fs::path(out_dir) / ("output_" + std::to_string(i) + ".npy")).string();
-}
-
-// Writes output_<i>.npy per returned tensor and input_<name>.npy per input the kernel wrote; returns the paths.
-// An output the run wrote into its file already (HostArray::in_file) is only named.
-std::vector<std::string> write_outputs(const std::string& out_dir, const std::vector<sim::HostArray>& outputs,
-                                       const std::vector<std::pair<std::string, sim::HostArray>>& written_inputs,
-                                       bool raw, cli::StagedFiles& staged, EarlyOutputs& early) {
-  make_output_dir(out_dir, staged, early.dir_made);
   std::vector<std::string> written;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    written.push_back(output_path(out_dir, i));
-    const bool staged_early = i < early.temp.size() && !early.temp[i].empty();
-    if (staged_early && outputs[i].in_file) continue;
-    write_npy_staged(staged_early ? early.temp[i] : staged.stage(written.back(), "-o"), written.back(), outputs[i], raw);
+    written.push_back((fs::path(out_dir) / ("output_" + std::to_string(i) + ".npy")).string());
+    write_npy_staged(staged.stage(written.back(), "-o"), written.back(), outputs[i], raw);
   }
   for (auto& [name, arr] : written_inputs) {
     // A program names its tensors freely: only [A-Za-z0-9_.-] reach the file name, so a name such as
@@ -465,24 +443,6 @@ int run(int argc, char** argv) {
   req.inputs = std::move(inputs);
   req.options = sim_options(vm, *target, functional, timing_only);
   req.options.outputs_in_place = true;  // outputs are written straight from simulated HBM
-  EarlyOutputs early;  // large outputs: made before the run, which writes them in place
-  const bool raw_outputs = vm.count("raw-low-precision") > 0;
-  req.options.output_file = [&](size_t i, isa::DType t, const std::vector<int64_t>& shape) -> sim::OutputFile {
-    try {
-      const std::string out_dir = vm["output-dir"].as<std::string>();
-      make_output_dir(out_dir, out.files, early.dir_made);
-      const std::string path = output_path(out_dir, i), temp = out.files.stage(path, "-o");
-      if (early.temp.size() <= i) early.temp.resize(i + 1);
-      early.temp[i] = temp;
-      if (temp == path) return {};  // a device or pipe: written after the run
-      early.files.push_back(std::make_unique<sim::NpyOutputFile>(temp, t, shape, raw_outputs));
-      return {early.files.back()->fd(), early.files.back()->data_offset()};
-    } catch (const Error&) {  // reported as before when the outputs are written after the run
-      return {};
-    } catch (const cli::UsageError&) {
-      return {};
-    }
-  };
   cli::Progress progress;  // stderr, terminals only
   req.options.progress = progress.callback();
   req.before_run = [&](const api::Compiled& compiled) {
@@ -518,7 +478,8 @@ int run(int argc, char** argv) {
   phases.lap("simulate");
 
   const std::vector<std::string> written =
-      write_outputs(vm["output-dir"].as<std::string>(), r.outputs(), r.written_inputs(), raw_outputs, out.files, early);
+      write_outputs(vm["output-dir"].as<std::string>(), r.outputs(), r.written_inputs(),
+                    vm.count("raw-low-precision") > 0, out.files);
   write_report(vm, "stats", out.stats, [&](std::ostream& f) { r.write_stats_json(f); });
   write_report(vm, "trace", out.trace, [&](std::ostream& f) { r.write_trace_json(programs, f, trace_detail); });
   write_report(vm, "html", out.html, [&](std::ostream& f) {
