@@ -15,6 +15,7 @@
 #include "api/run.h"
 #include "isa/binary.h"
 #include "isa/diagnostic.h"
+#include "sim/memory.h"
 #include "sim/npy.h"
 #include "sim/staged_output.h"
 
@@ -355,6 +356,8 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
 
 PYBIND11_MODULE(_nkisim, m) {
   m.doc() = "nki-sim in process: compile NKI kernels from host values and simulate them on numpy arrays";
+  // Call after call: the simulated memories of a finished run are reused (no fresh page faults and zeroing).
+  sim::MemorySpace::reuse_freed_memory(true);
   kernel_error_type = py::reinterpret_borrow<py::object>(
       PyErr_NewExceptionWithDoc("nkisim.KernelError", "a kernel, input or run-time error located in the kernel",
                                 PyExc_Exception, nullptr));

@@ -198,6 +198,20 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
   return v;
 }
 
+namespace {
+// An HBM view's bytes made valid (MemorySpace::prepare): row by row when its rows lie far apart (a tile of a
+// wide tensor), so that the gaps between them, which other tiles write, get no sentinel first.
+void prepare_hbm(MemorySpace& hbm, const View& v) {
+  const int64_t row = (v.hi - v.lo) - int64_t(v.partitions - 1) * v.pstep;  // row 0's span; row p's is p pstep on
+  if (v.partitions > 1 && v.pstep > 0 && row > 0 && v.pstep - row >= 4096) {
+    for (uint32_t p = 0; p < v.partitions; ++p)
+      hbm.prepare(0, 1, uint64_t(v.lo + int64_t(p) * v.pstep), uint64_t(v.lo + int64_t(p) * v.pstep + row));
+  } else {
+    hbm.prepare(0, 1, uint64_t(v.lo), uint64_t(v.hi));
+  }
+}
+}  // namespace
+
 View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
   View v = check(ins, slot, writes);
   if (!ins.operands[slot].present()) return v;
@@ -205,7 +219,7 @@ View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
   MemorySpace& space = mem.of(ap.mem);
   if (ap.mem == Memory::HBM) {
     v.base = space.ptr(0, 0) + ap.offset;
-    if (!v.empty()) space.prepare(0, 1, uint64_t(v.lo), uint64_t(v.hi));
+    if (!v.empty()) prepare_hbm(space, v);
     if (writes && !v.empty()) track_hbm_write(v);
   } else {
     const int64_t shift = ap.dyn.present() ? dynamic_shift(ins, slot, v) : 0;  // a run-time offset (dyn)

@@ -190,9 +190,10 @@ void exec_dma_transpose_indirect(ExecContext& ctx, const isa::Instruction& ins) 
 }  // namespace
 
 // A dma_copy whose dst writes every byte of one contiguous byte range (HBM), or of the same byte range in
-// each of its partitions (SBUF/PSUM), each byte once: the 4 KiB chunks inside that range need no sentinel
-// fill before the copy (MemorySpace::prepare_overwrite; a chunk partly outside the range is still filled).
-// Not when the src may read the dst's bytes (it must see the sentinel where nothing was written yet).
+// each of its partitions (SBUF/PSUM), or of rows far apart in HBM (a tile of a wide tensor), each byte once:
+// the 4 KiB chunks (HBM: 64-byte lines) inside those bytes need no sentinel fill before the copy
+// (MemorySpace::prepare_overwrite; a chunk or line partly outside is still filled). Not when the src may read
+// the dst's bytes (it must see the sentinel where nothing was written yet).
 void overwrite_dense_dst(ExecContext& ctx, const isa::Instruction& ins) {
   const isa::AccessPattern& d = ins.operands[0];
   const isa::AccessPattern& s = ins.operands[1];
@@ -200,13 +201,20 @@ void overwrite_dense_dst(ExecContext& ctx, const isa::Instruction& ins) {
   const View dv = ctx.check(ins, 0, true);
   if (dv.empty() || !dv.contiguous_rows()) return;
   const int64_t row_bytes = int64_t(dv.free_elems) * dv.esize;
-  if (d.mem == isa::Memory::HBM) {
+  const bool hbm_rows = d.mem == isa::Memory::HBM && dv.partitions > 1 && dv.pstep > row_bytes;
+  if (d.mem == isa::Memory::HBM && !hbm_rows) {
     if (dv.partitions > 1 && dv.pstep != row_bytes) return;
     if (dv.hi - dv.lo != row_bytes * int64_t(dv.partitions)) return;
-  } else if (dv.hi - dv.lo != row_bytes) {
+  } else if (d.mem != isa::Memory::HBM && dv.hi - dv.lo != row_bytes) {
     return;
   }
   if (s.mem == d.mem && may_overlap(dv, ctx.check(ins, 1, false))) return;
+  if (hbm_rows) {
+    for (uint32_t p = 0; p < dv.partitions; ++p)
+      ctx.mem.hbm.prepare_overwrite(0, 1, uint64_t(dv.lo + int64_t(p) * dv.pstep),
+                                    uint64_t(dv.lo + int64_t(p) * dv.pstep + row_bytes));
+    return;
+  }
   ctx.mem.of(d.mem).prepare_overwrite(dv.start_partition, d.mem == isa::Memory::HBM ? 1 : dv.partitions,
                                       uint64_t(dv.lo), uint64_t(dv.hi));
 }

@@ -129,17 +129,20 @@ void exec_activation(ExecContext& ctx, const isa::Instruction& ins) {
       act_apply(func, x, out, n);
     }
   };
-  // Large fp32 instructions: rows are independent (each partition has its own accumulator), so they are
-  // computed in place on both cores; the result does not depend on the thread count.
-  if (rows_direct(dst, {&data}) && uint64_t(P) * dst.free_elems >= kParallelActivationElems && P > 1) {
+  // fp32 rows in place: rows are independent (each partition has its own accumulator), so large instructions
+  // are computed on both cores (the result does not depend on the thread count), small ones row after row
+  // without the generic driver's per-row calls (a [128, 64] tile's rows are 64 elements).
+  if (rows_direct(dst, {&data}) && P > 1) {
     const isa::ReduceCmd cmd = ins.params.reduce_cmd;
     float* acc = cmd == isa::ReduceCmd::idle ? nullptr : vec::accumulators(ctx, isa::Engine::Scalar);
     const size_t n = dst.free_elems;
-    parallel_for(P, [&](size_t i) {
+    auto one = [&](size_t i) {
       float* out = row0(dst) + ptrdiff_t(i) * fstride(dst);
       row(uint32_t(i), row0(data) + ptrdiff_t(i) * fstride(data), out, n);
       if (acc) vec::accumulate(acc[dst.start_partition + i], cmd, AluOp::add, 0.0f, out, n);
-    });
+    };
+    if (uint64_t(P) * n >= kParallelActivationElems) parallel_for(P, one);
+    else for (size_t i = 0; i < P; ++i) one(i);
     return;
   }
   elementwise_f32<1>(ctx, dst, {&data}, [&](uint32_t i, const auto& in, float* out, size_t n) {

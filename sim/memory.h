@@ -20,6 +20,7 @@ inline constexpr uint8_t kSentinelByte = 0xFF;
 struct MemoryUnmap {
   size_t bytes = 0;
   size_t offset = 0;  // the allocation starts this many bytes into the mapping (MemorySpace::init)
+  std::shared_ptr<bool> reusable;  // may be kept for the next allocation (MemorySpace::reuse_freed_memory)
   void operator()(uint8_t* p) const;
 };
 
@@ -47,7 +48,8 @@ class MemorySpace {
   void prepare_overwrite(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
   // Asks the OS for the pages of bytes [lo, hi) of one partition now, in one call, instead of one page fault
   // per 4 KiB on first touch (for ranges that will certainly be touched, e.g. inputs and outputs in HBM).
-  // Changes no byte's value or validity; a no-op where the OS cannot do it (or the partition is out of range).
+  // Changes no byte's value or validity; a no-op where the OS cannot do it (or the partition is out of range),
+  // and for a reused allocation (reuse_freed_memory: the walk over its present pages would cost more).
   void populate(uint32_t partition, uint64_t lo, uint64_t hi);
   // Asks the OS for transparent huge pages (2 MiB) under bytes [lo, hi) of partitions [p0, p0+np) (the host
   // span from the first partition's lo to the last one's hi, trimmed to whole huge pages): one page fault
@@ -58,14 +60,24 @@ class MemorySpace {
   // Populates the whole huge pages of that span one at a time (as populate()), calling keep_going(seconds
   // the page took) after each; stops and returns false when it says no, true when all were populated.
   bool populate_huge(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi, const std::function<bool(double)>& keep_going);
-  // Gives the whole pages inside bytes [lo, hi) of one partition back to the OS (they read as zeros after:
-  // only for memory nothing reads again, e.g. HBM around the outputs a Result keeps; see share()).
+  // Gives the whole pages inside bytes [lo, hi) of one partition back to the OS (they read as zeros, or in a
+  // reusable allocation anything, after: only for memory nothing reads again, e.g. HBM around the outputs a
+  // Result keeps; see share()).
   void release(uint32_t partition, uint64_t lo, uint64_t hi);
   // Shared ownership of the allocation (Result outputs that alias simulated HBM keep it alive).
   std::shared_ptr<const uint8_t> share() const { return data_; }
+  // Process-wide, off by default: a freed allocation is kept (its pages given back to the OS lazily,
+  // MADV_FREE; at most 4 of them, 1 GiB in all) and handed to the next init() of the same size, so a process
+  // that runs kernel after kernel (the Python package) skips most page faults and the kernel's page zeroing.
+  // Nothing else changes: init() makes every byte unwritten again (prepare() fills the sentinel).
+  static void reuse_freed_memory(bool on);
+  // A file is mapped into the allocation (an input, an output file): it is never reused.
+  void holds_files();
 
  private:
   void prepare_slow(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
+  void prepare_lines(uint64_t lo, uint64_t hi, bool overwrite);
+  uint64_t lines_of_chunk(uint64_t c) const;
   std::pair<uintptr_t, uintptr_t> huge_span(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
   void mark(uint32_t p, uint64_t c, bool fill);
   static constexpr uint64_t kChunkBytes = 4096;
@@ -82,6 +94,12 @@ class MemorySpace {
   std::vector<uint8_t> chunk_ready_;     // [partition][chunk]
   std::vector<uint32_t> column_ready_;   // [chunk]: partitions whose chunk is ready
   std::vector<uint64_t> column_full_;    // bit per chunk: every partition has it (prepare_slow skips 64 at once)
+  // One-partition spaces (HBM): bit per 64-byte line of each chunk not yet ready, set when the line is valid
+  // (written, or sentinel-filled). A strided tile writes parts of many chunks: only the lines it leaves
+  // unwritten and something reads get the sentinel, not whole chunks that later tiles overwrite anyway.
+  static constexpr uint64_t kLineBytes = 64;
+  std::vector<uint64_t> line_valid_;
+  bool reused_ = false;  // the allocation came from the reuse pool: its pages are mostly there already
   size_t ready_count_ = 0;
 };
 

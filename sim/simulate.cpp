@@ -153,6 +153,7 @@ RunResult simulate(std::span<const isa::Program> programs, std::span<const HostA
   Machine m(*target);
   const auto [host_offset, mapped] = mappable_inputs(programs[0], inputs, opts);
   m.hbm.init(1, hbm_bytes, host_offset);
+  if (!mapped.empty()) m.hbm.holds_files();  // input files mapped: never reused (MemorySpace::reuse_freed_memory)
   for (size_t c = 0; c < n; ++c) {
     m.cores.push_back(std::make_unique<ExecContext>(programs[c], *target, m.hbm));
     ExecContext& ctx = *m.cores.back();
