@@ -186,9 +186,15 @@ class OpBuilder {
   ir::Op& op() { return op_; }
   void allow_indirect() { allow_indirect_ = true; }  // DMA bindings (frontend/nki_isa_dma.cpp)
 
-  // Checks the instruction's hardware rules (verify_at_call) and appends the op, located at the call.
-  Value emit() {
+  // Checks the instruction's hardware rules (verify_at_call) now, e.g. before a binding's launch checks.
+  void verify() {
     verify_at_call(in_, op_, fname_, args_);
+    verified_ = true;
+  }
+
+  // Checks the instruction's hardware rules (unless verify() did) and appends the op, located at the call.
+  Value emit() {
+    if (!verified_) verify_at_call(in_, op_, fname_, args_);
     op_.loc = in_.loc_of(in_.current_site());
     op_.call_chain = in_.call_chain();
     in_.kernel.ops.push_back(std::move(op_));
@@ -201,6 +207,7 @@ class OpBuilder {
   ir::Op op_;
   std::array<std::string, isa::kMaxOperands> args_;  // the NKI argument bound to each operand slot
   bool allow_indirect_ = false;
+  bool verified_ = false;
 };
 
 template <size_t N>

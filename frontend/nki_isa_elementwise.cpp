@@ -55,16 +55,8 @@ Value isa_memset(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[4];
   bind("memset", ps, a, v);
   OpBuilder b(in, "memset", isa::Opcode::memset);
-  auto* dst = b.operand(0, v[0], "dst");
-  float value = b.number(v[1], "value");
-  isa::DType dt = dst->view.dtype;
-  if (isa::dtype_kind(dt) == isa::DTypeKind::Packed && value != 0.0f)  // nki-language.md §3: x4 types need 0
-    raise("ValueError", "memset: dst has the packed MX dtype " + std::string(isa::dtype_name(dt)) +
-                            "; only value 0 is allowed");
-  bool int_dst = !isa::is_float(dt);
-  if (int_dst && v[1].is(VK::Float) && v[1].f() != double(int64_t(v[1].f())))
-    raise("ValueError",
-          "memset: value " + in.repr(v[1]) + " is not an integer but dst has dtype " + std::string(isa::dtype_name(dt)));
+  b.operand(0, v[0], "dst");
+  const float value = b.number(v[1], "value");  // 0 for packed dtypes, an integer for integer ones: isa::verify
   b.params().imm0 = value;
   b.engine(v[2]);
   b.name(v[3]);

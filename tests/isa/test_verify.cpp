@@ -97,6 +97,30 @@ TEST_CASE("verify: sizes, shapes and dtypes per instruction and target") {
   CHECK(message(tt, "trn2") == "tensor_tensor: bitvec op 'bitwise_and' needs integer dtypes, but operand 'dst' is float32");
 }
 
+TEST_CASE("verify: memset's value fits dst's dtype; sendrecv's operands and gpsimd_dma size") {
+  Instruction ms = make(Opcode::memset, Engine::Vector, {tile(DType::int32, 128, 8)});
+  ms.params.imm0 = 7.0f;
+  CHECK(message(ms, "trn2") == "ok");
+  ms.params.imm0 = 0.5f;
+  CHECK(message(ms, "trn2") == "memset: value 0.5 is not an integer but dst has dtype int32");
+  ms.operands[0] = tile(DType::float8_e4m3fn_x4, 128, 8);
+  CHECK(message(ms, "trn3") == "memset: dst has the packed MX dtype float8_e4m3fn_x4; only value 0 is allowed");
+  ms.params.imm0 = 0.0f;
+  CHECK(message(ms, "trn3") == "ok");
+
+  Instruction sr = make(Opcode::sendrecv, Engine::GpSimd, {tile(DType::bfloat16, 128, 512), tile(DType::bfloat16, 128, 512, 1024)});
+  CHECK(message(sr, "trn1") == "sendrecv: not available on trn1 (trn2 and later)");
+  CHECK(message(sr, "trn2") == "ok");
+  sr.params.gpsimd_dma = true;
+  CHECK(message(sr, "trn2") == "ok");
+  sr.operands[0] = tile(DType::bfloat16, 128, 513);
+  sr.operands[1] = tile(DType::bfloat16, 128, 513, 2048);
+  CHECK(message(sr, "trn2") == "sendrecv: dma_engine.gpsimd_dma moves at most 512 bytes per partition for 16-bit "
+                               "dtypes, src has 1026");
+  sr.operands[1] = tile(DType::float32, 128, 513, 2048);
+  CHECK(message(sr, "trn2") == "sendrecv: src and dst must have the same dtype, got float32 and bfloat16");
+}
+
 TEST_CASE("verify: DGE modes against the engine that triggers the transfer") {
   Instruction dma = make(Opcode::dma_copy, Engine::Sync, {tile(DType::float32, 128, 8), tile(DType::float32, 128, 8, 64)});
   dma.params.dge_mode = 1;  // swdge
