@@ -89,7 +89,8 @@ class OpBuilder {
                               " has shape " + shape_str(b->view.shape()));
   }
 
-  // A per-partition [P, 1] operand (bias, scale, tensor_scalar operands).
+  // reduce_res of activation / activate2: a [P, 1] tile with data's P partitions. It is the operand of a second
+  // instruction (act_read_accumulator, whose verify sees one column but not data): the pairing is the API's.
   void column(const TensorObj* t, const char* arg, const TensorObj* data) {
     int64_t p = data->view.dims.empty() ? 1 : data->view.dims[0].count;
     if (t->view.dims.empty() || t->view.dims[0].count != p || t->view.num_elements() != p)

@@ -34,10 +34,10 @@ inline int32_t int32_arg(const char* fname, const Value& v, const char* arg) {
   return int32_t(v.i());
 }
 
-// A [P, 1] tile in `slot` or a number stored in `imm`.
-inline void column_or_number(OpBuilder& b, int slot, const Value& v, const char* arg, const TensorObj* data, float& imm) {
+// A tile in `slot` (verify: a [P, 1] column) or a number stored in `imm`.
+inline void column_or_number(OpBuilder& b, int slot, const Value& v, const char* arg, float& imm) {
   if (v.is(VK::Tensor))
-    b.column(b.operand(slot, v, arg), arg, data);
+    b.operand(slot, v, arg);
   else
     imm = b.number(v, arg);
 }

@@ -47,18 +47,10 @@ void Check::arith(AluOp op, const char* param) const {
 }
 
 void Check::column(int slot, uint32_t partitions) const {
-  if (!has(slot) || (parts(slot) == partitions && free(slot) >= 1)) return;
-  std::ostringstream os;
-  os << "operand '" << name(slot) << "' must be a [" << partitions << ", 1] tile (one value per partition), got "
-     << parts(slot) << " partitions x " << free(slot) << " elements";
-  fail(os.str(), slot);
-}
-
-void Check::result_column(int slot, uint32_t partitions) const {
   if (!has(slot) || (parts(slot) == partitions && free(slot) == 1)) return;
   std::ostringstream os;
-  os << "operand '" << name(slot) << "' must be a [" << partitions << ", 1] tile, got " << parts(slot)
-     << " partitions x " << free(slot) << " elements";
+  os << "operand '" << name(slot) << "' must be a [" << partitions << ", 1] tile (one value per partition), got "
+     << parts(slot) << " partitions x " << free(slot) << (free(slot) == 1 ? " element" : " elements");
   fail(os.str(), slot);
 }
 

@@ -335,7 +335,8 @@ TEST_CASE("compile: nki.isa argument and shape errors are located at the call") 
         "buffer names are not accepted)");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    b = nl.ndarray((128, 4), dtype=nl.float32)\n"
             "    nisa.activation(dst=a, op=nl.exp, data=a, bias=b)\n") ==
-        "8:5: activation: bias must have shape (128, 1), got (128, 4)");
+        "8:5: activation: operand 'bias' must be a [128, 1] tile (one value per partition), got 128 partitions x 4 "
+        "elements");
   CHECK(err("    y = x[0, 0, 0]\n") == "6:9: too many indices for tensor: tensor is 2-dimensional, but 3 were indexed");
   CHECK(err("    y = x[128:129]\n") == "6:9: slice [128:129] is out of bounds for dimension 0 of size 128");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.int32)\n    nisa.memset(dst=a, value=0.5)\n") ==

@@ -43,7 +43,8 @@ TEST_CASE("nki.isa.scalar_tensor_tensor: operands, ops, reverse flags and errors
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, b, nl.add, 1.0, nl.add, c)\n", "trn3") ==
         "10:5: scalar_tensor_tensor: data and operand1 cannot both be in PSUM");
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, a, nl.add, a)\n", "trn3") ==
-        "10:5: scalar_tensor_tensor: operand0 must have shape (128, 1), got (128, 64)");
+        "10:5: scalar_tensor_tensor: operand 'operand0' must be a [128, 1] tile (one value per partition), got 128 "
+        "partitions x 64 elements");
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, 1.0, nl.add, a[:, 0:32])\n", "trn3") ==
         "10:5: scalar_tensor_tensor: operand 'operand1' has 128 partitions x 32 elements but 'dst' has 128 partitions x 64 elements");
 }

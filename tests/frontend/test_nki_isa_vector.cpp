@@ -79,7 +79,8 @@ TEST_CASE("nki.isa.activation: reduce_res adds act_read_accumulator, scalar bias
   CHECK(body_error(head + "    nisa.activation_reduce(dst=a, op=nl.exp, data=a, reduce_op=nl.add)\n") ==
         "8:5: activation_reduce() missing required argument 'reduce_res'");
   CHECK(body_error(head + "    nisa.activation(dst=a, op=nl.exp, data=a, bias=s[0:64])\n") ==
-        "8:5: activation: bias must have shape (128, 1), got (64, 1)");
+        "8:5: activation: operand 'bias' must be a [128, 1] tile (one value per partition), got 64 partitions x 1 "
+        "element");
 }
 
 TEST_CASE("nki.isa: generation-specific instructions are rejected at the kernel line") {

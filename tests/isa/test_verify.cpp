@@ -92,6 +92,13 @@ TEST_CASE("verify: sizes, shapes and dtypes per instruction and target") {
                         {tile(DType::float32, 128, 8), tile(DType::float32, 128, 8, 64), tile(DType::float32, 128, 4, 128)});
   CHECK(message(tt, "trn2") == "tensor_tensor: operand 'data2' has 128 partitions x 4 elements but 'dst' has 128 "
                                "partitions x 8 elements");
+  Instruction ts = make(Opcode::tensor_scalar, Engine::Vector,
+                        {tile(DType::float32, 128, 8), tile(DType::float32, 128, 8, 64), tile(DType::float32, 128, 1, 128)});
+  CHECK(message(ts, "trn2") == "ok");
+  ts.operands[2] = tile(DType::float32, 128, 2, 128);  // a per-partition operand is exactly (P, 1), as the SDK says
+  CHECK(message(ts, "trn2") == "tensor_scalar: operand 'operand0' must be a [128, 1] tile (one value per partition), "
+                               "got 128 partitions x 2 elements");
+
   tt.operands[2] = tile(DType::float32, 128, 8, 128);
   tt.params.op0 = AluOp::bitwise_and;
   CHECK(message(tt, "trn2") == "tensor_tensor: bitvec op 'bitwise_and' needs integer dtypes, but operand 'dst' is float32");
