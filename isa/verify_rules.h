@@ -21,10 +21,12 @@ struct Check {
   const TargetDesc& t;
   const InstrInfo& inf;
   const InstrParams& pr;
-  const char* const* names;  // per slot, null = the table's operand name
+  const char* const* names;    // per slot, null = the table's operand name
+  const char* const* tensors;  // per slot, null = unknown: the tensor the operand views (the front end's)
 
-  Check(const Instruction& i, const TargetDesc& target, const char* const* operand_names)
-      : ins(i), t(target), inf(info(i.op)), pr(i.params), names(operand_names) {}
+  Check(const Instruction& i, const TargetDesc& target, const char* const* operand_names,
+        const char* const* tensor_names)
+      : ins(i), t(target), inf(info(i.op)), pr(i.params), names(operand_names), tensors(tensor_names) {}
 
   const AccessPattern& op(int slot) const { return ins.operands[size_t(slot)]; }
   bool has(int slot) const { return op(slot).present(); }

@@ -140,7 +140,7 @@ bad = {
     0: "98:9: error: sendrecv: src and dst must have the same dtype, got float32 and bfloat16",
     1: "100:9: error: sendrecv: operand 'dst' has 128 partitions x 128 elements but 'src' has 128 partitions x 64 "
        "elements",
-    2: "102:9: error: sendrecv: src must be in SBUF, but 'a_input' is in hbm",
+    2: "102:9: error: sendrecv: operand 'src' must be in SBUF, but 'a_input' is in HBM",
     3: "104:9: error: sendrecv: send_to_rank must be the other core's rank 1 (this is core 0), got 0",
     4: "106:9: error: sendrecv: recv_from_rank must be a rank 0 or 1, got 2",
     5: "109:9: error: sendrecv: dma_engine.gpsimd_dma moves at most 512 bytes per partition for 16-bit dtypes, "

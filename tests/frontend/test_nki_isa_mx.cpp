@@ -122,7 +122,7 @@ TEST_CASE("nki.isa.nc_n_gather: operands and errors") {
         "10:5: nc_n_gather: dst dtype uint32 differs from data dtype float32 (a gather copies raw elements)");
   CHECK(body_error(head + "    p = nl.ndarray((128, 50), dtype=nl.float32, buffer=nl.psum)\n"
                           "    nisa.nc_n_gather(p, a, i)\n", "trn3") ==
-        "11:5: nc_n_gather: dst must be in SBUF, but 'p' is in psum");
+        "11:5: nc_n_gather: operand 'dst' must be in SBUF, but 'p' is in PSUM");
 }
 
 TEST_CASE("nki.isa.quantize_mx: lowering, trn3 only, and errors") {

@@ -63,7 +63,14 @@ TEST_CASE("verify: operand presence and memories, with the operand's slot") {
   CHECK(v->slot == 1);
   const Instruction mm = make(Opcode::multiply_moving, Engine::Tensor,
                               {tile(DType::float32, 128, 512), tile(DType::bfloat16, 128, 512, 4096)});
-  CHECK(message(mm, "trn2") == "multiply_moving: operand 'dst' cannot be in sbuf");
+  CHECK(message(mm, "trn2") == "multiply_moving: operand 'dst' must be in PSUM, but is in SBUF");
+  const char* args[kMaxOperands] = {"dst", "moving"};
+  const char* tensors[kMaxOperands] = {"acc", "x"};
+  CHECK(verify(mm, *find_target("trn2"), args, tensors)->message ==
+        "multiply_moving: operand 'dst' must be in PSUM, but 'acc' is in SBUF");
+  const Instruction wide = make(Opcode::tensor_copy, Engine::Vector, {tile(DType::float32, 256, 8), tile(DType::float32, 128, 16)});
+  CHECK(message(wide, "trn2") == "tensor_copy: operand 'dst': size of partition dimension 256 exceeds architecture "
+                                 "limitation of 128");
 }
 
 TEST_CASE("verify: sizes, shapes and dtypes per instruction and target") {
