@@ -143,6 +143,10 @@ TEST_CASE("verify: DGE modes against the engine that triggers the transfer") {
   CHECK(message(dma, "trn2") == "ok");
   dma.params.dge_mode = 2;  // hwdge
   CHECK(message(dma, "trn1") == "dma_copy: dge_mode=hwdge (hardware DGE) needs trn2 or later, not trn1");
+  dma.params.dge_mode = 0;
+  dma.params.oob_skip = true;  // only run-time offsets can fall out of bounds
+  CHECK(message(dma, "trn2") == "dma_copy: oob_mode.skip (oob_skip) needs an indirect access pattern (.ap() with "
+                                "scalar_offset or vector_offset: ind != 0)");
 }
 
 TEST_CASE("verify_program: the first violation at the instruction's kernel line, else named by its stream") {
