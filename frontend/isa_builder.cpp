@@ -43,11 +43,15 @@ void verify_at_call(Interp& in, const ir::Op& op, const char* fname, const std::
   ins.params = op.params;
   ins.engine = op.engine.value_or(isa::info(op.opcode).default_engine);
   const char* names[isa::kMaxOperands] = {};
+  const char* tensors[isa::kMaxOperands] = {};
   for (int s = 0; s < isa::kMaxOperands; ++s) {
-    if (op.operands[size_t(s)]) ins.operands[size_t(s)] = shape_of(in.kernel, *op.operands[size_t(s)]);
+    if (op.operands[size_t(s)]) {
+      ins.operands[size_t(s)] = shape_of(in.kernel, *op.operands[size_t(s)]);
+      tensors[s] = in.kernel.tensors.at(size_t(op.operands[size_t(s)]->tensor)).name.c_str();
+    }
     if (!args[size_t(s)].empty()) names[s] = args[size_t(s)].c_str();
   }
-  std::optional<isa::Violation> v = isa::verify(ins, *target, names);
+  std::optional<isa::Violation> v = isa::verify(ins, *target, names, tensors);
   if (!v) return;
   const std::string mnemonic = std::string(isa::info(op.opcode).mnemonic) + ": ";
   const bool prefixed = v->message.compare(0, mnemonic.size(), mnemonic) == 0;

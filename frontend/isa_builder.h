@@ -19,16 +19,6 @@ inline isa::Memory memory_of(ir::Buffer b) {
   }
 }
 
-inline std::string memories_str(uint8_t mask) {
-  std::vector<std::string> names;
-  if (mask & isa::M_HBM) names.push_back("HBM");
-  if (mask & isa::M_SB) names.push_back("SBUF");
-  if (mask & isa::M_PS) names.push_back("PSUM");
-  std::string s;
-  for (size_t i = 0; i < names.size(); ++i) s += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
-  return s;
-}
-
 // isa::verify of `op` on the kernel's target at the call (frontend/isa_builder.cpp): a broken hardware rule raises
 // ValueError "<fname>: <rule>" naming the operands by their NKI arguments (`args`, per slot; empty = the table's).
 void verify_at_call(Interp& in, const ir::Op& op, const char* fname, const std::array<std::string, isa::kMaxOperands>& args);
@@ -43,7 +33,7 @@ class OpBuilder {
     return v.as<TensorObj>();
   }
 
-  // Puts a tensor view in operand `slot` after checking its memory against the instruction table.
+  // Puts a tensor view in operand `slot` (an .ap() form only where the instruction takes it).
   const TensorObj* operand(int slot, const Value& v, const char* arg) {
     const TensorObj* t = tensor(v, arg);
     t->check_usable();
@@ -66,15 +56,7 @@ class OpBuilder {
     if (t->lead)
       raise("NotImplementedError", std::string(fname_) + ": " + arg + " '" + t->base().name +
                                        "' has block dimensions before nl.par_dim; index the blocks first (e.g. t[i])");
-    const isa::OperandSpec& spec = isa::info(op_.opcode).operands[slot];
-    ir::Buffer buf = t->base().buffer;
-    if (!(spec.memories & isa::memory_bit(memory_of(buf))))
-      raise("ValueError", std::string(fname_) + ": " + arg + " must be in " + memories_str(spec.memories) + ", but '" +
-                              t->base().name + "' is in " + buffer_str(buf));
-    if (buffer_on_chip(buf) && !t->view.dims.empty() && t->view.dims[0].count > 128)
-      raise("ValueError", "Size of partition dimension " + std::to_string(t->view.dims[0].count) +
-                              " exceeds architecture limitation of 128");
-    op_.operands[slot] = t->view;
+    op_.operands[slot] = t->view;  // its memory and partitions: verify_at_call
     args_[size_t(slot)] = arg;
     return t;
   }
@@ -89,7 +71,8 @@ class OpBuilder {
                               " has shape " + shape_str(b->view.shape()));
   }
 
-  // A per-partition [P, 1] operand (bias, scale, tensor_scalar operands).
+  // reduce_res of activation / activate2: a [P, 1] tile with data's P partitions. It is the operand of a second
+  // instruction (act_read_accumulator, whose verify sees one column but not data): the pairing is the API's.
   void column(const TensorObj* t, const char* arg, const TensorObj* data) {
     int64_t p = data->view.dims.empty() ? 1 : data->view.dims[0].count;
     if (t->view.dims.empty() || t->view.dims[0].count != p || t->view.num_elements() != p)
@@ -186,9 +169,15 @@ class OpBuilder {
   ir::Op& op() { return op_; }
   void allow_indirect() { allow_indirect_ = true; }  // DMA bindings (frontend/nki_isa_dma.cpp)
 
-  // Checks the instruction's hardware rules (verify_at_call) and appends the op, located at the call.
-  Value emit() {
+  // Checks the instruction's hardware rules (verify_at_call) now, e.g. before a binding's launch checks.
+  void verify() {
     verify_at_call(in_, op_, fname_, args_);
+    verified_ = true;
+  }
+
+  // Checks the instruction's hardware rules (unless verify() did) and appends the op, located at the call.
+  Value emit() {
+    if (!verified_) verify_at_call(in_, op_, fname_, args_);
     op_.loc = in_.loc_of(in_.current_site());
     op_.call_chain = in_.call_chain();
     in_.kernel.ops.push_back(std::move(op_));
@@ -201,6 +190,7 @@ class OpBuilder {
   ir::Op op_;
   std::array<std::string, isa::kMaxOperands> args_;  // the NKI argument bound to each operand slot
   bool allow_indirect_ = false;
+  bool verified_ = false;
 };
 
 template <size_t N>

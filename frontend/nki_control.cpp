@@ -243,32 +243,41 @@ Value nisa_core_barrier(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"data", true}, {"cores", true}, {"engine"}, {"name"}};
   Value v[4];
   bind("core_barrier", ps, a, v);
-  vector_binding::require_available(in, "core_barrier", isa::Opcode::core_barrier);  // AVAIL in the table
   bool ok = v[1].is(VK::Tuple) || v[1].is(VK::List);
   if (ok) {
     const auto& c = items_of(v[1]);
     ok = c.size() == 2 && c[0].is_int_like() && c[0].i() == 0 && c[1].is_int_like() && c[1].i() == 1;
   }
   if (!ok) raise("ValueError", "core_barrier: cores must be (0, 1), got " + in.repr(v[1]));
-  if (in.nki->lnc != 2)
-    raise("ValueError", "core_barrier: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this launch has " +
-                            std::to_string(in.nki->lnc) + " core");
   OpBuilder b(in, "core_barrier", isa::Opcode::core_barrier);
   b.operand(0, v[0], "data");
   b.engine(v[2]);
   b.name(v[3]);
+  b.verify();  // the hardware rules (availability: trn2+) before the launch's
+  if (in.nki->lnc != 2)
+    raise("ValueError", "core_barrier: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this launch has " +
+                            std::to_string(in.nki->lnc) + " core");
   return b.emit();
 }
 
 // sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id, dma_engine=dma_engine.dma, name=None): v3+, an
-// LNC=2 launch (nki-isa.md §3.6, docs/lnc.md). Both ranks must be the other core; src/dst SBUF, same dtype and
-// shape; dma_engine.gpsimd_dma moves at most 1024 / 512 / 256 bytes per partition (32 / 16 / 8-bit dtypes).
+// LNC=2 launch (nki-isa.md §3.6, docs/lnc.md). Both ranks must be the other core; the operands' rules (SBUF, same
+// dtype and shape, gpsimd_dma's bytes per partition) are verify_sendrecv's (isa/verify_sendrecv.cpp).
 Value nisa_sendrecv(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"src", true},    {"dst", true},     {"send_to_rank", true}, {"recv_from_rank", true},
                                  {"pipe_id", true}, {"dma_engine"}, {"name"}};
   Value v[7];
   bind("sendrecv", ps, a, v);
-  vector_binding::require_available(in, "sendrecv", isa::Opcode::sendrecv);
+  if (!v[4].is_int_like() || v[4].i() < 0 || v[4].i() > 65535)
+    raise("ValueError", "sendrecv: pipe_id must be an int in [0, 65535], got " + in.repr(v[4]));
+  OpBuilder b(in, "sendrecv", isa::Opcode::sendrecv);
+  b.operand(0, v[1], "dst");
+  b.operand(1, v[0], "src");
+  v[5] = b.enum_arg(v[5], EnumDmaEngine, "dma_engine");
+  b.params().pipe_id = uint16_t(v[4].i());
+  b.params().gpsimd_dma = v[5].is(VK::Enum) && v[5].enum_value() == 2;
+  b.name(v[6]);
+  b.verify();  // the hardware rules (availability, dtypes, shapes, gpsimd_dma's size) before the launch's
   if (in.nki->lnc != 2)
     raise("ValueError", "sendrecv: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this launch has " +
                             std::to_string(in.nki->lnc) + " core");
@@ -281,30 +290,6 @@ Value nisa_sendrecv(Interp& in, const BuiltinObj&, CallArgs& a) {
       raise("ValueError", std::string("sendrecv: ") + arg + " must be the other core's rank " + std::to_string(peer) +
                               " (this is core " + std::to_string(in.nki->lnc_core) + "), got " + in.repr(v[k]));
   }
-  if (!v[4].is_int_like() || v[4].i() < 0 || v[4].i() > 65535)
-    raise("ValueError", "sendrecv: pipe_id must be an int in [0, 65535], got " + in.repr(v[4]));
-  OpBuilder b(in, "sendrecv", isa::Opcode::sendrecv);
-  const TensorObj* dst = b.operand(0, v[1], "dst");
-  const TensorObj* src = b.operand(1, v[0], "src");
-  if (src->view.dtype != dst->view.dtype)
-    raise("ValueError", std::string("sendrecv: src and dst must have the same dtype, got ") +
-                            std::string(dtype_str(src->view.dtype)) + " and " + std::string(dtype_str(dst->view.dtype)));
-  b.same_shape(src, "src", dst, "dst", true);
-  v[5] = b.enum_arg(v[5], EnumDmaEngine, "dma_engine");
-  const bool gpsimd = v[5].is(VK::Enum) && v[5].enum_value() == 2;
-  if (gpsimd) {
-    const uint64_t es = isa::dtype_size(src->view.dtype);
-    const int64_t parts = src->view.dims.empty() ? 1 : src->view.dims[0].count;
-    const uint64_t bytes = parts ? uint64_t(src->view.num_elements() / parts) * es : 0;
-    const uint64_t limit = es >= 4 ? 1024 : es == 2 ? 512 : 256;
-    if (bytes > limit)
-      raise("ValueError", "sendrecv: dma_engine.gpsimd_dma moves at most " + std::to_string(limit) +
-                              " bytes per partition for " + std::to_string(es * 8) + "-bit dtypes, src has " +
-                              std::to_string(bytes));
-  }
-  b.params().pipe_id = uint16_t(v[4].i());
-  b.params().gpsimd_dma = gpsimd;
-  b.name(v[6]);
   return b.emit();
 }
 

@@ -86,17 +86,12 @@ void dge_rules(Interp& in, OpBuilder& b, const char* fname, const Value& dge_v, 
   int dge = enum_value_or(dge_v, kDgeUnknown);
   const std::optional<isa::Engine> eng = b.op().engine;
   const std::string f(fname);
-  if (enum_value_or(oob_v, 0) == 1) {
-    if (!indirect)
-      raise("ValueError", f + ": oob_mode.skip needs an indirect access pattern (.ap() with scalar_offset or "
-                              "vector_offset)");
-    b.params().oob_skip = true;
-  }
+  b.params().oob_skip = enum_value_or(oob_v, 0) == 1;  // with indirection only: isa::verify
   if (dge == kDgeHwdge) {  // the trigger engine and the offsets each mode takes: isa::verify
     if (!eng) b.op().engine = isa::Engine::Sync;
   } else if (dge == kDgeSwdge) {
     if (!eng) b.op().engine = isa::Engine::GpSimd;
-  } else if (dge == kDgeNone) {
+  } else if (dge == kDgeNone) {  // the API's engine= picks a hwdge trigger; lowering may trigger from any engine
     if (eng && *eng != isa::Engine::Sync)
       raise("ValueError", f + ": engine=engine." + std::string(isa::engine_name(*eng)) +
                               " selects a hardware DGE trigger and needs dge_mode.hwdge");
@@ -147,13 +142,10 @@ std::string axes_str(const std::vector<int64_t>& axes) {
 // is the direct form's: (1, 0), (2, 1, 0) or (3, 1, 2, 0), i.e. dst = src[idx].T.
 Value dma_transpose_indirect(Interp& in, OpBuilder& b, const TensorObj* dst, const TensorObj* src, int dge, bool skip) {
   const std::vector<int64_t> ss = src->view.shape();
-  const std::string sh = shape_str(ss);
   if (dge == kDgeHwdge || dge == kDgeNone)
     raise("ValueError", std::string("dma_transpose: an indirect src needs software DGE (dge_mode.swdge or unknown), not "
                                     "dge_mode.") + (dge == kDgeHwdge ? "hwdge" : "none"));
   const size_t n = ss.size();  // 2 to 4 (checked with the axes by the caller); the shape rules: isa::verify
-  for (int64_t d : ss)
-    if (d > 65535) raise("ValueError", "dma_transpose: src dimensions must be at most 65535, got src of shape " + sh);
   Indirection ind;
   note_indirect(ind, src, 1, "dma_transpose");
   if (skip) b.params().oob_skip = true;
@@ -200,21 +192,21 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
     raise("ValueError", "dma_transpose: dst has shape " + shape_str(ds) + " but src of shape " + shape_str(ss) +
                             " transposed by " + axes_str(axes) + " has shape " + shape_str(want));
   if (dst->indirect) raise("ValueError", "dma_transpose: dst cannot be indirect; only src takes an indirect access pattern");
+  // src's dims go into the 16-bit fields tdim0..tdim3: a larger one cannot be encoded (the binding's, as it fills them).
+  for (int64_t d : ss)
+    if (d > 65535)
+      raise("ValueError", "dma_transpose: src dimensions must be at most 65535, got src of shape " + shape_str(ss));
   const int dge = enum_value_or(v[4], kDgeUnknown);
   if (src->indirect) return dma_transpose_indirect(in, b, dst, src, dge, enum_value_or(v[5], 0) == 1);
   if (dge == kDgeSwdge)
     raise("ValueError", "dma_transpose: dge_mode.swdge is the indirect form; src needs .ap() with vector_offset or "
                         "scalar_offset");
   if (dge == kDgeNone) raise("ValueError", "dma_transpose: dge_mode.none is not supported; use unknown or hwdge");
-  if (enum_value_or(v[5], 0) == 1)
-    raise("ValueError", "dma_transpose: oob_mode.skip needs an indirect src (vector_offset or scalar_offset)");
   // Direct-form shape rules (nki-isa.md §3.5, NKI 0.6.0): the docs give them for dge_mode.hwdge (the hardware
   // DGE transpose, isa::verify); with dge_mode.unknown the compiler picks how to lower it, so only the permutation
   // and the 16-bit dimension encoding apply (docs/compatibility.md).
-  const std::string sh = shape_str(ss);
-  for (int64_t d : ss)
-    if (d > 65535) raise("ValueError", "dma_transpose: src dimensions must be at most 65535, got src of shape " + sh);
   isa::InstrParams& p = b.params();
+  p.oob_skip = enum_value_or(v[5], 0) == 1;  // with an indirect src only: isa::verify
   uint16_t code = 0;
   for (int64_t ax : axes) code = uint16_t(code * 10 + ax);
   p.axes = code;

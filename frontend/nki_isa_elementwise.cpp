@@ -27,10 +27,10 @@ Value isa_tensor_scalar(Interp& in, const BuiltinObj&, CallArgs& a) {
   bind("tensor_scalar", ps, a, v);
   OpBuilder b(in, "tensor_scalar", isa::Opcode::tensor_scalar);
   b.operand(0, v[0], "dst");
-  auto* data = b.operand(1, v[1], "data");
+  b.operand(1, v[1], "data");
   b.params().op0 = b.alu(v[2], "op0");
   if (v[3].is(VK::Tensor))
-    b.column(b.operand(2, v[3], "operand0"), "operand0", data);
+    b.operand(2, v[3], "operand0");
   else
     b.params().imm0 = b.number(v[3], "operand0");
   if (present(v[4])) b.params().reverse0 = in.truthy(v[4]);
@@ -38,7 +38,7 @@ Value isa_tensor_scalar(Interp& in, const BuiltinObj&, CallArgs& a) {
     b.params().op1 = b.alu(v[5], "op1");
     if (!present(v[6])) raise("TypeError", "tensor_scalar: operand1 is required when op1 is given");
     if (v[6].is(VK::Tensor))
-      b.column(b.operand(3, v[6], "operand1"), "operand1", data);
+      b.operand(3, v[6], "operand1");
     else
       b.params().imm1 = b.number(v[6], "operand1");
     if (present(v[7])) b.params().reverse1 = in.truthy(v[7]);
@@ -55,16 +55,8 @@ Value isa_memset(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[4];
   bind("memset", ps, a, v);
   OpBuilder b(in, "memset", isa::Opcode::memset);
-  auto* dst = b.operand(0, v[0], "dst");
-  float value = b.number(v[1], "value");
-  isa::DType dt = dst->view.dtype;
-  if (isa::dtype_kind(dt) == isa::DTypeKind::Packed && value != 0.0f)  // nki-language.md §3: x4 types need 0
-    raise("ValueError", "memset: dst has the packed MX dtype " + std::string(isa::dtype_name(dt)) +
-                            "; only value 0 is allowed");
-  bool int_dst = !isa::is_float(dt);
-  if (int_dst && v[1].is(VK::Float) && v[1].f() != double(int64_t(v[1].f())))
-    raise("ValueError",
-          "memset: value " + in.repr(v[1]) + " is not an integer but dst has dtype " + std::string(isa::dtype_name(dt)));
+  b.operand(0, v[0], "dst");
+  const float value = b.number(v[1], "value");  // 0 for packed dtypes, an integer for integer ones: isa::verify
   b.params().imm0 = value;
   b.engine(v[2]);
   b.name(v[3]);
@@ -84,7 +76,7 @@ Value emit_activation(Interp& in, const char* fname, const Value& dst_v, const V
   auto* data = b.operand(1, data_v, "data");
   if (present(bias_v)) {
     if (bias_v.is(VK::Tensor)) {
-      b.column(b.operand(2, bias_v, "bias"), "bias", data);
+      b.operand(2, bias_v, "bias");
     } else {
       if (!bias_v.is_number())
         raise("TypeError", std::string(fname) + ": bias must be a (P, 1) tensor or a number, got '" +
@@ -94,7 +86,7 @@ Value emit_activation(Interp& in, const char* fname, const Value& dst_v, const V
   }
   if (present(scale_v)) {
     if (scale_v.is(VK::Tensor))
-      b.column(b.operand(3, scale_v, "scale"), "scale", data);
+      b.operand(3, scale_v, "scale");
     else
       b.params().scale = b.number(scale_v, "scale");
   }

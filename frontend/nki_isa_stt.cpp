@@ -19,11 +19,11 @@ Value isa_scalar_tensor_tensor(Interp& in, const BuiltinObj&, CallArgs& a) {
   const char* fn = "scalar_tensor_tensor";
   OpBuilder b(in, fn, Opcode::scalar_tensor_tensor);
   b.operand(0, v[0], "dst");
-  auto* data = b.operand(1, v[1], "data");
+  b.operand(1, v[1], "data");
   auto& p = b.params();
   p.op0 = b.alu(v[2], "op0");
   p.op1 = b.alu(v[4], "op1");
-  column_or_number(b, 2, v[3], "operand0", data, p.imm0);
+  column_or_number(b, 2, v[3], "operand0", p.imm0);
   b.operand(3, v[5], "operand1");
   p.reverse0 = flag(in, v[6]);
   p.reverse1 = flag(in, v[7]);
@@ -61,7 +61,7 @@ Value isa_activate2(Interp& in, const BuiltinObj&, CallArgs& a) {
                                 nl_name(op));
       continue;
     }
-    column_or_number(b, 2 + k, iv, arg, data, k ? p.imm1 : p.imm0);
+    column_or_number(b, 2 + k, iv, arg, k ? p.imm1 : p.imm0);
   }
   if (present(v[7])) p.relu_param = b.number(v[7], "relu_param");
   p.reverse0 = flag(in, v[8]);

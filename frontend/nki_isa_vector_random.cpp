@@ -22,9 +22,9 @@ Value isa_rand2(Interp& in, const BuiltinObj&, CallArgs& a) {
   Value v[4];
   bind("rand2", ps, a, v);
   OpBuilder b(in, "rand2", Opcode::rand2);
-  auto* dst = b.operand(0, v[0], "dst");
-  column_or_number(b, 1, v[1], "min", dst, b.params().imm0);
-  column_or_number(b, 2, v[2], "max", dst, b.params().imm1);
+  b.operand(0, v[0], "dst");
+  column_or_number(b, 1, v[1], "min", b.params().imm0);
+  column_or_number(b, 2, v[2], "max", b.params().imm1);
   b.name(v[3]);
   return b.emit();
 }
@@ -35,8 +35,8 @@ Value isa_dropout(Interp& in, const BuiltinObj&, CallArgs& a) {
   bind("dropout", ps, a, v);
   OpBuilder b(in, "dropout", Opcode::dropout);
   b.operand(0, v[0], "dst");
-  auto* data = b.operand(1, v[1], "data");
-  column_or_number(b, 2, v[2], "prob", data, b.params().imm0);
+  b.operand(1, v[1], "data");
+  column_or_number(b, 2, v[2], "prob", b.params().imm0);
   b.name(v[3]);
   return b.emit();
 }

@@ -1,5 +1,5 @@
 // nki_isa_vector_util.h - helpers shared by the binding files (nki_isa_<family>.cpp):
-// generation checks (core_barrier, sendrecv), argument checks, reduce_cmd and [P,1]-or-number operands.
+// argument checks, reduce_cmd and [P,1]-or-number operands.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -12,16 +12,6 @@ using namespace isa_binding;
 using isa::AluOp;
 using isa::Opcode;
 using isa::ReduceCmd;
-
-inline const char* target_of(int nc_version) { return nc_version == 2 ? "trn1" : nc_version == 3 ? "trn2" : "trn3"; }
-
-// "exponential is not available on trn2 (trn3 only)" when the kernel's target lacks the instruction.
-inline void require_available(Interp& in, const char* fname, Opcode op) {
-  const int nc = in.nki->nc_version;
-  if (isa::available_on(op, nc)) return;
-  raise("ValueError", std::string(fname) + " is not available on " + target_of(nc) + " (" +
-                          isa::availability_text(isa::nc_versions(op)) + ")");
-}
 
 inline int64_t partitions(const TensorObj* t) { return t->view.dims.empty() ? 1 : t->view.dims[0].count; }
 inline int64_t free_size(const TensorObj* t) {
@@ -44,10 +34,10 @@ inline int32_t int32_arg(const char* fname, const Value& v, const char* arg) {
   return int32_t(v.i());
 }
 
-// A [P, 1] tile in `slot` or a number stored in `imm`.
-inline void column_or_number(OpBuilder& b, int slot, const Value& v, const char* arg, const TensorObj* data, float& imm) {
+// A tile in `slot` (verify: a [P, 1] column) or a number stored in `imm`.
+inline void column_or_number(OpBuilder& b, int slot, const Value& v, const char* arg, float& imm) {
   if (v.is(VK::Tensor))
-    b.column(b.operand(slot, v, arg), arg, data);
+    b.operand(slot, v, arg);
   else
     imm = b.number(v, arg);
 }

@@ -2,7 +2,10 @@
 // availability), then its own verifier (isa/verify_<family>.cpp) through a table generated from instructions.def.
 #include "isa/verify.h"
 
+#include <cctype>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "isa/program.h"
 #include "isa/verify_rules.h"
@@ -47,18 +50,10 @@ void Check::arith(AluOp op, const char* param) const {
 }
 
 void Check::column(int slot, uint32_t partitions) const {
-  if (!has(slot) || (parts(slot) == partitions && free(slot) >= 1)) return;
-  std::ostringstream os;
-  os << "operand '" << name(slot) << "' must be a [" << partitions << ", 1] tile (one value per partition), got "
-     << parts(slot) << " partitions x " << free(slot) << " elements";
-  fail(os.str(), slot);
-}
-
-void Check::result_column(int slot, uint32_t partitions) const {
   if (!has(slot) || (parts(slot) == partitions && free(slot) == 1)) return;
   std::ostringstream os;
-  os << "operand '" << name(slot) << "' must be a [" << partitions << ", 1] tile, got " << parts(slot)
-     << " partitions x " << free(slot) << " elements";
+  os << "operand '" << name(slot) << "' must be a [" << partitions << ", 1] tile (one value per partition), got "
+     << parts(slot) << " partitions x " << free(slot) << (free(slot) == 1 ? " element" : " elements");
   fail(os.str(), slot);
 }
 
@@ -78,16 +73,41 @@ bool is_bitvec(AluOp op) { return alu_class(op) == AluClass::Bitvec; }
 
 namespace {
 
-// Present where required, absent or in an allowed memory otherwise (the wording of sim's operand checks).
+std::string memories_text(uint8_t mask) {
+  std::vector<std::string> names;
+  if (mask & M_HBM) names.push_back("HBM");
+  if (mask & M_SB) names.push_back("SBUF");
+  if (mask & M_PS) names.push_back("PSUM");
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? (i + 1 == names.size() ? " or " : ", ") : "") + names[i];
+  return s;
+}
+
+std::string upper(std::string_view s) {
+  std::string u(s);
+  for (char& ch : u) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  return u;
+}
+
+// Present where required, absent or in an allowed memory otherwise; an on-chip operand covers at most the target's
+// partitions (the size of the partition dimension, worded as neuronx-cc does).
 void operands(const Check& c) {
   for (int s = 0; s < c.inf.num_operands; ++s) {
     const OperandSpec& spec = c.inf.operands[size_t(s)];
+    const std::string nm = "operand '" + std::string(c.name(s)) + "'";
     if (!c.has(s)) {
-      if (spec.required) c.fail("operand '" + std::string(c.name(s)) + "' is missing", s);
+      if (spec.required) c.fail(nm + " is missing", s);
       continue;
     }
+    const std::string mem = upper(memory_name(c.mem(s)));
     if (!(memory_bit(c.mem(s)) & spec.memories))
-      c.fail("operand '" + std::string(c.name(s)) + "' cannot be in " + std::string(memory_name(c.mem(s))), s);
+      c.fail(nm + " must be in " + memories_text(spec.memories) + ", but " +
+                 (c.tensors && c.tensors[s] ? "'" + std::string(c.tensors[s]) + "' is in " : "is in ") + mem,
+             s);
+    if (c.mem(s) != Memory::HBM && c.parts(s) > uint32_t(c.t.partitions))
+      c.fail(nm + ": size of partition dimension " + std::to_string(c.parts(s)) +
+                 " exceeds architecture limitation of " + std::to_string(uint32_t(c.t.partitions)),
+             s);
   }
 }
 
@@ -101,10 +121,11 @@ constexpr VerifyFn kVerify[] = {
 }  // namespace
 }  // namespace rules
 
-std::optional<Violation> verify(const Instruction& ins, const TargetDesc& t, const char* const* operand_names) {
+std::optional<Violation> verify(const Instruction& ins, const TargetDesc& t, const char* const* operand_names,
+                                const char* const* tensor_names) {
   if (size_t(ins.op) >= size_t(kNumOpcodes)) return Violation{"invalid opcode " + std::to_string(int(ins.op))};
   try {
-    const rules::Check c(ins, t, operand_names);
+    const rules::Check c(ins, t, operand_names, tensor_names);
     rules::operands(c);
     c.available();
     rules::kVerify[size_t(ins.op)](c);

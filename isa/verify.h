@@ -27,9 +27,11 @@ struct Violation {
 // The first rule `ins` breaks on target `t` (its generation, PE array, PSUM banks), or nullopt. Operand bounds
 // within a memory are the simulator's (sim/scheduler_prepare.cpp); `ins.engine` is the stream it sits in.
 // `operand_names` (kMaxOperands entries, null = the table's) names the operands in the message: the front end
-// passes the NKI argument names.
+// passes the NKI argument names, and in `tensor_names` (null = unknown) the tensors they view, which a memory
+// violation names ("operand 'dst' must be in SBUF or PSUM, but 'x' is in HBM").
 std::optional<Violation> verify(const Instruction& ins, const TargetDesc& t,
-                                const char* const* operand_names = nullptr);
+                                const char* const* operand_names = nullptr,
+                                const char* const* tensor_names = nullptr);
 
 // Input dtypes of the PE array (nki-isa.md §3.1): float8_e4m3, float8_e5m2, bfloat16, float16, tfloat32, float32,
 // and float8_e4m3fn from NC-v4 (trn3) on. The front end's nc_matmul and multiply_moving's verifier ask it.

@@ -34,6 +34,9 @@ void dge(const Check& c) {
   if (k == 1 && (m == kDgeHwdge || m == kDgeNone))  // a scalar offset is allowed in every mode (DGE deep-dive)
     c.fail(std::string("a vector_offset (gather/scatter) needs dge_mode=swdge (or unknown), not ") +
            (m == kDgeHwdge ? "hwdge" : "none"));
+  if (c.pr.oob_skip && k == 0)  // only offsets read at run time can fall out of bounds
+    c.fail("oob_mode.skip (oob_skip) needs an indirect access pattern (.ap() with scalar_offset or vector_offset: "
+           "ind != 0)");
   const bool has_idx = c.has(idx_slot(c));
   if (k == 0 && has_idx) c.fail("operand 'idx' is given but ind=0");
   if (k == kIndRegister && has_idx) c.fail("ind=3 reads its offset from register rs0; operand 'idx' must be absent");

@@ -1,6 +1,8 @@
 // verify_elementwise.cpp - rules of tensor_tensor, tensor_scalar, activation, memset
 // (executors: sim/exec_elementwise.cpp).
+#include <cmath>
 #include <initializer_list>
+#include <sstream>
 
 #include "isa/verify_rules.h"
 
@@ -49,6 +51,17 @@ void verify_activation(const Check& c) {
   c.column(3, c.parts(0));
 }
 
-void verify_memset(const Check&) {}  // any dst in SBUF or PSUM (the table's memories)
+// Any dst in SBUF or PSUM (the table's memories); the value (imm0) must be representable: 0 for a packed MX dtype
+// (nki-language.md §3: x4 types hold only zeros when set), an integer for an integer dtype.
+void verify_memset(const Check& c) {
+  const DType d = c.dtype(0);
+  if (dtype_kind(d) == DTypeKind::Packed && c.pr.imm0 != 0.0f)
+    c.fail("dst has the packed MX dtype " + dt(d) + "; only value 0 is allowed", 0);
+  if (!is_float(d) && c.pr.imm0 != std::trunc(c.pr.imm0)) {
+    std::ostringstream os;
+    os << "value " << c.pr.imm0 << " is not an integer but dst has dtype " << dt(d);
+    c.fail(os.str(), 0);
+  }
+}
 
 }  // namespace nkisim::isa::rules

@@ -21,10 +21,12 @@ struct Check {
   const TargetDesc& t;
   const InstrInfo& inf;
   const InstrParams& pr;
-  const char* const* names;  // per slot, null = the table's operand name
+  const char* const* names;    // per slot, null = the table's operand name
+  const char* const* tensors;  // per slot, null = unknown: the tensor the operand views (the front end's)
 
-  Check(const Instruction& i, const TargetDesc& target, const char* const* operand_names)
-      : ins(i), t(target), inf(info(i.op)), pr(i.params), names(operand_names) {}
+  Check(const Instruction& i, const TargetDesc& target, const char* const* operand_names,
+        const char* const* tensor_names)
+      : ins(i), t(target), inf(info(i.op)), pr(i.params), names(operand_names), tensors(tensor_names) {}
 
   const AccessPattern& op(int slot) const { return ins.operands[size_t(slot)]; }
   bool has(int slot) const { return op(slot).present(); }
@@ -52,10 +54,9 @@ struct Check {
   void integer(int slot, const char* why) const;
   // `op` (the field `param`: "op0", "reduce_op", ...) is arithmetic, not a bitvec op.
   void arith(AluOp op, const char* param) const;
-  // The optional operand `slot`, when present, is a [partitions, 1] tile (at least one element per partition).
+  // The optional operand `slot`, when present, is a [partitions, 1] tile: exactly one element per partition (the
+  // SDK's "(data.shape[0], 1)" for per-partition scalars, biases, bounds and reduction results).
   void column(int slot, uint32_t partitions) const;
-  // The optional result operand `slot`, when present, is exactly a [partitions, 1] tile.
-  void result_column(int slot, uint32_t partitions) const;
   // The target's generation has this instruction (the table's AVAIL column).
   void available() const;
 };

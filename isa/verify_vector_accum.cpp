@@ -19,7 +19,7 @@ void verify_tensor_scalar_reduce(const Check& c) {
   c.arith(c.pr.op0, "op0");
   accumulator_reduce_op(c, c.pr.reduce_op);
   c.column(2, c.parts(0));
-  c.result_column(3, c.parts(0));
+  c.column(3, c.parts(0));
 }
 
 void verify_tensor_scalar_cumulative(const Check& c) {
@@ -51,7 +51,7 @@ void verify_exponential(const Check& c) {
   if (folds(c.pr.reduce_cmd) && c.pr.reduce_op != AluOp::add && c.pr.reduce_op != AluOp::bypass)
     c.fail("reduce_op must be add, got '" + alu(c.pr.reduce_op) + "'");
   c.column(2, c.parts(0));
-  c.result_column(3, c.parts(0));
+  c.column(3, c.parts(0));
 }
 
 void verify_range_select(const Check& c) {
@@ -66,7 +66,7 @@ void verify_range_select(const Check& c) {
   if (c.pr.reduce_cmd == ReduceCmd::load_reduce) c.fail("reduce_cmd load_reduce is not supported");
   c.column(2, c.parts(0));
   c.column(3, c.parts(0));
-  c.result_column(4, c.parts(0));
+  c.column(4, c.parts(0));
 }
 
 void verify_select_reduce(const Check& c) {
@@ -80,7 +80,7 @@ void verify_select_reduce(const Check& c) {
   accumulator_reduce_op(c, c.pr.reduce_op);
   if (c.pr.reduce_cmd == ReduceCmd::load_reduce) c.fail("reduce_cmd load_reduce is not supported");
   c.column(3, c.parts(0));
-  c.result_column(4, c.parts(0));
+  c.column(4, c.parts(0));
 }
 
 }  // namespace nkisim::isa::rules

@@ -181,7 +181,8 @@ def misc(a, idx):
 '''
 MISC_ERRORS = [
     ("nisa.dma_copy(dst=t, src=a[0:64])\n    nisa.dma_copy(dst=t, src=a[0:64], oob_mode=nisa.oob_mode.skip)", 12,
-     "dma_copy: oob_mode.skip needs an indirect access pattern (.ap() with scalar_offset or vector_offset)"),
+     "dma_copy: oob_mode.skip (oob_skip) needs an indirect access pattern (.ap() with scalar_offset or "
+     "vector_offset: ind != 0)"),
     ("nisa.dma_copy(dst=t, src=a[0:64], dge_mode=nisa.dge_mode.swdge, engine=nisa.engine.sync)", 11,
      "dma_copy: dge_mode=swdge (software DGE, the mode of an indirect access) builds descriptors on the gpsimd "
      "engine, not sync; a sync or scalar trigger needs dge_mode=hwdge"),

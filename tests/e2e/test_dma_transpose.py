@@ -96,7 +96,8 @@ ERRORS = [
     ((16, 64), (64, 16), ", dge_mode=nisa.dge_mode.none", np.float16,
      "dma_transpose: dge_mode.none is not supported; use unknown or hwdge"),
     ((16, 64), (64, 16), ", oob_mode=nisa.oob_mode.skip", np.float16,
-     "dma_transpose: oob_mode.skip needs an indirect src (vector_offset or scalar_offset)"),
+     "dma_transpose: oob_mode.skip (oob_skip) needs an indirect access pattern (.ap() with scalar_offset or "
+     "vector_offset: ind != 0)"),
 ]
 for i, (shape, dst_shape, extra, dt, msg) in enumerate(ERRORS):
     k = kernel(f"e{i}.py", FROM_HBM.replace("{dst_shape}", str(dst_shape)).replace("{axes}", extra))

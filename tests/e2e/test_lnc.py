@@ -132,14 +132,15 @@ rc, _, se = run(K, "-k", "lnc_sendrecv", "--inputs", psa, "-o", d)
 check(rc == 1 and "lnc.py:79:5: error: sendrecv: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this launch "
       "has 1 core" in se, f"sendrecv at LNC=1: {rc} {se!r}")
 rc, _, se = run(K, "-k", "lnc_sendrecv", "--inputs", psa, "--target", "trn1", "-o", d)
-check(rc == 1 and "lnc.py:79:5: error: sendrecv is not available on trn1 (trn2 and later)" in se,
+check(rc == 1 and "lnc.py:79:5: error: sendrecv: not available on trn1 (trn2 and later)" in se,
       f"sendrecv on trn1: {rc} {se!r}")
 rc, _, se = run(K, "-k", "lnc_sendrecv_loop", "--inputs", pp, "--lnc", "2", "-o", d)
 check(rc == 1 and "error: sendrecv inside a dynamic loop is not supported" in se, f"sendrecv in a loop: {rc} {se!r}")
 bad = {
     0: "98:9: error: sendrecv: src and dst must have the same dtype, got float32 and bfloat16",
-    1: "100:9: error: sendrecv: src has shape (128, 64) but dst has shape (128, 128)",
-    2: "102:9: error: sendrecv: src must be in SBUF, but 'a_input' is in hbm",
+    1: "100:9: error: sendrecv: operand 'dst' has 128 partitions x 128 elements but 'src' has 128 partitions x 64 "
+       "elements",
+    2: "102:9: error: sendrecv: operand 'src' must be in SBUF, but 'a_input' is in HBM",
     3: "104:9: error: sendrecv: send_to_rank must be the other core's rank 1 (this is core 0), got 0",
     4: "106:9: error: sendrecv: recv_from_rank must be a rank 0 or 1, got 2",
     5: "109:9: error: sendrecv: dma_engine.gpsimd_dma moves at most 512 bytes per partition for 16-bit dtypes, "

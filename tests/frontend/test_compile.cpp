@@ -322,9 +322,9 @@ TEST_CASE("compile: nki.isa argument and shape errors are located at the call") 
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.activation(dst=a, op=nl.add, data=a)\n") ==
         "7:5: activation: op must be an activation function such as nl.exp, got nl.add");
   CHECK(err("    nisa.tensor_copy(dst=x, src=x)\n") ==
-        "6:5: tensor_copy: dst must be in SBUF or PSUM, but 'x' is in hbm");
+        "6:5: tensor_copy: operand 'dst' must be in SBUF or PSUM, but 'x' is in HBM");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n    nisa.dma_copy(dst=x, src=a)\n") ==
-        "7:5: dma_copy: src must be in HBM or SBUF, but 'a' is in psum");
+        "7:5: dma_copy: operand 'src' must be in HBM or SBUF, but 'a' is in PSUM");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.dma_copy(dst=a, src=x[0:64])\n") ==
         "7:5: dma_copy: operand 'dst' has 128 x 512 = 65536 elements but 'src' has 64 x 512 = 32768");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    nisa.tensor_copy(dst=a, src=a, "
@@ -335,7 +335,8 @@ TEST_CASE("compile: nki.isa argument and shape errors are located at the call") 
         "buffer names are not accepted)");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.float32)\n    b = nl.ndarray((128, 4), dtype=nl.float32)\n"
             "    nisa.activation(dst=a, op=nl.exp, data=a, bias=b)\n") ==
-        "8:5: activation: bias must have shape (128, 1), got (128, 4)");
+        "8:5: activation: operand 'bias' must be a [128, 1] tile (one value per partition), got 128 partitions x 4 "
+        "elements");
   CHECK(err("    y = x[0, 0, 0]\n") == "6:9: too many indices for tensor: tensor is 2-dimensional, but 3 were indexed");
   CHECK(err("    y = x[128:129]\n") == "6:9: slice [128:129] is out of bounds for dimension 0 of size 128");
   CHECK(err("    a = nl.ndarray((128, 512), dtype=nl.int32)\n    nisa.memset(dst=a, value=0.5)\n") ==

@@ -43,7 +43,8 @@ TEST_CASE("nki.isa.scalar_tensor_tensor: operands, ops, reverse flags and errors
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, b, nl.add, 1.0, nl.add, c)\n", "trn3") ==
         "10:5: scalar_tensor_tensor: data and operand1 cannot both be in PSUM");
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, a, nl.add, a)\n", "trn3") ==
-        "10:5: scalar_tensor_tensor: operand0 must have shape (128, 1), got (128, 64)");
+        "10:5: scalar_tensor_tensor: operand 'operand0' must be a [128, 1] tile (one value per partition), got 128 "
+        "partitions x 64 elements");
   CHECK(body_error(head + "    nisa.scalar_tensor_tensor(d, a, nl.add, 1.0, nl.add, a[:, 0:32])\n", "trn3") ==
         "10:5: scalar_tensor_tensor: operand 'operand1' has 128 partitions x 32 elements but 'dst' has 128 partitions x 64 elements");
 }
@@ -121,7 +122,7 @@ TEST_CASE("nki.isa.nc_n_gather: operands and errors") {
         "10:5: nc_n_gather: dst dtype uint32 differs from data dtype float32 (a gather copies raw elements)");
   CHECK(body_error(head + "    p = nl.ndarray((128, 50), dtype=nl.float32, buffer=nl.psum)\n"
                           "    nisa.nc_n_gather(p, a, i)\n", "trn3") ==
-        "11:5: nc_n_gather: dst must be in SBUF, but 'p' is in psum");
+        "11:5: nc_n_gather: operand 'dst' must be in SBUF, but 'p' is in PSUM");
 }
 
 TEST_CASE("nki.isa.quantize_mx: lowering, trn3 only, and errors") {

@@ -79,7 +79,8 @@ TEST_CASE("nki.isa.activation: reduce_res adds act_read_accumulator, scalar bias
   CHECK(body_error(head + "    nisa.activation_reduce(dst=a, op=nl.exp, data=a, reduce_op=nl.add)\n") ==
         "8:5: activation_reduce() missing required argument 'reduce_res'");
   CHECK(body_error(head + "    nisa.activation(dst=a, op=nl.exp, data=a, bias=s[0:64])\n") ==
-        "8:5: activation: bias must have shape (128, 1), got (64, 1)");
+        "8:5: activation: operand 'bias' must be a [128, 1] tile (one value per partition), got 64 partitions x 1 "
+        "element");
 }
 
 TEST_CASE("nki.isa: generation-specific instructions are rejected at the kernel line") {
@@ -159,7 +160,7 @@ TEST_CASE("nki.isa.iota / affine_select: pattern, channel_multiplier, offset, ch
         "less_equal), got 'add'");
   CHECK(body_error("    p = nl.ndarray((128, 32), dtype=nl.int32, buffer=nl.psum)\n"
                    "    nisa.iota(dst=p, pattern=[[1, 32]])\n") ==
-        "7:5: iota: dst must be in SBUF, but 'p' is in psum");
+        "7:5: iota: operand 'dst' must be in SBUF, but 'p' is in PSUM");
 }
 
 TEST_CASE("nki.isa statistics, selection and search bindings check shapes and dtypes") {
@@ -175,7 +176,7 @@ TEST_CASE("nki.isa statistics, selection and search bindings check shapes and dt
                             "    z = nl.ndarray((1, 512), dtype=nl.float32)\n"
                             "    nisa.tensor_partition_reduce(dst=z, op=nl.maximum, data=a)\n")
             .ops.size() == 8);
-  CHECK(body_error(head + "    nisa.bn_stats(dst=b, data=x)\n").find("8:5: bn_stats: data must be in SBUF or PSUM") == 0);
+  CHECK(body_error(head + "    nisa.bn_stats(dst=b, data=x)\n").find("8:5: bn_stats: operand 'data' must be in SBUF or PSUM") == 0);
   // The size limit is a hardware rule: isa::verify at lowering, located at the call.
   CHECK(lowered_error(head + "    w = nl.ndarray((128, 1024), dtype=nl.float32)\n    nisa.bn_stats(dst=b, data=w)\n") ==
         "9:5: bn_stats: data has 1024 elements per partition; at most 512 (bn_stats_fmax)");

@@ -106,8 +106,8 @@ TEST_CASE("nc_matmul: shape, dtype and mode errors are located at the call") {
         "10:5: nc_matmul: dst must be float32 on trn2, got bfloat16");
   CHECK(err(t + "    r = nl.ndarray((128, 512), dtype=nl.bfloat16, buffer=nl.psum)\n    nisa.nc_matmul(r, a, b)\n",
             "trn3") == "no error");
-  CHECK(err(t + "    nisa.nc_matmul(b, a, b)\n") == "9:5: nc_matmul: dst must be in PSUM, but 'b' is in sbuf");
-  CHECK(err(t + "    nisa.nc_matmul(p, p, b)\n") == "9:5: nc_matmul: stationary must be in SBUF, but 'p' is in psum");
+  CHECK(err(t + "    nisa.nc_matmul(b, a, b)\n") == "9:5: nc_matmul: operand 'dst' must be in PSUM, but 'b' is in SBUF");
+  CHECK(err(t + "    nisa.nc_matmul(p, p, b)\n") == "9:5: nc_matmul: operand 'stationary' must be in SBUF, but 'p' is in PSUM");
   CHECK(err(t + "    nisa.nc_matmul(p, a, b, is_transpose=True)\n") == "no error");  // fp32: exact values
   CHECK(err(t + "    r = nl.ndarray((128, 512), dtype=nl.float16, buffer=nl.psum)\n"
                 "    nisa.nc_matmul(r, a, b, is_transpose=True)\n") ==
@@ -175,7 +175,7 @@ TEST_CASE("nc_transpose: Tensor Engine for a PSUM dst, Vector Engine for SBUF, l
   CHECK(err(a + "    t = nl.ndarray((64, 128), dtype=nl.bfloat16)\n    nisa.nc_transpose(t, a)\n") ==
         "8:5: nc_transpose: data is 128 x 64; the Vector Engine transposes at most 32 x 32");
   CHECK(err(a + "    t = nl.ndarray((64, 128), dtype=nl.bfloat16)\n    nisa.nc_transpose(t, a, "
-                "engine=nisa.engine.tensor)\n") == "8:5: nc_transpose: dst must be in PSUM, but 't' is in sbuf");
+                "engine=nisa.engine.tensor)\n") == "8:5: nc_transpose: operand 'dst' must be in PSUM, but 't' is in SBUF");
   CHECK(err(a + "    t = nl.ndarray((64, 128), dtype=nl.bfloat16)\n    nisa.nc_transpose(t, a, "
                 "engine=nisa.engine.scalar)\n") ==
         "8:5: nc_transpose: engine=scalar cannot execute this instruction (allowed: tensor, vector)");

@@ -63,7 +63,14 @@ TEST_CASE("verify: operand presence and memories, with the operand's slot") {
   CHECK(v->slot == 1);
   const Instruction mm = make(Opcode::multiply_moving, Engine::Tensor,
                               {tile(DType::float32, 128, 512), tile(DType::bfloat16, 128, 512, 4096)});
-  CHECK(message(mm, "trn2") == "multiply_moving: operand 'dst' cannot be in sbuf");
+  CHECK(message(mm, "trn2") == "multiply_moving: operand 'dst' must be in PSUM, but is in SBUF");
+  const char* args[kMaxOperands] = {"dst", "moving"};
+  const char* tensors[kMaxOperands] = {"acc", "x"};
+  CHECK(verify(mm, *find_target("trn2"), args, tensors)->message ==
+        "multiply_moving: operand 'dst' must be in PSUM, but 'acc' is in SBUF");
+  const Instruction wide = make(Opcode::tensor_copy, Engine::Vector, {tile(DType::float32, 256, 8), tile(DType::float32, 128, 16)});
+  CHECK(message(wide, "trn2") == "tensor_copy: operand 'dst': size of partition dimension 256 exceeds architecture "
+                                 "limitation of 128");
 }
 
 TEST_CASE("verify: sizes, shapes and dtypes per instruction and target") {
@@ -92,9 +99,40 @@ TEST_CASE("verify: sizes, shapes and dtypes per instruction and target") {
                         {tile(DType::float32, 128, 8), tile(DType::float32, 128, 8, 64), tile(DType::float32, 128, 4, 128)});
   CHECK(message(tt, "trn2") == "tensor_tensor: operand 'data2' has 128 partitions x 4 elements but 'dst' has 128 "
                                "partitions x 8 elements");
+  Instruction ts = make(Opcode::tensor_scalar, Engine::Vector,
+                        {tile(DType::float32, 128, 8), tile(DType::float32, 128, 8, 64), tile(DType::float32, 128, 1, 128)});
+  CHECK(message(ts, "trn2") == "ok");
+  ts.operands[2] = tile(DType::float32, 128, 2, 128);  // a per-partition operand is exactly (P, 1), as the SDK says
+  CHECK(message(ts, "trn2") == "tensor_scalar: operand 'operand0' must be a [128, 1] tile (one value per partition), "
+                               "got 128 partitions x 2 elements");
+
   tt.operands[2] = tile(DType::float32, 128, 8, 128);
   tt.params.op0 = AluOp::bitwise_and;
   CHECK(message(tt, "trn2") == "tensor_tensor: bitvec op 'bitwise_and' needs integer dtypes, but operand 'dst' is float32");
+}
+
+TEST_CASE("verify: memset's value fits dst's dtype; sendrecv's operands and gpsimd_dma size") {
+  Instruction ms = make(Opcode::memset, Engine::Vector, {tile(DType::int32, 128, 8)});
+  ms.params.imm0 = 7.0f;
+  CHECK(message(ms, "trn2") == "ok");
+  ms.params.imm0 = 0.5f;
+  CHECK(message(ms, "trn2") == "memset: value 0.5 is not an integer but dst has dtype int32");
+  ms.operands[0] = tile(DType::float8_e4m3fn_x4, 128, 8);
+  CHECK(message(ms, "trn3") == "memset: dst has the packed MX dtype float8_e4m3fn_x4; only value 0 is allowed");
+  ms.params.imm0 = 0.0f;
+  CHECK(message(ms, "trn3") == "ok");
+
+  Instruction sr = make(Opcode::sendrecv, Engine::GpSimd, {tile(DType::bfloat16, 128, 512), tile(DType::bfloat16, 128, 512, 1024)});
+  CHECK(message(sr, "trn1") == "sendrecv: not available on trn1 (trn2 and later)");
+  CHECK(message(sr, "trn2") == "ok");
+  sr.params.gpsimd_dma = true;
+  CHECK(message(sr, "trn2") == "ok");
+  sr.operands[0] = tile(DType::bfloat16, 128, 513);
+  sr.operands[1] = tile(DType::bfloat16, 128, 513, 2048);
+  CHECK(message(sr, "trn2") == "sendrecv: dma_engine.gpsimd_dma moves at most 512 bytes per partition for 16-bit "
+                               "dtypes, src has 1026");
+  sr.operands[1] = tile(DType::float32, 128, 513, 2048);
+  CHECK(message(sr, "trn2") == "sendrecv: src and dst must have the same dtype, got float32 and bfloat16");
 }
 
 TEST_CASE("verify: DGE modes against the engine that triggers the transfer") {
@@ -105,6 +143,10 @@ TEST_CASE("verify: DGE modes against the engine that triggers the transfer") {
   CHECK(message(dma, "trn2") == "ok");
   dma.params.dge_mode = 2;  // hwdge
   CHECK(message(dma, "trn1") == "dma_copy: dge_mode=hwdge (hardware DGE) needs trn2 or later, not trn1");
+  dma.params.dge_mode = 0;
+  dma.params.oob_skip = true;  // only run-time offsets can fall out of bounds
+  CHECK(message(dma, "trn2") == "dma_copy: oob_mode.skip (oob_skip) needs an indirect access pattern (.ap() with "
+                                "scalar_offset or vector_offset: ind != 0)");
 }
 
 TEST_CASE("verify_program: the first violation at the instruction's kernel line, else named by its stream") {
