@@ -5,6 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace nkisim::sim {
 using isa::AluOp;
@@ -170,12 +174,24 @@ inline void store16(float* p, F16 v) { std::memcpy(p, &v, sizeof v); }
 inline F16 splat16(float s) { return F16{s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s}; }
 // The ops with a lane-wise form, and that form for T = float or F16: exactly eval_f32(Op, a, b) per lane
 // (maximum / minimum as tt_elem: a NaN operand gives a + b, its NaN).
-// maximum / minimum keep their previous loops: where two NaNs meet, which payload a + b returns depends on the
-// operand order the compiler picks, and the 16-lane form picked differently (test_alu_lanes.cpp).
+typedef int32_t I16 __attribute__((vector_size(64)));
+// x with its quiet bit set (what an x86 add returns for a NaN operand).
+inline float quieted(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  u |= 0x00400000u;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+inline F16 quieted(F16 x) { return F16(I16(x) | 0x00400000); }
 template <AluOp Op>
 constexpr bool kHasLanes = Op == AluOp::bypass || Op == AluOp::add || Op == AluOp::subtract ||
-                           Op == AluOp::multiply || Op == AluOp::divide;
-template <AluOp Op, class T>
+                           Op == AluOp::multiply || Op == AluOp::divide || Op == AluOp::maximum ||
+                           Op == AluOp::minimum;
+// maximum / minimum with a NaN operand give a + b, that NaN quieted; when both are NaN, which payload a + b
+// returns depends on the operand order the compiler picked for the add. The previous loops returned b's for
+// tensor_tensor and a's for tensor_scalar (x op s), so BNaN says which one wins, explicitly.
+template <AluOp Op, bool BNaN = false, class T>
 inline T lanes(T a, T b) {
   if constexpr (Op == AluOp::bypass) return a;
   else if constexpr (Op == AluOp::add) return a + b;
@@ -184,8 +200,17 @@ inline T lanes(T a, T b) {
   else if constexpr (Op == AluOp::divide) return a / b;
   else {
     static_assert(Op == AluOp::maximum || Op == AluOp::minimum);
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<T, F16>) {  // vmaxps / vminps are a > b ? a : b / a < b ? a : b exactly
+      const __m512 x = __m512(a), y = __m512(b);
+      if (__builtin_expect(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q) == 0, 1))
+        return F16(Op == AluOp::maximum ? _mm512_max_ps(x, y) : _mm512_min_ps(x, y));
+    }
+#endif
     const T m = Op == AluOp::maximum ? (a > b ? a : b) : (a < b ? a : b);
-    return ((a != a) | (b != b)) ? a + b : m;
+    const auto na = a != a, nb = b != b;
+    const T nan = BNaN ? (nb ? b : a) : (na ? a : b);
+    return (na | nb) ? quieted(nan) : m;
   }
 }
 // One row in blocks of 16 lanes, then the tail element by element. z may be x or y exactly (each block is
@@ -193,8 +218,8 @@ inline T lanes(T a, T b) {
 template <AluOp Op>
 inline void row_tt16(const float* x, const float* y, float* z, size_t n) {
   size_t j = 0;
-  for (; j + kLanes <= n; j += kLanes) store16(z + j, lanes<Op>(load16(x + j), load16(y + j)));
-  for (; j < n; ++j) z[j] = lanes<Op>(x[j], y[j]);
+  for (; j + kLanes <= n; j += kLanes) store16(z + j, lanes<Op, true>(load16(x + j), load16(y + j)));
+  for (; j < n; ++j) z[j] = lanes<Op, true>(x[j], y[j]);
 }
 
 template <AluOp Op>
@@ -286,6 +311,16 @@ namespace {
 // order). Each element's intermediate stays an fp32 value in a register (no FMA contraction:
 // -ffp-contract=off), so the result has the bits of two passes.
 #define NKISIM_TS2_OPS(X) X(add) X(subtract) X(multiply) X(divide) X(maximum) X(minimum)
+// op1 of a fused pair on op0's result r. After maximum / minimum, the previous loops' add / multiply returned
+// r's NaN when both r and s1 were NaN (operand order again), so that is explicit here too.
+template <AluOp Op0, AluOp Op1, class T>
+inline T second(T r, T s1) {
+  const T t = lanes<Op1>(r, s1);
+  if constexpr ((Op0 == AluOp::maximum || Op0 == AluOp::minimum) && (Op1 == AluOp::add || Op1 == AluOp::multiply))
+    return r != r ? quieted(r) : t;
+  else
+    return t;
+}
 // In 16-lane blocks where both ops have them (lanes<> is eval_f32 per lane); op1 == bypass is the single op.
 template <AluOp Op0, AluOp Op1>
 void rows_ts2(const float* a, ptrdiff_t as, const float* s0, float imm0, const float* s1, float imm1, ptrdiff_t ss,
@@ -297,8 +332,8 @@ void rows_ts2(const float* a, ptrdiff_t as, const float* s0, float imm0, const f
     if constexpr (kHasLanes<Op0> && kHasLanes<Op1>) {
       const F16 v0 = splat16(c0), v1 = splat16(c1);
       size_t j = 0;
-      for (; j + kLanes <= n; j += kLanes) store16(y + j, lanes<Op1>(lanes<Op0>(load16(x + j), v0), v1));
-      for (; j < n; ++j) y[j] = lanes<Op1>(lanes<Op0>(x[j], c0), c1);
+      for (; j + kLanes <= n; j += kLanes) store16(y + j, second<Op0, Op1>(lanes<Op0>(load16(x + j), v0), v1));
+      for (; j < n; ++j) y[j] = second<Op0, Op1>(lanes<Op0>(x[j], c0), c1);
     } else {
       for (size_t j = 0; j < n; ++j) y[j] = eval_f32(Op1, eval_f32(Op0, x[j], c0), c1);
     }

@@ -3,6 +3,7 @@
 // (alu_tt_f32 / alu_ts_f32) on random values and on every special: NaNs with payloads (quiet, signalling,
 // negative), +-inf, +-0, subnormals, FLT_MAX, FLT_MIN; row lengths with and without a tail after the
 // 16-lane blocks, dst disjoint from or equal to either input, both row directions, scalars from the same set.
+// Where two NaNs meet the payload is pinned separately (the last test); the comparisons accept either NaN.
 #include <doctest/doctest.h>
 
 #include <cfloat>
@@ -157,5 +158,27 @@ TEST_CASE("alu_ts2_f32_rows (16-lane rows) equals alu_ts_f32 op0 then op1 bit fo
             CHECK(diff(o2, r2) == "");
           }
         }
+  }
+}
+
+TEST_CASE("maximum / minimum rows: where two NaNs meet, tensor_tensor keeps b's payload and tensor_scalar x's, quieted") {
+  // The previous loops' choice (the operand order of their add), now explicit in the 16-lane form.
+  const float na = isa::bits_to_float(0x7fc00aaau), nb = isa::bits_to_float(0x7f800bbbu);  // quiet, signalling
+  for (auto op : {isa::AluOp::maximum, isa::AluOp::minimum}) {
+    CAPTURE(std::string(isa::alu_name(op)));
+    std::vector<float> a(64, na), b(64, nb), out(64, 0.0f);
+    sim::alu_tt_f32_rows(op, a.data(), 64, b.data(), 64, out.data(), 64, 64, 1);
+    for (float v : out) CHECK(isa::float_to_bits(v) == 0x7fc00bbbu);
+    std::vector<float> x(64, nb);
+    sim::alu_ts2_f32_rows({op, nullptr, na, false}, {}, 1, x.data(), 64, out.data(), 64, 64, 1);
+    for (float v : out) CHECK(isa::float_to_bits(v) == 0x7fc00bbbu);
+    a.assign(64, 1.5f);
+    a[3] = -0.0f;
+    b.assign(64, 0.0f);  // one NaN: that NaN quieted; signed zeros: b (a > b is false)
+    b[5] = nb;
+    sim::alu_tt_f32_rows(op, a.data(), 64, b.data(), 64, out.data(), 64, 64, 1);
+    CHECK(isa::float_to_bits(out[5]) == 0x7fc00bbbu);
+    CHECK(isa::float_to_bits(out[3]) == 0x00000000u);
+    CHECK(out[0] == (op == isa::AluOp::maximum ? 1.5f : 0.0f));
   }
 }
