@@ -156,9 +156,6 @@ void tt_row_into_second(const float* __restrict x, float* __restrict yz, size_t 
   for (size_t j = 0; j < n; ++j) yz[j] = tt_elem<Op>(x[j], yz[j]);
 }
 
-// A row of dst is the row of an input or disjoint from both (callers guarantee it), so each case gets
-// non-aliasing pointers and vectorises; one loop over possibly-aliasing pointers would fail the compiler's
-// overlap check whenever dst is an input (the common in-place case) and run scalar.
 // 16 fp32 lanes as one value (a GCC vector extension: one AVX-512 register with -march=native, split into
 // narrower registers by the compiler otherwise). The ops below are IEEE fp32 per lane, so a lane computes
 // what the scalar expression computes; explicit 16-lane blocks give every row of 64 elements four straight
@@ -172,8 +169,6 @@ inline F16 load16(const float* p) {
 }
 inline void store16(float* p, F16 v) { std::memcpy(p, &v, sizeof v); }
 inline F16 splat16(float s) { return F16{s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s}; }
-// The ops with a lane-wise form, and that form for T = float or F16: exactly eval_f32(Op, a, b) per lane
-// (maximum / minimum as tt_elem: a NaN operand gives a + b, its NaN).
 typedef int32_t I16 __attribute__((vector_size(64)));
 // x with its quiet bit set (what an x86 add returns for a NaN operand).
 inline float quieted(float x) {
@@ -184,6 +179,7 @@ inline float quieted(float x) {
   return x;
 }
 inline F16 quieted(F16 x) { return F16(I16(x) | 0x00400000); }
+// The ops with a lane-wise form, and that form for T = float or F16: exactly eval_f32(Op, a, b) per lane.
 template <AluOp Op>
 constexpr bool kHasLanes = Op == AluOp::bypass || Op == AluOp::add || Op == AluOp::subtract ||
                            Op == AluOp::multiply || Op == AluOp::divide || Op == AluOp::maximum ||
@@ -200,14 +196,12 @@ inline T lanes(T a, T b) {
   else if constexpr (Op == AluOp::divide) return a / b;
   else {
     static_assert(Op == AluOp::maximum || Op == AluOp::minimum);
+    const T m = Op == AluOp::maximum ? (a > b ? a : b) : (a < b ? a : b);  // vmaxps / vminps exactly
 #if defined(__AVX512F__)
-    if constexpr (std::is_same_v<T, F16>) {  // vmaxps / vminps are a > b ? a : b / a < b ? a : b exactly
-      const __m512 x = __m512(a), y = __m512(b);
-      if (__builtin_expect(_mm512_cmp_ps_mask(x, y, _CMP_UNORD_Q) == 0, 1))
-        return F16(Op == AluOp::maximum ? _mm512_max_ps(x, y) : _mm512_min_ps(x, y));
+    if constexpr (std::is_same_v<T, F16>) {  // one compare for "no NaN in the block"
+      if (__builtin_expect(_mm512_cmp_ps_mask(__m512(a), __m512(b), _CMP_UNORD_Q) == 0, 1)) return m;
     }
 #endif
-    const T m = Op == AluOp::maximum ? (a > b ? a : b) : (a < b ? a : b);
     const auto na = a != a, nb = b != b;
     const T nan = BNaN ? (nb ? b : a) : (na ? a : b);
     return (na | nb) ? quieted(nan) : m;
@@ -222,6 +216,9 @@ inline void row_tt16(const float* x, const float* y, float* z, size_t n) {
   for (; j < n; ++j) z[j] = lanes<Op, true>(x[j], y[j]);
 }
 
+// The other ops: a row of dst is the row of an input or disjoint from both (callers guarantee it), so each case
+// gets non-aliasing pointers and vectorises; one loop over possibly-aliasing pointers would fail the compiler's
+// overlap check whenever dst is an input (the common in-place case) and run scalar.
 template <AluOp Op>
 void rows_tt(const float* a, ptrdiff_t as, const float* b, ptrdiff_t bs, float* out, ptrdiff_t os, size_t n,
              uint32_t P) {
@@ -321,22 +318,19 @@ inline T second(T r, T s1) {
   else
     return t;
 }
-// In 16-lane blocks where both ops have them (lanes<> is eval_f32 per lane); op1 == bypass is the single op.
+// In 16-lane blocks (lanes<> is eval_f32 per lane); op1 == bypass is the single op.
 template <AluOp Op0, AluOp Op1>
 void rows_ts2(const float* a, ptrdiff_t as, const float* s0, float imm0, const float* s1, float imm1, ptrdiff_t ss,
               float* out, ptrdiff_t os, size_t n, uint32_t P) {
+  static_assert(kHasLanes<Op0> && kHasLanes<Op1>);
   for (uint32_t i = 0; i < P; ++i) {
     const float c0 = s0 ? s0[ptrdiff_t(i) * ss] : imm0, c1 = s1 ? s1[ptrdiff_t(i) * ss] : imm1;
     const float* x = a + ptrdiff_t(i) * as;
     float* y = out + ptrdiff_t(i) * os;
-    if constexpr (kHasLanes<Op0> && kHasLanes<Op1>) {
-      const F16 v0 = splat16(c0), v1 = splat16(c1);
-      size_t j = 0;
-      for (; j + kLanes <= n; j += kLanes) store16(y + j, second<Op0, Op1>(lanes<Op0>(load16(x + j), v0), v1));
-      for (; j < n; ++j) y[j] = second<Op0, Op1>(lanes<Op0>(x[j], c0), c1);
-    } else {
-      for (size_t j = 0; j < n; ++j) y[j] = eval_f32(Op1, eval_f32(Op0, x[j], c0), c1);
-    }
+    const F16 v0 = splat16(c0), v1 = splat16(c1);
+    size_t j = 0;
+    for (; j + kLanes <= n; j += kLanes) store16(y + j, second<Op0, Op1>(lanes<Op0>(load16(x + j), v0), v1));
+    for (; j < n; ++j) y[j] = second<Op0, Op1>(lanes<Op0>(x[j], c0), c1);
   }
 }
 // One op with its operands swapped: s op x.
@@ -358,7 +352,7 @@ using Ts2Fn = void (*)(const float*, ptrdiff_t, const float*, float, const float
 template <AluOp Op0>
 Ts2Fn ts2_second(AluOp op1) {
   switch (op1) {
-    case AluOp::bypass: return kHasLanes<Op0> ? &rows_ts2<Op0, AluOp::bypass> : nullptr;
+    case AluOp::bypass: return &rows_ts2<Op0, AluOp::bypass>;
 #define NKISIM_TS2_CASE(id) \
   case AluOp::id:           \
     return &rows_ts2<Op0, AluOp::id>;
