@@ -4,6 +4,11 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace nkisim::sim {
 using isa::AluOp;
@@ -151,12 +156,76 @@ void tt_row_into_second(const float* __restrict x, float* __restrict yz, size_t 
   for (size_t j = 0; j < n; ++j) yz[j] = tt_elem<Op>(x[j], yz[j]);
 }
 
-// A row of dst is the row of an input or disjoint from both (callers guarantee it), so each case gets
-// non-aliasing pointers and vectorises; one loop over possibly-aliasing pointers would fail the compiler's
+// 16 fp32 lanes as one value (a GCC vector extension: one AVX-512 register with -march=native, split into
+// narrower registers by the compiler otherwise). The ops below are IEEE fp32 per lane, so a lane computes
+// what the scalar expression computes; explicit 16-lane blocks give every row of 64 elements four straight
+// iterations, where the auto-vectorised loops paid for their alias checks, peeling and 8-lane steps.
+typedef float F16 __attribute__((vector_size(64)));
+constexpr size_t kLanes = 16;
+inline F16 load16(const float* p) {
+  F16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store16(float* p, F16 v) { std::memcpy(p, &v, sizeof v); }
+inline F16 splat16(float s) { return F16{s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s}; }
+typedef int32_t I16 __attribute__((vector_size(64)));
+// x with its quiet bit set (what an x86 add returns for a NaN operand).
+inline float quieted(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  u |= 0x00400000u;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+inline F16 quieted(F16 x) { return F16(I16(x) | 0x00400000); }
+// The ops with a lane-wise form, and that form for T = float or F16: exactly eval_f32(Op, a, b) per lane.
+template <AluOp Op>
+constexpr bool kHasLanes = Op == AluOp::bypass || Op == AluOp::add || Op == AluOp::subtract ||
+                           Op == AluOp::multiply || Op == AluOp::divide || Op == AluOp::maximum ||
+                           Op == AluOp::minimum;
+// maximum / minimum with a NaN operand give a + b, that NaN quieted; when both are NaN, which payload a + b
+// returns depends on the operand order the compiler picked for the add. The previous loops returned b's for
+// tensor_tensor and a's for tensor_scalar (x op s), so BNaN says which one wins, explicitly.
+template <AluOp Op, bool BNaN = false, class T>
+inline T lanes(T a, T b) {
+  if constexpr (Op == AluOp::bypass) return a;
+  else if constexpr (Op == AluOp::add) return a + b;
+  else if constexpr (Op == AluOp::subtract) return a - b;
+  else if constexpr (Op == AluOp::multiply) return a * b;
+  else if constexpr (Op == AluOp::divide) return a / b;
+  else {
+    static_assert(Op == AluOp::maximum || Op == AluOp::minimum);
+    const T m = Op == AluOp::maximum ? (a > b ? a : b) : (a < b ? a : b);  // vmaxps / vminps exactly
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<T, F16>) {  // one compare for "no NaN in the block"
+      if (__builtin_expect(_mm512_cmp_ps_mask(__m512(a), __m512(b), _CMP_UNORD_Q) == 0, 1)) return m;
+    }
+#endif
+    const auto na = a != a, nb = b != b;
+    const T nan = BNaN ? (nb ? b : a) : (na ? a : b);
+    return (na | nb) ? quieted(nan) : m;
+  }
+}
+// One row in blocks of 16 lanes, then the tail element by element. z may be x or y exactly (each block is
+// loaded before it is stored) or disjoint from both.
+template <AluOp Op>
+inline void row_tt16(const float* x, const float* y, float* z, size_t n) {
+  size_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) store16(z + j, lanes<Op, true>(load16(x + j), load16(y + j)));
+  for (; j < n; ++j) z[j] = lanes<Op, true>(x[j], y[j]);
+}
+
+// The other ops: a row of dst is the row of an input or disjoint from both (callers guarantee it), so each case
+// gets non-aliasing pointers and vectorises; one loop over possibly-aliasing pointers would fail the compiler's
 // overlap check whenever dst is an input (the common in-place case) and run scalar.
 template <AluOp Op>
 void rows_tt(const float* a, ptrdiff_t as, const float* b, ptrdiff_t bs, float* out, ptrdiff_t os, size_t n,
              uint32_t P) {
+  if constexpr (kHasLanes<Op>) {
+    for (uint32_t i = 0; i < P; ++i) row_tt16<Op>(a + i * as, b + i * bs, out + i * os, n);
+    return;
+  }
   for (uint32_t i = 0; i < P; ++i) {
     const float *x = a + i * as, *y = b + i * bs;
     float* z = out + i * os;
@@ -235,17 +304,47 @@ void alu_ts_f32_rows(AluOp op, const float* a, ptrdiff_t as, const float* s, flo
 }
 
 namespace {
-// The fused pairs: plain arithmetic ops, neither operand swapped. Each element's intermediate stays an fp32
-// value in a register (no FMA contraction: -ffp-contract=off), so the result has the bits of two passes.
+// The fused pairs: plain arithmetic ops, neither operand swapped, and each of these ops alone (either operand
+// order). Each element's intermediate stays an fp32 value in a register (no FMA contraction:
+// -ffp-contract=off), so the result has the bits of two passes.
 #define NKISIM_TS2_OPS(X) X(add) X(subtract) X(multiply) X(divide) X(maximum) X(minimum)
+// op1 of a fused pair on op0's result r. After maximum / minimum, the previous loops' add / multiply returned
+// r's NaN when both r and s1 were NaN (operand order again), so that is explicit here too.
+template <AluOp Op0, AluOp Op1, class T>
+inline T second(T r, T s1) {
+  const T t = lanes<Op1>(r, s1);
+  if constexpr ((Op0 == AluOp::maximum || Op0 == AluOp::minimum) && (Op1 == AluOp::add || Op1 == AluOp::multiply))
+    return r != r ? quieted(r) : t;
+  else
+    return t;
+}
+// In 16-lane blocks (lanes<> is eval_f32 per lane); op1 == bypass is the single op.
 template <AluOp Op0, AluOp Op1>
 void rows_ts2(const float* a, ptrdiff_t as, const float* s0, float imm0, const float* s1, float imm1, ptrdiff_t ss,
               float* out, ptrdiff_t os, size_t n, uint32_t P) {
+  static_assert(kHasLanes<Op0> && kHasLanes<Op1>);
   for (uint32_t i = 0; i < P; ++i) {
     const float c0 = s0 ? s0[ptrdiff_t(i) * ss] : imm0, c1 = s1 ? s1[ptrdiff_t(i) * ss] : imm1;
     const float* x = a + ptrdiff_t(i) * as;
     float* y = out + ptrdiff_t(i) * os;
-    for (size_t j = 0; j < n; ++j) y[j] = eval_f32(Op1, eval_f32(Op0, x[j], c0), c1);
+    const F16 v0 = splat16(c0), v1 = splat16(c1);
+    size_t j = 0;
+    for (; j + kLanes <= n; j += kLanes) store16(y + j, second<Op0, Op1>(lanes<Op0>(load16(x + j), v0), v1));
+    for (; j < n; ++j) y[j] = second<Op0, Op1>(lanes<Op0>(x[j], c0), c1);
+  }
+}
+// One op with its operands swapped: s op x.
+template <AluOp Op>
+void rows_ts1_reversed(const float* a, ptrdiff_t as, const float* s0, float imm0, const float*, float, ptrdiff_t ss,
+                       float* out, ptrdiff_t os, size_t n, uint32_t P) {
+  for (uint32_t i = 0; i < P; ++i) {
+    const float c0 = s0 ? s0[ptrdiff_t(i) * ss] : imm0;
+    const float* x = a + ptrdiff_t(i) * as;
+    float* y = out + ptrdiff_t(i) * os;
+    const F16 v0 = splat16(c0);
+    size_t j = 0;
+    for (; j + kLanes <= n; j += kLanes) store16(y + j, lanes<Op>(v0, load16(x + j)));
+    for (; j < n; ++j) y[j] = lanes<Op>(c0, x[j]);
   }
 }
 using Ts2Fn = void (*)(const float*, ptrdiff_t, const float*, float, const float*, float, ptrdiff_t, float*, ptrdiff_t,
@@ -253,6 +352,7 @@ using Ts2Fn = void (*)(const float*, ptrdiff_t, const float*, float, const float
 template <AluOp Op0>
 Ts2Fn ts2_second(AluOp op1) {
   switch (op1) {
+    case AluOp::bypass: return &rows_ts2<Op0, AluOp::bypass>;
 #define NKISIM_TS2_CASE(id) \
   case AluOp::id:           \
     return &rows_ts2<Op0, AluOp::id>;
@@ -261,7 +361,18 @@ Ts2Fn ts2_second(AluOp op1) {
     default: return nullptr;
   }
 }
-Ts2Fn ts2_fused(AluOp op0, AluOp op1) {
+// op1 == bypass means op0 alone (reverse0 then allowed); otherwise neither operand swapped.
+Ts2Fn ts2_fused(AluOp op0, bool rev0, AluOp op1, bool rev1) {
+  if (rev0 || rev1) {
+    if (rev1 || op1 != AluOp::bypass) return nullptr;
+    switch (op0) {
+      case AluOp::add: return &rows_ts1_reversed<AluOp::add>;
+      case AluOp::subtract: return &rows_ts1_reversed<AluOp::subtract>;
+      case AluOp::multiply: return &rows_ts1_reversed<AluOp::multiply>;
+      case AluOp::divide: return &rows_ts1_reversed<AluOp::divide>;
+      default: return nullptr;
+    }
+  }
   switch (op0) {
 #define NKISIM_TS2_CASE(id) \
   case AluOp::id:           \
@@ -277,9 +388,7 @@ Ts2Fn ts2_fused(AluOp op0, AluOp op1) {
 void alu_ts2_f32_rows(const TsOp& op0, const TsOp& op1, ptrdiff_t ss, const float* a, ptrdiff_t as, float* out,
                       ptrdiff_t os, size_t n, uint32_t P) {
   const bool rev0 = op0.reverse && !alu_is_unary(op0.op), rev1 = op1.reverse && !alu_is_unary(op1.op);
-  if (op1.op != AluOp::bypass && !rev0 && !rev1) {
-    if (Ts2Fn f = ts2_fused(op0.op, op1.op)) return f(a, as, op0.s, op0.imm, op1.s, op1.imm, ss, out, os, n, P);
-  }
+  if (Ts2Fn f = ts2_fused(op0.op, rev0, op1.op, rev1)) return f(a, as, op0.s, op0.imm, op1.s, op1.imm, ss, out, os, n, P);
   // Row by row: op0 into the row, then op1 in place on it while it is in L1.
   for (uint32_t i = 0; i < P; ++i) {
     float* y = out + ptrdiff_t(i) * os;
