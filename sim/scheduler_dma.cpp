@@ -86,12 +86,14 @@ uint32_t Scheduler::enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, dou
 void Scheduler::on_dma_eligible(uint32_t x) {
   const uint16_t q = transfers_[x].queue;
   const auto& fifo = dma_fifo_[q];
-  for (uint32_t d = 0; d < dma_.size(); ++d) {
+  const uint32_t* rows = transfers_[x].plan->rows;
+  const uint32_t nd = uint32_t(dma_.size());
+  for (uint32_t d = 0; d < nd; ++d) {
     DmaEngine& en = dma_[d];
     if (en.cursor[q] >= fifo.size() || fifo[en.cursor[q]] != x) continue;
     // Fast path (the common case): an idle engine whose only waiting queue is q starts x's share directly.
-    if (!en.busy && q < 64 && en.nonempty == (uint64_t(1) << q) && transfers_[x].plan->rows[d] > 0) {
-      start_share(d, q);
+    if (!en.busy && q < 64 && en.nonempty == (uint64_t(1) << q) && rows[d] > 0) {
+      start_share(d, q, x);
       continue;
     }
     dma_kick(d);
@@ -132,6 +134,7 @@ void Scheduler::dma_kick(uint32_t d) {
   // Round robin: the first queue at or after en.rr with an eligible head, wrapping around. (Heads with
   // nothing to move were consumed above, so an eligible head has a share here.)
   size_t pick = nq;
+  uint32_t pick_x = ~0u;
   const uint64_t cand = masked ? en.nonempty : all;
   const uint64_t from_rr = en.rr >= 64 ? 0 : cand & (~uint64_t(0) << en.rr);
   for (uint64_t m : {from_rr, cand & ~from_rr}) {
@@ -139,7 +142,7 @@ void Scheduler::dma_kick(uint32_t d) {
       const size_t q = size_t(__builtin_ctzll(m));
       if (q >= nq) break;
       const uint32_t x = head(q);
-      if (x != ~0u && transfers_[x].eligible <= now_) pick = q;
+      if (x != ~0u && transfers_[x].eligible <= now_) pick = q, pick_x = x;
     }
     if (pick != nq) break;
   }
@@ -147,17 +150,16 @@ void Scheduler::dma_kick(uint32_t d) {
     for (size_t k = 0; k < nq && pick == nq; ++k) {
       const size_t q = (en.rr + k) % nq;
       const uint32_t x = head(q);
-      if (x != ~0u && transfers_[x].eligible <= now_) pick = q;
+      if (x != ~0u && transfers_[x].eligible <= now_) pick = q, pick_x = x;
     }
   if (pick == nq) return;  // a later DmaEligible event kicks again
-  start_share(d, pick);
+  start_share(d, pick, pick_x);
 }
 
-// Engine d (idle) starts the share of the transfer at the head of queue q.
-void Scheduler::start_share(uint32_t d, size_t q) {
+// Engine d (idle) starts the share of transfer x, the head of queue q.
+void Scheduler::start_share(uint32_t d, size_t q, uint32_t x) {
   DmaEngine& en = dma_[d];
   const size_t nq = en.cursor.size();
-  const uint32_t x = dma_fifo_[q][en.cursor[q]];
   if (++en.cursor[q] == dma_fifo_[q].size() && q < 64) en.nonempty &= ~(uint64_t(1) << q);
   en.rr = uint16_t(q + 1 == nq ? 0 : q + 1);
   Transfer& tr = transfers_[x];
