@@ -45,6 +45,7 @@ uint32_t Scheduler::enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, dou
   tr.engine = uint8_t(e);
   tr.index = i;
   tr.plan = &plan;
+  tr.rows = plan.rows;
   tr.queue = plan.queue;
   tr.enqueue = enqueue;
   tr.pred = TimingRef{TimingRef::Instr, id};
@@ -86,7 +87,7 @@ uint32_t Scheduler::enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, dou
 void Scheduler::on_dma_eligible(uint32_t x) {
   const uint16_t q = transfers_[x].queue;
   const auto& fifo = dma_fifo_[q];
-  const uint32_t* rows = transfers_[x].plan->rows;
+  const uint32_t* rows = transfers_[x].rows;
   const uint32_t nd = uint32_t(dma_.size());
   for (uint32_t d = 0; d < nd; ++d) {
     DmaEngine& en = dma_[d];
@@ -116,7 +117,7 @@ void Scheduler::dma_kick(uint32_t d) {
   auto advance = [&](size_t q) {
     if (++en.cursor[q] == dma_fifo_[q].size() && masked) en.nonempty &= ~(uint64_t(1) << q);
   };
-  auto rows = [&](uint32_t x) { return transfers_[x].plan->rows[d]; };
+  auto rows = [&](uint32_t x) { return transfers_[x].rows[d]; };
   for (uint64_t m = en.empties == 0 ? 0 : masked ? en.nonempty : all; m; m &= m - 1) {
     const size_t q = size_t(__builtin_ctzll(m));
     if (q >= nq) break;
@@ -164,18 +165,19 @@ void Scheduler::start_share(uint32_t d, size_t q, uint32_t x) {
   en.rr = uint16_t(q + 1 == nq ? 0 : q + 1);
   Transfer& tr = transfers_[x];
   const DmaPlan& plan = *tr.plan;
-  const double nrows = plan.rows[d];
+  const uint32_t rows_d = tr.rows[d];
+  const double nrows = rows_d;
   // What delayed this share: its own eligibility (the trigger), or the work ahead of it on this engine.
   const TimingRef why = now_ > tr.eligible && en.last.kind != TimingRef::None ? en.last : tr.pred;
   en.hbm = plan.layout.hbm && t_.hbm_bytes_per_ns > 0;
   uint32_t split = 0;  // the HBM bandwidth is split between this many engines
   if (en.hbm) split = std::max<uint32_t>(++hbm_pool_->active, tr.nshares);
-  if (plan.rows[d] != tr.dur_rows || split != tr.dur_split) {  // else the same duration as the previous share
+  if (rows_d != tr.dur_rows || split != tr.dur_split) {  // else the same duration as the previous share
     double rate = t_.dma_engine_bytes_per_ns * plan.layout.rate_factor;
     if (en.hbm) rate = std::min(rate, hbm_pool_->bytes_per_ns / double(split));
     const double bytes = nrows * plan.layout.row_bytes;
     tr.dur = nrows * double(plan.layout.per_row) * t_.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0);
-    tr.dur_rows = plan.rows[d];
+    tr.dur_rows = rows_d;
     tr.dur_split = split;
   }
   // An engine starts at most one share per dma_share_interval_ns (its transfer rate).
