@@ -70,6 +70,7 @@ Scheduler::Scheduler(ExecContext& ctx, const Options& opts, Result& r)
   dma_fifo_.resize(nq);
   dge_free_.assign(size_t(std::max(0.0, t_.dma_dge_blocks)), 0.0);
   queue_done_.assign(nq, 0.0);
+  init_handoff();
   start_prepare();
 }
 

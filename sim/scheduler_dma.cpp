@@ -45,6 +45,7 @@ uint32_t Scheduler::enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, dou
   tr.engine = uint8_t(e);
   tr.index = i;
   tr.plan = &plan;
+  tr.rows = plan.rows;
   tr.queue = plan.queue;
   tr.enqueue = enqueue;
   tr.pred = TimingRef{TimingRef::Instr, id};
@@ -86,12 +87,14 @@ uint32_t Scheduler::enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, dou
 void Scheduler::on_dma_eligible(uint32_t x) {
   const uint16_t q = transfers_[x].queue;
   const auto& fifo = dma_fifo_[q];
-  for (uint32_t d = 0; d < dma_.size(); ++d) {
+  const uint32_t* rows = transfers_[x].rows;
+  const uint32_t nd = uint32_t(dma_.size());
+  for (uint32_t d = 0; d < nd; ++d) {
     DmaEngine& en = dma_[d];
     if (en.cursor[q] >= fifo.size() || fifo[en.cursor[q]] != x) continue;
     // Fast path (the common case): an idle engine whose only waiting queue is q starts x's share directly.
-    if (!en.busy && q < 64 && en.nonempty == (uint64_t(1) << q) && transfers_[x].plan->rows[d] > 0) {
-      start_share(d, q);
+    if (!en.busy && q < 64 && en.nonempty == (uint64_t(1) << q) && rows[d] > 0) {
+      start_share(d, q, x);
       continue;
     }
     dma_kick(d);
@@ -114,7 +117,7 @@ void Scheduler::dma_kick(uint32_t d) {
   auto advance = [&](size_t q) {
     if (++en.cursor[q] == dma_fifo_[q].size() && masked) en.nonempty &= ~(uint64_t(1) << q);
   };
-  auto rows = [&](uint32_t x) { return transfers_[x].plan->rows[d]; };
+  auto rows = [&](uint32_t x) { return transfers_[x].rows[d]; };
   for (uint64_t m = en.empties == 0 ? 0 : masked ? en.nonempty : all; m; m &= m - 1) {
     const size_t q = size_t(__builtin_ctzll(m));
     if (q >= nq) break;
@@ -132,6 +135,7 @@ void Scheduler::dma_kick(uint32_t d) {
   // Round robin: the first queue at or after en.rr with an eligible head, wrapping around. (Heads with
   // nothing to move were consumed above, so an eligible head has a share here.)
   size_t pick = nq;
+  uint32_t pick_x = ~0u;
   const uint64_t cand = masked ? en.nonempty : all;
   const uint64_t from_rr = en.rr >= 64 ? 0 : cand & (~uint64_t(0) << en.rr);
   for (uint64_t m : {from_rr, cand & ~from_rr}) {
@@ -139,7 +143,7 @@ void Scheduler::dma_kick(uint32_t d) {
       const size_t q = size_t(__builtin_ctzll(m));
       if (q >= nq) break;
       const uint32_t x = head(q);
-      if (x != ~0u && transfers_[x].eligible <= now_) pick = q;
+      if (x != ~0u && transfers_[x].eligible <= now_) pick = q, pick_x = x;
     }
     if (pick != nq) break;
   }
@@ -147,33 +151,33 @@ void Scheduler::dma_kick(uint32_t d) {
     for (size_t k = 0; k < nq && pick == nq; ++k) {
       const size_t q = (en.rr + k) % nq;
       const uint32_t x = head(q);
-      if (x != ~0u && transfers_[x].eligible <= now_) pick = q;
+      if (x != ~0u && transfers_[x].eligible <= now_) pick = q, pick_x = x;
     }
   if (pick == nq) return;  // a later DmaEligible event kicks again
-  start_share(d, pick);
+  start_share(d, pick, pick_x);
 }
 
-// Engine d (idle) starts the share of the transfer at the head of queue q.
-void Scheduler::start_share(uint32_t d, size_t q) {
+// Engine d (idle) starts the share of transfer x, the head of queue q.
+void Scheduler::start_share(uint32_t d, size_t q, uint32_t x) {
   DmaEngine& en = dma_[d];
   const size_t nq = en.cursor.size();
-  const uint32_t x = dma_fifo_[q][en.cursor[q]];
   if (++en.cursor[q] == dma_fifo_[q].size() && q < 64) en.nonempty &= ~(uint64_t(1) << q);
   en.rr = uint16_t(q + 1 == nq ? 0 : q + 1);
   Transfer& tr = transfers_[x];
   const DmaPlan& plan = *tr.plan;
-  const double nrows = plan.rows[d];
+  const uint32_t rows_d = tr.rows[d];
+  const double nrows = rows_d;
   // What delayed this share: its own eligibility (the trigger), or the work ahead of it on this engine.
   const TimingRef why = now_ > tr.eligible && en.last.kind != TimingRef::None ? en.last : tr.pred;
   en.hbm = plan.layout.hbm && t_.hbm_bytes_per_ns > 0;
   uint32_t split = 0;  // the HBM bandwidth is split between this many engines
   if (en.hbm) split = std::max<uint32_t>(++hbm_pool_->active, tr.nshares);
-  if (plan.rows[d] != tr.dur_rows || split != tr.dur_split) {  // else the same duration as the previous share
+  if (rows_d != tr.dur_rows || split != tr.dur_split) {  // else the same duration as the previous share
     double rate = t_.dma_engine_bytes_per_ns * plan.layout.rate_factor;
     if (en.hbm) rate = std::min(rate, hbm_pool_->bytes_per_ns / double(split));
     const double bytes = nrows * plan.layout.row_bytes;
     tr.dur = nrows * double(plan.layout.per_row) * t_.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0);
-    tr.dur_rows = plan.rows[d];
+    tr.dur_rows = rows_d;
     tr.dur_split = split;
   }
   // An engine starts at most one share per dma_share_interval_ns (its transfer rate).

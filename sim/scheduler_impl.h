@@ -156,6 +156,7 @@ struct Transfer {
   uint32_t nshares = 0;       // DMA engines that move data
   int32_t reg = 0;            // ind=3: the scalar_offset register at the trigger (ExecContext::dma_register)
   const DmaPlan* plan = nullptr;
+  const uint32_t* rows = nullptr;  // plan->rows (one load less on the share path)
   double enqueue = 0, eligible = 0, first_start = -1;
   double last_report = -1;
   TimingRef pred;
@@ -297,6 +298,7 @@ class Scheduler {
   // ---- scheduler_pe.cpp ----
   void hazard_constraint(int e, const OpInfo& op, StartCalc& c) const;
   void hazard_record(int e, const OpInfo& op, double end, uint32_t id);
+  void init_handoff();
   void psum_constraint(int e, const OpInfo& op, StartCalc& c) const;
   void psum_record(int e, const OpInfo& op, double end, uint32_t id);
   void pe_constraint(PeRole role, StartCalc& c) const;
@@ -310,7 +312,7 @@ class Scheduler {
   uint32_t enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, double enqueue, double eligible, uint8_t dge,
                             bool sendrecv, int32_t reg);
   void dma_kick(uint32_t d);
-  void start_share(uint32_t d, size_t q);
+  void start_share(uint32_t d, size_t q, uint32_t x);  // x: the transfer at the head of queue q on engine d
   void on_dma_eligible(uint32_t x);
   void on_share_done(uint32_t d);
   void on_shares_done(uint32_t mask);
@@ -363,6 +365,8 @@ class Scheduler {
   static constexpr int kRing = 8;
   std::array<std::array<WriteRec, kRing>, isa::kNumEngines> writes_{};
   std::array<uint32_t, isa::kNumEngines> write_head_{};
+  std::array<double, isa::kNumEngines> handoff_ns_{};  // init_handoff()
+  std::array<bool, isa::kNumEngines> handoff_on_{};
   // PSUM banks: busy-until of Vector (0) and Scalar (1) accesses per bank.
   std::array<std::array<double, 2>, 32> psum_busy_{};
   std::array<std::array<TimingRef, 2>, 32> psum_user_{};

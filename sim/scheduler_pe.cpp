@@ -56,14 +56,22 @@ void Scheduler::hazard_constraint(int e, const OpInfo& op, StartCalc& c) const {
       if (w.ready > c.t && overlaps(op.fps[k], w.fp)) c.raise(w.ready, StallCause::dependency, TimingRef{TimingRef::Instr, w.gid});
 }
 
+// The hand-off latency of a result to a dependent instruction on engine e (hazard_record), computed once.
+void Scheduler::init_handoff() {
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    const double ghz = t_.engine_ghz(Engine(e));
+    handoff_on_[size_t(e)] = !(ghz <= 0);  // as the test was before (a NaN clock records)
+    if (ghz <= 0) continue;
+    const double handoff = e == int(Engine::Vector)   ? t_.vector_raw_handoff_cycles
+                           : e == int(Engine::Scalar) ? t_.scalar_raw_handoff_cycles
+                                                      : t_.dep_static_cycles + 2 * t_.access_overhead_cycles;
+    handoff_ns_[size_t(e)] = handoff / ghz;
+  }
+}
+
 void Scheduler::hazard_record(int e, const OpInfo& op, double end, uint32_t id) {
-  if (!op.nwrite) return;
-  const double ghz = t_.engine_ghz(Engine(e));
-  if (ghz <= 0) return;
-  const double handoff = e == int(Engine::Vector)   ? t_.vector_raw_handoff_cycles
-                         : e == int(Engine::Scalar) ? t_.scalar_raw_handoff_cycles
-                                                    : t_.dep_static_cycles + 2 * t_.access_overhead_cycles;
-  const double ready = end + handoff / ghz;
+  if (!op.nwrite || !handoff_on_[size_t(e)]) return;
+  const double ready = end + handoff_ns_[size_t(e)];
   for (uint32_t k = op.nread; k < uint32_t(op.nread) + op.nwrite; ++k) {
     WriteRec& w = writes_[size_t(e)][write_head_[size_t(e)]++ % kRing];
     w.fp = op.fps[k];
