@@ -105,6 +105,49 @@ ExpRange fma_range(const float* p, size_t n) {
   const uint32_t lo = small1 == ~0u ? 255u : (small1 + 1) >> 23, hi = big >> 23;
   return ExpRange{lo, hi, (low_bits & 0x1fffu) == 0 && hi < 255 && lo > 0};
 }
+// A bf16 panel (rows x width values, row k at src + k * row_step) to fp32 rows of `width` floats, with the
+// ExpRange of the converted values in the same pass: fma_range's checks on the values as they are stored,
+// only the top 16 bits of each fp32 can be nonzero (so at most 8 significant bits). The rows lie a partition
+// apart in simulated memory, each on its own host page, which the hardware prefetchers do not follow: the
+// rows a few ahead are fetched by hand.
+ExpRange load_bf16_panel(const uint8_t* src, int64_t row_step, uint32_t rows, uint32_t width, float* out) {
+  typedef uint32_t vu16 __attribute__((vector_size(64)));
+  typedef uint32_t vu16u __attribute__((vector_size(64), aligned(4)));
+  typedef uint16_t vh16u __attribute__((vector_size(32), aligned(2)));
+  constexpr uint32_t kAhead = 6;
+  const uint32_t vec = width / 16 * 16, bytes = width * 2;
+  for (uint32_t k = 0; k < std::min(rows, kAhead); ++k)
+    for (uint32_t b = 0; b < bytes; b += 64) __builtin_prefetch(src + k * row_step + b);
+  vu16 vbig = {}, vsmall = vu16{} + ~0u;
+  uint32_t big = 0, small1 = ~0u;
+  for (uint32_t k = 0; k < rows; ++k) {
+    const uint8_t* r = src + k * row_step;
+    if (k + kAhead < rows)
+      for (uint32_t b = 0; b < bytes; b += 64) __builtin_prefetch(r + kAhead * row_step + b);
+    float* o = out + size_t(k) * width;
+    for (uint32_t n = 0; n < vec; n += 16) {
+      const vu16 u = __builtin_convertvector(*reinterpret_cast<const vh16u*>(r + 2 * n), vu16) << 16;
+      *reinterpret_cast<vu16u*>(o + n) = u;
+      const vu16 mag = u & 0x7fffffffu, m1 = mag - 1;
+      vbig = vbig > mag ? vbig : mag;
+      vsmall = vsmall < m1 ? vsmall : m1;
+    }
+    for (uint32_t n = vec; n < width; ++n) {
+      uint16_t h;
+      std::memcpy(&h, r + 2 * n, 2);
+      const uint32_t u = uint32_t(h) << 16;
+      std::memcpy(o + n, &u, 4);
+      big = std::max(big, u & 0x7fffffffu);
+      small1 = std::min(small1, (u & 0x7fffffffu) - 1);
+    }
+  }
+  for (int l = 0; l < 16; ++l) {
+    big = std::max(big, vbig[l]);
+    small1 = std::min(small1, vsmall[l]);
+  }
+  const uint32_t lo = small1 == ~0u ? 255u : (small1 + 1) >> 23, hi = big >> 23;
+  return ExpRange{lo, hi, hi < 255 && lo > 0};
+}
 // Every product of a weight in `w` and a value in `v` is exact and in [2^-126, 2^127]: (hi_w - 127) + (hi_v - 127)
 // + 2 <= 127 bounds it above (below 2^128 with at most 22 significant bits), (lo_w - 127) + (lo_v - 127) >= -126
 // below (zero products are exact).
@@ -113,7 +156,7 @@ bool fma_exact(const ExpRange& w, const ExpRange& v) {
 }
 // At least this many work items per call when the row blocks allow it (more groups re-convert the panel
 // once per group, fewer leave a late helper thread nothing to take). Host tuning, not a hardware number.
-constexpr uint32_t kMinItems = 16;
+constexpr uint32_t kMinItems = 8;
 
 // out rows [0, MR) x vector columns [0, 16 NV) = wp.T @ panel. wp = packed weights [rows][MR] of this row
 // block; panel = [rows][pstride] fp32; out row i at out + i * ostride.
@@ -254,10 +297,16 @@ void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
     thread_local std::vector<float> panel_buf;
     panel_buf.resize(size_t(rows) * width);
     float* panel = panel_buf.data();
-    for (uint32_t k = 0; k < rows; ++k)
-      load_f32(moving.dtype, moving.base + k * moving.row_step + int64_t(n0) * esize, esize, width,
-               panel + size_t(k) * width);
-    const bool fma = wr.ok && fma_exact(wr, fma_range(panel, size_t(rows) * width));
+    bool fma = false;
+    if (moving.dtype == isa::DType::bfloat16) {
+      const ExpRange vr = load_bf16_panel(moving.base + int64_t(n0) * 2, moving.row_step, rows, width, panel);
+      fma = fma_exact(wr, vr);
+    } else {
+      for (uint32_t k = 0; k < rows; ++k)
+        load_f32(moving.dtype, moving.base + k * moving.row_step + int64_t(n0) * esize, esize, width,
+                 panel + size_t(k) * width);
+      fma = wr.ok && fma_exact(wr, fma_range(panel, size_t(rows) * width));
+    }
     for (uint32_t b = g * mblocks / groups; b < (g + 1) * mblocks / groups; ++b) {
       const uint32_t m0 = b * kMR, mr = std::min<uint32_t>(kMR, M - m0);
       const float* wb = wp + size_t(b) * kMR * rows;

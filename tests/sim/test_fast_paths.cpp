@@ -100,6 +100,44 @@ TEST_CASE("pe_gemm from memory: dtypes converted per panel, padded rows, accumul
     }
 }
 
+TEST_CASE("pe_gemm from bf16 memory: the panel's range check decides fused or not, bit for bit either way") {
+  // bf16 rows read straight from memory (converted and range-checked in one pass): specials in the moving or
+  // the stationary (NaN, inf, subnormals: never fused), panels scaled to the edges of fp32's normal range
+  // (fused only where every product is exact), and widths with a scalar tail.
+  struct Case {
+    uint32_t K, M, N;
+  };
+  const Case cases[] = {{128, 128, 512}, {5, 7, 70}, {128, 9, 100}, {33, 128, 16}};
+  uint32_t seed = 300;
+  for (const Case& c : cases)
+    for (double rate : {0.0, 0.01})
+      for (int shift : {-120, -63, -20, 0, 63, 100}) {
+        CAPTURE(c.K);
+        CAPTURE(c.N);
+        CAPTURE(rate);
+        CAPTURE(shift);
+        auto w = random_values(size_t(c.K) * c.M, seed++, shift == 0 ? rate : 0.0, true);
+        auto v = random_values(size_t(c.K) * c.N, seed++, rate, true);
+        for (float& x : v) x = floattest::bf16_cut(std::ldexp(x, shift));
+        const int64_t row_step = int64_t(c.N + 5) * 2;
+        std::vector<uint8_t> mem(size_t(row_step) * c.K, 0xCD);
+        for (uint32_t k = 0; k < c.K; ++k)
+          sim::store_f32(isa::DType::bfloat16, mem.data() + k * row_step, 2, c.N, v.data() + size_t(k) * c.N);
+        std::vector<float> want(size_t(c.M) * c.N), out(size_t(c.M) * c.N, 7.0f);
+        sim::pe_gemm_reference(w.data(), v.data(), c.K, c.M, c.N, want.data());
+        sim::GemmMoving moving;
+        moving.base = mem.data();
+        moving.row_step = row_step;
+        moving.dtype = isa::DType::bfloat16;
+        sim::GemmOut o;
+        o.base = out.data();
+        o.row_step = c.N;
+        sim::pe_gemm(w.data(), c.K, c.M, c.N, moving, o);
+        if (rate == 0.0) CHECK(same_bits(out, want));
+        else CHECK(same_bits_or_both_nan(out, want));
+      }
+}
+
 TEST_CASE("pe_gemm: products are rounded before the add, sums run k = 0..K-1 from +0.0") {
   // One output element, K = 2: (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11; minus (1 + 2^-11)
   // gives exactly 0 (a fused multiply-add would keep 2^-24).
