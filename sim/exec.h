@@ -22,6 +22,9 @@ class ExecContext {
  public:
   // `hbm`: the run's HBM space, shared by every core (sim/machine.h); it must outlive the context.
   ExecContext(const isa::Program& p, const isa::TargetDesc& t, MemorySpace& hbm);
+  ~ExecContext() { settle_gemm(); }  // a product still running reads and writes this context's memories
+  ExecContext(const ExecContext&) = delete;
+  ExecContext& operator=(const ExecContext&) = delete;
   // Before a run that computes (not timing only): faults in, over the parallel_for threads, the memory the
   // program certainly touches (the HBM inputs and outputs when `with_hbm`, i.e. for one core of the run;
   // SBUF/PSUM up to a dense high-water mark), after asking for transparent huge pages where
@@ -36,6 +39,14 @@ class ExecContext {
   // Per program.hbm_tensors entry: an input bind_inputs maps from its file (prepare_pages leaves it alone).
   std::vector<uint8_t> tensor_mapped;
   PeState pe;  // Tensor Engine: the stationary loaded into the PE array (sim/exec_tensor.cpp)
+  // A multiply_moving whose product still runs on the helper threads (pe_gemm_start, sim/exec_tensor.cpp):
+  // its PSUM output and its moving operand. resolve() waits for it (settle_gemm) before handing out an
+  // operand that overlaps the output, a write that overlaps the moving operand, or any operand of an indirect
+  // DMA (whose rows lie outside its view), so every instruction sees memory as if the product had finished
+  // at its own turn.
+  bool gemm_running = false;
+  View gemm_out, gemm_moving;
+  void settle_gemm();
 
   // Resolves operand `slot` of `ins` for reading / writing: checks that it is present (when the table
   // says REQ; an absent optional operand gives an empty View with mem None), lives in a memory the table

@@ -6,6 +6,7 @@
 
 #include "isa/mx.h"
 #include "sim/exec.h"
+#include "sim/gemm.h"
 #include "sim/parallel.h"
 
 namespace nkisim::sim {
@@ -212,6 +213,12 @@ void prepare_hbm(MemorySpace& hbm, const View& v) {
 }
 }  // namespace
 
+void ExecContext::settle_gemm() {
+  if (!gemm_running) return;
+  pe_gemm_settle();
+  gemm_running = false;
+}
+
 View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
   View v = check(ins, slot, writes);
   if (!ins.operands[slot].present()) return v;
@@ -229,6 +236,8 @@ View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
     v.pstep = int64_t(space.pitch());
     if (!v.empty()) space.prepare(v.start_partition, v.partitions, uint64_t(v.lo), uint64_t(v.hi));
   }
+  if (gemm_running && (ins.params.ind_kind || may_overlap(v, gemm_out) || (writes && may_overlap(v, gemm_moving))))
+    [[unlikely]] settle_gemm();
   // --check hook (sim/check.h). An indirect DMA operand reports its rows itself (sim/exec_dma.cpp).
   if (checker && !(ins.params.ind_kind && (ins.params.ind_opnds >> slot & 1))) [[unlikely]]
     checker->on_access(*this, ins, slot, v, writes);

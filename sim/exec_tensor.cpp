@@ -147,6 +147,15 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
       out.base = d;
       out.row_step = dst.pstep / 4;
       out.accumulate = accumulate;
+      if (dst.mem == isa::Memory::PSUM && !ctx.checker) {
+        // Left running on the helper threads while the next instructions execute (ExecContext::gemm_running).
+        ctx.settle_gemm();
+        pe_gemm_start(pe.value.data(), rows, M, N, moving, out);
+        ctx.gemm_running = true;
+        ctx.gemm_out = dst;
+        ctx.gemm_moving = mv;
+        return;
+      }
       pe_gemm(pe.value.data(), rows, M, N, moving, out);
       return;
     }

@@ -283,17 +283,21 @@ void pe_gemm_reference(const float* w, const float* v, uint32_t rows, uint32_t M
     }
 }
 
-void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out) {
-  if (M == 0 || N == 0) return;
-  const float* wp = pack_weights(w, rows, M);
-  const uint32_t mblocks = (M + kMR - 1) / kMR;
-  const uint32_t npanels = (N + kNB - 1) / kNB;
-  const uint32_t groups = std::max<uint32_t>(1, std::min<uint32_t>(mblocks, (kMinItems + npanels - 1) / npanels));
-  const unsigned esize = isa::dtype_size(moving.dtype);
-  const ExpRange wr = fma_range(w, size_t(rows) * M);
-  auto item = [&](size_t it) {
+namespace {
+// One product split into work items: (column panel, group of row blocks).
+struct Job {
+  const float* wp = nullptr;  // packed weights (pack_weights: the buffer of the thread that made the job)
+  uint32_t rows = 0, M = 0, N = 0, mblocks = 0, groups = 1;
+  size_t items = 0;
+  GemmMoving moving;
+  GemmOut out;
+  ExpRange wr;
+  bool parallel = false;  // worth splitting over threads
+
+  void item(size_t it) const {
     const uint32_t p = uint32_t(it / groups), g = uint32_t(it % groups);
     const uint32_t n0 = p * kNB, width = std::min<uint32_t>(kNB, N - n0), vec = width / 16 * 16;
+    const unsigned esize = isa::dtype_size(moving.dtype);
     thread_local std::vector<float> panel_buf;
     panel_buf.resize(size_t(rows) * width);
     float* panel = panel_buf.data();
@@ -319,14 +323,60 @@ void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
       }
       if (vec < width) tail_columns(wb, int(mr), panel, width, rows, vec, width, out, o);
     }
-  };
-  const size_t items = size_t(npanels) * groups;
-  // Split over threads only when an item is worth a wake-up (~64K multiply-adds or more per call).
-  if (items > 1 && uint64_t(rows) * M * N >= (uint64_t(1) << 20)) {
-    parallel_for(items, item);
-  } else {
-    for (size_t it = 0; it < items; ++it) item(it);
   }
+};
+
+Job make_job(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out) {
+  Job j;
+  j.wp = pack_weights(w, rows, M);
+  j.rows = rows;
+  j.M = M;
+  j.N = N;
+  j.mblocks = (M + kMR - 1) / kMR;
+  const uint32_t npanels = (N + kNB - 1) / kNB;
+  j.groups = std::max<uint32_t>(1, std::min<uint32_t>(j.mblocks, (kMinItems + npanels - 1) / npanels));
+  j.items = size_t(npanels) * j.groups;
+  j.moving = moving;
+  j.out = out;
+  j.wr = fma_range(w, size_t(rows) * M);
+  // Split over threads only when an item is worth a wake-up (~64K multiply-adds or more per call).
+  j.parallel = j.items > 1 && uint64_t(rows) * M * N >= (uint64_t(1) << 20);
+  return j;
+}
+
+// The product pe_gemm_start left running on the helper threads (it reads the calling thread's packed weights).
+thread_local Job t_started;
+thread_local bool t_pending = false;
+}  // namespace
+
+void pe_gemm_settle() {
+  if (!t_pending) return;
+  parallel_join();
+  t_pending = false;
+}
+
+void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out) {
+  pe_gemm_settle();  // its packed weights and panels are about to be reused
+  if (M == 0 || N == 0) return;
+  const Job j = make_job(w, rows, M, N, moving, out);
+  if (j.parallel) {
+    parallel_for(j.items, [&j](size_t it) { j.item(it); });
+  } else {
+    for (size_t it = 0; it < j.items; ++it) j.item(it);
+  }
+}
+
+void pe_gemm_start(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving,
+                   const GemmOut& out) {
+  pe_gemm_settle();
+  if (M == 0 || N == 0) return;
+  t_started = make_job(w, rows, M, N, moving, out);
+  const Job* j = &t_started;  // this thread's: the helpers get the pointer
+  if (j->parallel && parallel_start(j->items, [j](size_t it) { j->item(it); })) {
+    t_pending = true;
+    return;
+  }
+  for (size_t it = 0; it < j->items; ++it) j->item(it);
 }
 
 void pe_gemm(const float* w, const float* v, uint32_t rows, uint32_t M, uint32_t N, float* acc) {

@@ -32,6 +32,16 @@ struct GemmOut {
 // triple loop whatever the blocking or thread count. `out` must not overlap the moving operand.
 void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out);
 
+// pe_gemm begun on the parallel_for helper threads, returning before it is done, so the caller can go on with
+// other work meanwhile: `w` is packed before the call returns (it may change after), but the moving operand's
+// bytes must not change and `out` must not be read or written until pe_gemm_settle() (the next pe_gemm or
+// pe_gemm_start of this thread settles it first). Without a free helper thread it runs to the end at once.
+void pe_gemm_start(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving,
+                   const GemmOut& out);
+// Waits for the product this thread's pe_gemm_start left running, the calling thread taking part; a no-op
+// when there is none.
+void pe_gemm_settle();
+
 // acc[M x N] = w.T @ v with v and acc row-major fp32 (the form above with a dense fp32 moving operand).
 void pe_gemm(const float* w, const float* v, uint32_t rows, uint32_t M, uint32_t N, float* acc);
 

@@ -32,14 +32,19 @@ class Pool {
   unsigned threads() const { return threads_; }
 
   void run(size_t n, const std::function<void(size_t)>& body) {
-    std::unique_lock<std::mutex> l(mu_);
-    if (busy_) {  // a nested or concurrent call (another simulation on another thread): run it inline
-      l.unlock();
+    if (!start(n, &body)) {  // a nested or concurrent call (another simulation on another thread): run it inline
       for (size_t i = 0; i < n; ++i) body(i);
       return;
     }
+    join();
+  }
+  // Publishes a job to the helpers and returns at once (false, publishing nothing, when a job is running).
+  // The caller must join() it; `body` must stay alive until then.
+  bool start(size_t n, const std::function<void(size_t)>* body) {
+    std::unique_lock<std::mutex> l(mu_);
+    if (busy_) return false;
     busy_ = true;
-    job_ = &body;
+    job_ = body;
     n_ = n;
     next_.store(0, std::memory_order_relaxed);
     ++gen_;
@@ -47,8 +52,12 @@ class Pool {
     const bool wake = sleepers_ > 0;
     l.unlock();
     if (wake) wake_.notify_all();
-    work(body, n);
-    l.lock();
+    return true;
+  }
+  // The caller claims the blocks left, then waits for the helpers' last ones.
+  void join() {
+    work(*job_, n_);
+    std::unique_lock<std::mutex> l(mu_);
     job_ = nullptr;  // helpers that have not joined yet stay out
     l.unlock();
     // Joined helpers are finishing their last block (all blocks are claimed): wait for them by spinning,
@@ -131,9 +140,28 @@ Pool& pool() {
   return p;
 }
 
+// The job parallel_start published from this thread (its body), until parallel_join.
+thread_local std::function<void(size_t)> t_started;
+thread_local bool t_joinable = false;
+
 }  // namespace
 
 unsigned parallel_threads() { return pool().threads(); }
+
+bool parallel_start(size_t n, std::function<void(size_t)> body) {
+  Pool& p = pool();
+  if (n == 0 || t_joinable || p.threads() <= 1) return false;
+  t_started = std::move(body);
+  if (!p.start(n, &t_started)) return false;
+  t_joinable = true;
+  return true;
+}
+
+void parallel_join() {
+  if (!t_joinable) return;
+  pool().join();
+  t_joinable = false;
+}
 
 void parallel_for(size_t n, const std::function<void(size_t)>& body) {
   if (n == 0) return;
