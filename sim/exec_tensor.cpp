@@ -147,8 +147,9 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
       out.base = d;
       out.row_step = dst.pstep / 4;
       out.accumulate = accumulate;
-      if (dst.mem == isa::Memory::PSUM && !ctx.checker) {
-        // Left running on the helper threads while the next instructions execute (ExecContext::gemm_running).
+      if (dst.mem == isa::Memory::PSUM && mv.mem == isa::Memory::SBUF && !ctx.checker) {
+        // Left running on the helper threads while the next instructions execute (ExecContext::gemm_running);
+        // both operands in this core's own memories, which only this context's instructions touch.
         ctx.settle_gemm();
         pe_gemm_start(pe.value.data(), rows, M, N, moving, out);
         ctx.gemm_running = true;
