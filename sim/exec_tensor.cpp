@@ -15,6 +15,7 @@
 //   profiler accounting: the identity matmul runs in fp32 (NaN/inf in a column poisons it, -0.0 -> +0.0).
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -90,8 +91,13 @@ void exec_load_stationary(ExecContext& ctx, const isa::Instruction& ins) {
 
 // dst[M, N] (+)= stationary.T @ moving[K, N] with the stationary the PE array holds.
 void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
-  View dst = ctx.write(ins, 0), mv = ctx.read(ins, 1);
   const PeState& pe = ctx.pe;
+  // The stationary packed for the product before resolving dst, which waits for a product still running into
+  // the same PSUM tile (the common case: the next step of an accumulation): the packing overlaps it.
+  std::optional<PreparedWeights> prepared;
+  if (ctx.gemm_running && pe.loaded && !ins.params.double_row && !ins.params.transpose)
+    prepared.emplace(pe.value.data(), pe.rows, pe.cols);
+  View dst = ctx.write(ins, 0), mv = ctx.read(ins, 1);
   const isa::TargetDesc& t = ctx.target;
   const int ncv = t.nc_version;
   const bool dbl = ins.params.double_row, transpose = ins.params.transpose;

@@ -250,9 +250,11 @@ void tail_columns(const float* wp, int mr, const float* panel, uint32_t pstride,
 }
 
 // Weights packed per row block: block b holds rows [b*kMR, b*kMR + mr) as [rows][mr].
-const float* pack_weights(const float* w, uint32_t rows, uint32_t M) {
+// Two buffers per thread: PreparedWeights packs into the one the running product (pe_gemm_start) does not read.
+const float* pack_weights(const float* w, uint32_t rows, uint32_t M, int buffer = 0) {
   const uint32_t mblocks = (M + kMR - 1) / kMR;
-  thread_local std::vector<float> packed;
+  thread_local std::vector<float> buffers[2];
+  std::vector<float>& packed = buffers[buffer];
   packed.resize(size_t(mblocks) * kMR * rows);
   for (uint32_t b = 0; b < mblocks; ++b) {
     const uint32_t m0 = b * kMR, mr = std::min<uint32_t>(kMR, M - m0);
@@ -287,6 +289,7 @@ namespace {
 // One product split into work items: (column panel, group of row blocks).
 struct Job {
   const float* wp = nullptr;  // packed weights (pack_weights: the buffer of the thread that made the job)
+  int buffer = 0;             // which of its two buffers
   uint32_t rows = 0, M = 0, N = 0, mblocks = 0, groups = 1;
   size_t items = 0;
   GemmMoving moving;
@@ -326,9 +329,24 @@ struct Job {
   }
 };
 
-Job make_job(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out) {
+// Weights packed ahead by PreparedWeights (in the buffer the running product does not read), with their range.
+struct Prepared {
+  const float* w = nullptr;  // nullptr: none
+  uint32_t rows = 0, M = 0;
+  const float* wp = nullptr;
+  ExpRange wr;
+  int buffer = 0;
+};
+thread_local Prepared t_prepared;
+
+Job make_job(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out,
+             int buffer = 0) {
   Job j;
-  j.wp = pack_weights(w, rows, M);
+  const Prepared pre = t_prepared;
+  t_prepared = Prepared{};
+  const bool have = pre.w == w && pre.rows == rows && pre.M == M;
+  j.buffer = have ? pre.buffer : buffer;
+  j.wp = have ? pre.wp : pack_weights(w, rows, M, buffer);
   j.rows = rows;
   j.M = M;
   j.N = N;
@@ -338,7 +356,7 @@ Job make_job(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
   j.items = size_t(npanels) * j.groups;
   j.moving = moving;
   j.out = out;
-  j.wr = fma_range(w, size_t(rows) * M);
+  j.wr = have ? pre.wr : fma_range(w, size_t(rows) * M);
   // Split over threads only when an item is worth a wake-up (~64K multiply-adds or more per call).
   j.parallel = j.items > 1 && uint64_t(rows) * M * N >= (uint64_t(1) << 20);
   return j;
@@ -347,7 +365,14 @@ Job make_job(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
 // The product pe_gemm_start left running on the helper threads (it reads the calling thread's packed weights).
 thread_local Job t_started;
 thread_local bool t_pending = false;
+thread_local int t_started_buffer = 0;  // the packing buffer t_started reads
 }  // namespace
+
+PreparedWeights::PreparedWeights(const float* w, uint32_t rows, uint32_t M) {
+  const int buffer = t_pending ? 1 - t_started_buffer : 0;
+  t_prepared = Prepared{w, rows, M, pack_weights(w, rows, M, buffer), fma_range(w, size_t(rows) * M), buffer};
+}
+PreparedWeights::~PreparedWeights() { t_prepared = Prepared{}; }
 
 void pe_gemm_settle() {
   if (!t_pending) return;
@@ -357,7 +382,10 @@ void pe_gemm_settle() {
 
 void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out) {
   pe_gemm_settle();  // its packed weights and panels are about to be reused
-  if (M == 0 || N == 0) return;
+  if (M == 0 || N == 0) {
+    t_prepared = Prepared{};
+    return;
+  }
   const Job j = make_job(w, rows, M, N, moving, out);
   if (j.parallel) {
     parallel_for(j.items, [&j](size_t it) { j.item(it); });
@@ -369,8 +397,13 @@ void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
 void pe_gemm_start(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving,
                    const GemmOut& out) {
   pe_gemm_settle();
-  if (M == 0 || N == 0) return;
+  if (M == 0 || N == 0) {
+    t_prepared = Prepared{};
+    return;
+  }
+  // Weights prepared while the previous product ran, or packed now (nothing runs any more: either buffer).
   t_started = make_job(w, rows, M, N, moving, out);
+  t_started_buffer = t_started.buffer;
   const Job* j = &t_started;  // this thread's: the helpers get the pointer
   if (j->parallel && parallel_start(j->items, [j](size_t it) { j->item(it); })) {
     t_pending = true;

@@ -38,6 +38,17 @@ void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
 // pe_gemm_start of this thread settles it first). Without a free helper thread it runs to the end at once.
 void pe_gemm_start(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving,
                    const GemmOut& out);
+// Packs the weights (and checks their range) for this thread's next pe_gemm_start or pe_gemm while a product
+// may still be running (it does not touch that one's), so that the packing is off the path between the two:
+// the next call in the object's lifetime uses them if its w, rows and M are these (w's values must not change
+// meanwhile). They are forgotten when the object goes out of scope, used or not.
+class PreparedWeights {
+ public:
+  PreparedWeights(const float* w, uint32_t rows, uint32_t M);
+  ~PreparedWeights();
+  PreparedWeights(const PreparedWeights&) = delete;
+  PreparedWeights& operator=(const PreparedWeights&) = delete;
+};
 // Waits for the product this thread's pe_gemm_start left running, the calling thread taking part; a no-op
 // when there is none.
 void pe_gemm_settle();

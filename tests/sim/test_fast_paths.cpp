@@ -165,6 +165,45 @@ TEST_CASE("pe_gemm_start / pe_gemm_settle: the product left running equals pe_ge
   sim::pe_gemm_settle();
   sim::pe_gemm_settle();  // nothing left: a no-op
   CHECK(same_bits(got, want));
+
+  // Weights prepared while a product runs: used by the next start with the same w, rows and M; another w is
+  // packed anew; prepared weights out of scope are forgotten (the same pointer with new values is repacked).
+  sim::GemmMoving mv;
+  mv.base = reinterpret_cast<const uint8_t*>(vs[0].data());
+  mv.row_step = int64_t(N) * 4;
+  sim::GemmOut o;
+  o.row_step = N;
+  std::vector<float> other = ws[2];
+  for (int round = 0; round < 3; ++round) {
+    std::fill(want.begin(), want.end(), 0.0f);
+    std::fill(got.begin(), got.end(), 0.0f);
+    w = ws[0];
+    o.base = got.data();
+    sim::pe_gemm_start(w.data(), K, M, N, mv, o);  // running while the next weights are prepared
+    {
+      w = ws[1];  // not the running product's weights any more: they were packed at its start
+      sim::PreparedWeights prep(round == 1 ? other.data() : w.data(), K, M);
+      o.accumulate = true;
+      sim::pe_gemm_start(w.data(), K, M, N, mv, o);  // round 1: other's weights were prepared, w is packed
+      o.accumulate = false;
+    }
+    if (round == 2) {  // prepared and not used: forgotten at the end of the scope
+      { sim::PreparedWeights unused(w.data(), K, M); }
+      w = ws[2];  // the same pointer, new values
+      o.accumulate = true;
+      sim::pe_gemm(w.data(), K, M, N, mv, o);
+      o.accumulate = false;
+    }
+    sim::pe_gemm_settle();
+    sim::GemmOut r = o;
+    r.base = want.data();
+    sim::pe_gemm(ws[0].data(), K, M, N, mv, r);
+    r.accumulate = true;
+    sim::pe_gemm(ws[1].data(), K, M, N, mv, r);
+    if (round == 2) sim::pe_gemm(ws[2].data(), K, M, N, mv, r);
+    CAPTURE(round);
+    CHECK(same_bits(got, want));
+  }
 }
 
 TEST_CASE("pe_gemm: products are rounded before the add, sums run k = 0..K-1 from +0.0") {
