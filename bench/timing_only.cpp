@@ -1,13 +1,14 @@
 // timing_only.cpp - benchmark: timing-only simulation speed in simulated instructions per second.
 //
-//   nki-bench-timing [ITERATIONS=50000] [TARGET=trn2] [REPEATS=3]
+//   nki-bench-timing [ITERATIONS=50000] [TARGET=trn2] [REPEATS=3] [serial]
 //
 // Builds a software-pipelined tile loop as the back end would emit it: per iteration a DMA load (Sync),
 // seven Vector instructions, four Scalar instructions, a LoadStationary and four MultiplyMoving (Tensor),
 // a GpSimd memset, a PSUM eviction on Vector one iteration behind, and a DMA store (Sync) two iterations
 // behind; stages hand over through semaphores. 20 instructions (2 DMA transfers) per iteration:
 // 50000 iterations = 1,000,000 instructions. Prints the best of REPEATS runs of sim::simulate with
-// Options::timing_only (validation included).
+// Options::timing_only (validation included). `serial` runs with Options::parallel = false (preparation and
+// event loop on one thread: the figure to profile and to compare builds by).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -134,6 +135,7 @@ int main(int argc, char** argv) {
   const size_t n = p.num_instructions();
   sim::Options o;
   o.timing_only = true;
+  o.parallel = !(argc > 4 && std::string(argv[4]) == "serial");
   // Wall and CPU time (the CPU time is the fairer figure on a loaded machine).
   auto cpu_now = [] {
     timespec ts;

@@ -1,4 +1,5 @@
 // access.cpp - lowering ir::View to isa::AccessPattern, with the operand rules of the instruction table.
+#include <climits>
 #include <string>
 
 #include "ir/passes.h"
@@ -58,6 +59,9 @@ isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placemen
       ap.partition_stride = 0;
       free = canonical_free_dims(v.dims, 0);
     } else {
+      if (v.dims[0].count > int64_t(UINT32_MAX))
+        throw error_at(op, opname(op, slot) + ": a row dimension of " + std::to_string(v.dims[0].count) +
+                               " rows is outside the hardware's pattern limits");
       ap.num_partitions = uint32_t(v.dims[0].count);
       ap.partition_stride = v.dims[0].count > 1 ? v.dims[0].stride : 0;
       free = canonical_free_dims(v.dims, 1);
@@ -97,10 +101,12 @@ isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placemen
   if (free.empty()) free.push_back(ViewDim{1, 1});
   ap.num_dims = uint8_t(free.size());
   for (size_t i = 0; i < free.size(); ++i) {
-    if (p.mem != isa::Memory::HBM && (free[i].count > 65535 || free[i].stride > INT32_MAX || free[i].stride < INT32_MIN))
+    // On chip: 16-bit counts, 32-bit strides; a DMA's HBM side: 32-bit counts and strides (its rows step by the
+    // 64-bit partition stride).
+    if (!isa::fits_stride(free[i].stride) || free[i].count > (p.mem != isa::Memory::HBM ? 65535 : int64_t(UINT32_MAX)))
       throw error_at(op, opname(op, slot) + ": a free dimension of " + std::to_string(free[i].count) + " elements with stride " +
                              std::to_string(free[i].stride) + " is outside the hardware's pattern limits");
-    ap.dims[i] = isa::ApDim{free[i].stride, uint32_t(free[i].count)};
+    ap.dims[i] = isa::ApDim{int32_t(free[i].stride), uint32_t(free[i].count)};
   }
   return ap;
 }

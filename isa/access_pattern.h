@@ -1,6 +1,7 @@
 // access_pattern.h - the universal operand: where a tensor lives and how an instruction walks it.
 #pragma once
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <string>
 
@@ -11,10 +12,26 @@ namespace nkisim::isa {
 enum class Memory : uint8_t { None, HBM, SBUF, PSUM };
 std::string_view memory_name(Memory m);  // "none", "hbm", "sbuf", "psum"
 
+// A free dim's stride in elements: 32 bits wide in the instruction (on-chip patterns never needed more, and a
+// DMA's rows are walked by the 64-bit partition stride), so an operand slot is 80 bytes, not 112. Reading it
+// widens to int64_t, so arithmetic on a stride is what it was on the former int64_t field. It is set from an
+// int32_t only (a wider integer does not compile): a producer checks fits_stride() first and reports a value
+// out of range as a located error (lowering, the asm parser, the binary decoder).
+struct ApStride {
+  int32_t v = 0;
+  constexpr ApStride() = default;
+  constexpr ApStride(int32_t s) : v(s) {}  // NOLINT: implicit, like the int it stands for
+  ApStride(int64_t) = delete;
+  ApStride(uint32_t) = delete;
+  ApStride(uint64_t) = delete;
+  constexpr operator int64_t() const { return v; }  // NOLINT
+};
+inline constexpr bool fits_stride(int64_t s) { return s >= INT32_MIN && s <= INT32_MAX; }
+
 struct ApDim {
-  int64_t stride = 0;  // in elements of the pattern's dtype
+  ApStride stride;  // in elements of the pattern's dtype (32-bit: fits_stride)
   uint32_t count = 1;
-  bool operator==(const ApDim&) const = default;
+  bool operator==(const ApDim& o) const { return int64_t(stride) == int64_t(o.stride) && count == o.count; }
 };
 
 inline constexpr int kMaxFreeDims = 4;
@@ -46,7 +63,7 @@ struct DynOffset {
 // * mem == None marks an absent optional operand.
 // Element order (what "the i-th element" means for copies between differently shaped operands) is
 // partition-major, then dims[0] .. dims[num_dims-1] (innermost last).
-// Members are ordered widest first so the struct has no padding holes (112 bytes; 6 per Instruction).
+// Members are ordered widest first so the struct has no padding holes (80 bytes; 6 per Instruction).
 struct AccessPattern {
   int64_t partition_stride = 0;
   int64_t offset = 0;
@@ -66,9 +83,10 @@ struct AccessPattern {
   }
   uint64_t total_elements() const { return free_elements() * num_partitions; }
   // Stride of the innermost free dim in elements (1 when there are no free dims).
-  int64_t inner_stride() const { return num_dims ? dims[num_dims - 1].stride : 1; }
+  int64_t inner_stride() const { return num_dims ? int64_t(dims[num_dims - 1].stride) : 1; }
   bool operator==(const AccessPattern&) const = default;
 };
+static_assert(sizeof(AccessPattern) == 80, "an operand slot is 80 bytes: keep the members widest first");
 
 // The 1-element SBUF operand a dynamic offset reads (dyn.kind == Sbuf), for dependency tracking.
 AccessPattern dyn_source(const AccessPattern& ap);

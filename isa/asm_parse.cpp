@@ -490,8 +490,10 @@ AccessPattern Parser::access_pattern(const Token& f, size_t value_pos) const {
   ap.dtype = *dtype;
   c.expect('@', " after the dtype");
   constexpr uint64_t u32max = std::numeric_limits<uint32_t>::max();
+  uint32_t stride_col = 0;
   auto dim = [&](int64_t& stride, uint32_t& count) {
     c.expect('[', " to open a [stride,count] pair");
+    stride_col = c.col();
     stride = c.signed_num();
     c.expect(',', " between stride and count");
     count = uint32_t(c.unsigned_num(u32max));
@@ -500,7 +502,11 @@ AccessPattern Parser::access_pattern(const Token& f, size_t value_pos) const {
   auto free_dim = [&] {
     if (ap.num_dims == kMaxFreeDims) fail(c.col(), "more than 4 free dims in an access pattern");
     ApDim& d = ap.dims[ap.num_dims++];
-    dim(d.stride, d.count);
+    int64_t stride = 0;
+    dim(stride, d.count);
+    if (!fits_stride(stride))
+      fail(stride_col, "free dim stride " + std::to_string(stride) + " out of range (a free dim's stride is 32-bit signed)");
+    d.stride = int32_t(stride);
   };
   if (ap.mem == Memory::HBM) {
     ap.offset = c.signed_num();

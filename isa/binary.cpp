@@ -230,7 +230,11 @@ AccessPattern read_ap(Reader& r) {
   ap.offset = r.i64("offset");
   ap.num_dims = uint8_t(r.index(1, kMaxFreeDims + 1, "free dim count"));
   for (int d = 0; d < ap.num_dims; ++d) {
-    ap.dims[d].stride = r.i64("dim stride");
+    at = r.pos();
+    const int64_t stride = r.i64("dim stride");
+    if (!fits_stride(stride))
+      r.fail_at(at, "dim stride " + std::to_string(stride) + " out of range (a free dim's stride is 32-bit signed)");
+    ap.dims[d].stride = int32_t(stride);
     ap.dims[d].count = r.u32("dim count");
   }
   at = r.pos();

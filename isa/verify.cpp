@@ -94,18 +94,19 @@ std::string upper(std::string_view s) {
 void operands(const Check& c) {
   for (int s = 0; s < c.inf.num_operands; ++s) {
     const OperandSpec& spec = c.inf.operands[size_t(s)];
-    const std::string nm = "operand '" + std::string(c.name(s)) + "'";
+    // The messages are built only on failure: this runs for every instruction of every run.
+    const auto nm = [&] { return "operand '" + std::string(c.name(s)) + "'"; };
     if (!c.has(s)) {
-      if (spec.required) c.fail(nm + " is missing", s);
+      if (spec.required) c.fail(nm() + " is missing", s);
       continue;
     }
-    const std::string mem = upper(memory_name(c.mem(s)));
     if (!(memory_bit(c.mem(s)) & spec.memories))
-      c.fail(nm + " must be in " + memories_text(spec.memories) + ", but " +
-                 (c.tensors && c.tensors[s] ? "'" + std::string(c.tensors[s]) + "' is in " : "is in ") + mem,
+      c.fail(nm() + " must be in " + memories_text(spec.memories) + ", but " +
+                 (c.tensors && c.tensors[s] ? "'" + std::string(c.tensors[s]) + "' is in " : "is in ") +
+                 upper(memory_name(c.mem(s))),
              s);
     if (c.mem(s) != Memory::HBM && c.parts(s) > uint32_t(c.t.partitions))
-      c.fail(nm + ": size of partition dimension " + std::to_string(c.parts(s)) +
+      c.fail(nm() + ": size of partition dimension " + std::to_string(c.parts(s)) +
                  " exceeds architecture limitation of " + std::to_string(uint32_t(c.t.partitions)),
              s);
   }

@@ -511,9 +511,16 @@ void Checker::finish(ExecContext& ctx) {
     ap.offset = int64_t(t.address);
     const uint64_t all = t.bytes / isa::dtype_size(t.dtype);
     const uint64_t inner = t.shape.empty() || t.shape.back() <= 0 ? 1 : uint64_t(t.shape.back());
-    ap.num_dims = 2;
-    ap.dims[0] = {int64_t(inner), uint32_t(all / inner)};
-    ap.dims[1] = {1, uint32_t(inner)};
+    if (isa::fits_stride(int64_t(inner)) && all / inner <= UINT32_MAX) {
+      ap.num_dims = 2;
+      ap.dims[0] = {int32_t(inner), uint32_t(all / inner)};
+      ap.dims[1] = {1, uint32_t(inner)};
+    } else {  // rows too long for a free dim's 32-bit stride: the rows as the HBM row dim (64-bit stride)
+      ap.num_partitions = uint32_t(all / inner);
+      ap.partition_stride = int64_t(inner);
+      ap.num_dims = 1;
+      ap.dims[0] = {1, uint32_t(inner)};
+    }
     View v = describe(ap);
     const uint8_t* base = ctx.mem.hbm.ptr(0, 0);
     v.base = const_cast<uint8_t*>(base) + t.address;

@@ -157,6 +157,20 @@ void validate_program(const ExecContext& ctx) {
 
 namespace detail {
 
+namespace {
+struct PrepClock {  // NKISIM_SCHED_TIMING=1: prints the calling thread's CPU time in the preparation
+  const char* what;
+  timespec t0{};
+  explicit PrepClock(const char* w) : what(w) { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0); }
+  ~PrepClock() {
+    if (!std::getenv("NKISIM_SCHED_TIMING")) return;
+    timespec t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    std::fprintf(stderr, "%s %.1f ms (CPU)\n", what, (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+  }
+};
+}  // namespace
+
 // Compiles instructions [c * kChunk, (c + 1) * kChunk) of stream e into ops_ and chunks_[e][c].
 void Scheduler::prepare_chunk(int e, uint32_t c) {
   const auto& stream = p_.streams[size_t(e)];
@@ -290,6 +304,7 @@ void Scheduler::start_prepare() {
     chunks_[size_t(e)].resize((p_.streams[size_t(e)].size() + kChunk - 1) / kChunk);
   const bool threaded = o_.parallel && p_.num_instructions() >= 16 * kChunk && std::thread::hardware_concurrency() > 1;
   if (!threaded) {
+    const PrepClock clock("preparation (serial)");
     for (int e = 0; e < isa::kNumEngines; ++e)
       for (uint32_t c = 0; c < chunks_[size_t(e)].size(); ++c) prepare_chunk(e, c);
     for (int e = 0; e < isa::kNumEngines; ++e) ready_seen_[size_t(e)] = uint32_t(p_.streams[size_t(e)].size());
@@ -331,16 +346,7 @@ bool Scheduler::prepare_next(int only) {
 }
 
 void Scheduler::prepare_worker() {
-  struct Clock {  // NKISIM_SCHED_TIMING: the worker's CPU time
-    timespec t0{};
-    Clock() { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0); }
-    ~Clock() {
-      if (!std::getenv("NKISIM_SCHED_TIMING")) return;
-      timespec t1;
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-      std::fprintf(stderr, "preparation worker %.1f ms (CPU)\n", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
-    }
-  } clock;
+  const PrepClock clock("preparation worker");
   try {
     while (!prep_stop_.load(std::memory_order_relaxed) && !prep_failed_.load(std::memory_order_relaxed) &&
            prepare_next()) {

@@ -186,6 +186,33 @@ TEST_CASE("operand rules: memory kinds, partition limits and the start-partition
   CHECK(error_of(k2) == "2: tensor 'x': Size of partition dimension 256 exceeds architecture limitation of 128");
 }
 
+TEST_CASE("HBM operands: 64-bit row stride, 32-bit free-dim strides (a wider one is a located error)") {
+  Kernel k;
+  k.name = "wide";
+  const int64_t big = int64_t(1) << 31;  // elements: one past a free dim's stride (isa::ApStride)
+  int x = add(k, "x", {4, 2, big}, Buffer::hbm, DType::int8);
+  k.tensors[size_t(x)].role = Tensor::Role::Param;
+  k.tensors[size_t(x)].param_index = 0;
+  k.params = {x};
+  int t = add(k, "t", {4, 32}, Buffer::sbuf, DType::int8);
+  View rows4 = k.full_view(x);  // x[:, 0, 0:32]: rows 2^32 elements apart, on the 64-bit row stride
+  rows4.dims[1].count = 1;
+  rows4.dims[2].count = 32;
+  k.ops.push_back(make(Opcode::dma_copy, {k.full_view(t), rows4}, 4));
+  const isa::Program p = lower(k, trn2());
+  const isa::AccessPattern& src = p.streams[size_t(Engine::Sync)].at(0).operands[1];
+  CHECK(src.partition_stride == 2 * big);
+  CHECK(src.num_dims == 1);
+  CHECK(int64_t(src.dims[0].stride) == 1);
+
+  View cols = k.full_view(x);  // x[:, :, 0:16]: the middle dim steps 2^31 elements
+  cols.dims[2].count = 16;
+  k.ops[0] = make(Opcode::dma_copy, {k.full_view(t), cols}, 5);
+  CHECK(error_of(k) ==
+        "5: dma_copy: operand 'src': a free dimension of 2 elements with stride 2147483648 is outside the hardware's "
+        "pattern limits");
+}
+
 TEST_CASE("outputs must live in shared_hbm") {
   Kernel k;
   k.name = "out";

@@ -15,6 +15,7 @@ using nkisim::SourceLoc;
 namespace {
 
 constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min(), kI64Max = std::numeric_limits<int64_t>::max();
+constexpr int32_t kI32Min = std::numeric_limits<int32_t>::min(), kI32Max = std::numeric_limits<int32_t>::max();
 constexpr uint32_t kU32Max = std::numeric_limits<uint32_t>::max();
 
 AccessPattern onchip(Memory m, DType t, uint32_t start, uint32_t parts, int64_t off,
@@ -150,6 +151,10 @@ struct Gen {
         return int64_t(rng());
     }
   }
+  int32_t i32() {  // a free dim's stride: 32-bit (isa::ApStride)
+    const int64_t v = i64();
+    return v == kI64Min ? kI32Min : v == kI64Max ? kI32Max : int32_t(v);
+  }
   uint32_t u32() { return coin(3) ? kU32Max : coin() ? uint32_t(pick(200)) : uint32_t(rng()); }
   float f32() {
     static const float special[] = {0.0f,
@@ -189,7 +194,7 @@ struct Gen {
       a.start_partition = u32();
     a.offset = i64();
     a.num_dims = uint8_t(pick(kMaxFreeDims + 1));
-    for (int d = 0; d < a.num_dims; ++d) a.dims[d] = {i64(), u32()};
+    for (int d = 0; d < a.num_dims; ++d) a.dims[d] = {i32(), u32()};
     return a;
   }
   Program program() {
@@ -316,15 +321,15 @@ TEST_CASE("round trips: every opcode, every slot, all dtypes and memories") {
       Instruction c;
       c.op = Opcode::dma_copy;
       c.engine = Engine::Sync;
-      c.operands[0] = m == Memory::HBM ? hbm(DType(t), kI64Max, kI64Min, kU32Max, {{kI64Min, kU32Max}})
-                                       : onchip(m, DType(t), kU32Max, kU32Max, kI64Min, {{kI64Max, 0}});
+      c.operands[0] = m == Memory::HBM ? hbm(DType(t), kI64Max, kI64Min, kU32Max, {{kI32Min, kU32Max}})
+                                       : onchip(m, DType(t), kU32Max, kU32Max, kI64Min, {{kI32Max, 0}});
       c.operands[1] = hbm(DType(t), -1, 0, 0, {});
       p.streams[size_t(Engine::Sync)].push_back(c);
     }
   check_round_trips(p);
   const std::string text = print_asm(p);
   CHECK(text.find("hbm:float32@0xffffffffffffffff[[0,0]]") != std::string::npos);
-  CHECK(text.find("@0x7fffffffffffffff[[-9223372036854775808,4294967295],[-9223372036854775808,4294967295]]") !=
+  CHECK(text.find("@0x7fffffffffffffff[[-9223372036854775808,4294967295],[-2147483648,4294967295]]") !=
         std::string::npos);
 }
 
@@ -446,6 +451,11 @@ TEST_CASE("parser errors: located at the offending token") {
   CHECK(parse_error(h + "  memset dst=sbuf:float32@p0:1+0x0[[1,4x]]") == "4:39: bad number '4x'");
   CHECK(parse_error(h + "  memset dst=sbuf:float32@p0:1+0x0[[1,4294967296]]") ==
         "4:39: number 4294967296 out of range (maximum 4294967295)");
+  // A free dim's stride is 32-bit signed (isa::ApStride); the HBM row stride and the offset are 64-bit.
+  CHECK(parse_error(h + "  memset dst=sbuf:float32@p0:1+0x0[[2147483648,4]]") ==
+        "4:37: free dim stride 2147483648 out of range (a free dim's stride is 32-bit signed)");
+  CHECK(parse_error(h + "  memset dst=sbuf:float32@p0:1+0x0[[1,4],[-2147483649,2]]") ==
+        "4:43: free dim stride -2147483649 out of range (a free dim's stride is 32-bit signed)");
   CHECK(parse_error(h + "  memset dst=sbuf:float32@p0:1+0x0[[1,-4]]") ==
         "4:39: bad number '-4' (must not be negative)");
   CHECK(parse_error(h + "  memset dst=hbm:float32@0x0[[1,4],[1,1],[1,1],[1,1],[1,1],[1,1]]") ==
@@ -618,6 +628,13 @@ TEST_CASE("binary: header layout and located decode errors") {
   // dst has one free dim (12 bytes), then its dynamic offset kind (version 5).
   CHECK(patched_sync(dst + 39, {3}) ==
         "dynamic offset kind 3 out of range (expected < 3) (at byte " + std::to_string(ins + dst + 39) + ")");
+  // A free dim's stride is an i64 in the file but 32-bit in the instruction: 2^31 is rejected, not wrapped.
+  CHECK(patched_sync(dst + 27, {0, 0, 0, 0x80, 0, 0, 0, 0}) ==
+        "dim stride 2147483648 out of range (a free dim's stride is 32-bit signed) (at byte " +
+            std::to_string(ins + dst + 27) + ")");
+  CHECK(patched_sync(dst + 27, {0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff}) ==
+        "dim stride -2147483649 out of range (a free dim's stride is 32-bit signed) (at byte " +
+            std::to_string(ins + dst + 27) + ")");
   const size_t src = dst + 27 + 12 + 1;  // hbm
   CHECK(patched_sync(src + 2, {1}) ==
         "HBM operand with start partition 1 (must be 0) (at byte " + std::to_string(ins + src + 2) + ")");

@@ -17,7 +17,7 @@ using isa::DType;
 using isa::Engine;
 using isa::Opcode;
 
-using Dims = std::initializer_list<std::pair<int64_t, uint32_t>>;  // {stride, count}, outer -> inner
+using Dims = std::initializer_list<std::pair<int32_t, uint32_t>>;  // {stride, count}, outer -> inner
 
 inline AccessPattern onchip(isa::Memory m, DType t, uint32_t p0, uint32_t np, int64_t offset, Dims dims) {
   AccessPattern ap;
