@@ -39,7 +39,7 @@ trace = os.path.join(d, "trace.json")
 rc, so, se = run(kernel, "--target", "trn1", "--inputs", save(d, "a.npy", a), "-o", out, "-q", "--stats", stats,
                  "--trace", trace)
 check_equal(rc, 0, f"exit code (stderr: {se})")
-check_equal(se, kernel + ":11:13: note: 8 tensors made here (the first 't_9', 32768 bytes per partition each) do not "
+check_equal(se, kernel + ":11:13: note: 8 tensors made here (the first 't_7', 32768 bytes per partition each) do not "
             "fit in SBUF; re-loaded from input 'a' before each use (16 loads)\n", "the note")
 if rc == 0:
     g = np.zeros((2, 128, 8192), f32)

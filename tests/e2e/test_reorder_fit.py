@@ -52,7 +52,7 @@ stats = os.path.join(d, "stats.json")
 rc, so, se = run(kernel, "--target", "trn1", "--inputs", x, "-o", out, "-q", "--stats", stats)
 check_equal(rc, 0, f"exit code (stderr: {se})")
 check_equal(se, kernel + ":13:13: note: in program order the tensors live at once do not fit in SBUF (the first that "
-            "does not: 't_11'); independent operations were reordered to use each tile before the next is made, and "
+            "does not: 't_9'); independent operations were reordered to use each tile before the next is made, and "
             "everything fits without spilling\n", "the reorder note")
 if rc == 0:
     check(np.array_equal(np.load(os.path.join(out, "output_0.npy")), golden(a, 8, 8192)), "outputs match numpy")
