@@ -1,5 +1,6 @@
 // allocate.cpp - memory allocation: HBM tensors, and SBUF/PSUM with liveness-based reuse.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <sstream>
@@ -73,6 +74,31 @@ class OnChipAllocator {
         return was;
       }
     return {-1, 0};
+  }
+  // The live tensors filling the cheapest window of `bytes` below the limit (only the failing one when spilling
+  // it is cheaper); empty when no window can be freed.
+  std::vector<int> cheapest_window(int failing, int64_t bytes, const std::function<double(int, int)>& price) const {
+    const int64_t need = align_up(std::max<int64_t>(bytes, 1), align_);
+    double best = price(failing, failing);
+    std::vector<int> out;
+    if (best < std::numeric_limits<double>::infinity()) out = {failing};
+    std::vector<int64_t> starts{0, limit_ - need};  // windows after a block or before one
+    for (auto& [off, b] : blocks_) {
+      starts.push_back(align_up(off + b.bytes, align_));
+      starts.push_back(off - need);
+    }
+    for (int64_t s : starts) {
+      if (s < 0 || s % align_ != 0 || s + need > limit_) continue;
+      double sum = 0;
+      std::vector<int> set;
+      for (auto& [off, b] : blocks_) {
+        if (off + b.bytes <= s || off >= s + need) continue;
+        sum += price(b.tensor, failing);
+        set.push_back(b.tensor);
+      }
+      if (sum < best) best = sum, out = std::move(set);
+    }
+    return out;
   }
   // Whether [off, off + bytes) is free and below the automatic-placement limit.
   bool free_at(int64_t off, int64_t bytes) const {
@@ -233,10 +259,34 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
     int64_t off = a.place(ti, bytes);
     // Spilling (lower()): the chosen tensor leaves the allocator (its block freed if placed) until this one fits.
     std::vector<std::tuple<int, int64_t, int64_t>> removed;  // (victim, offset, bytes) taken out for this tensor
+    bool windowed = false;
     while (off < 0 && spill) {
       if (!spill->error)
         spill->error = Error(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
                                  " bytes per partition; " + a.describe_live(k), loc);
+      if (spill->price && !removed.empty() && !windowed) {  // one victim was not enough: the cheapest window
+        windowed = true;
+        for (const auto& [v, was, was_bytes] : removed) {
+          a.reserve(v, was, was_bytes);
+          pl[size_t(v)] = Placement{mem, 0, was, true};
+          spill->spilled.erase(std::find(spill->spilled.begin(), spill->spilled.end(), v));
+        }
+        removed.clear();
+        const std::vector<int> window = a.cheapest_window(ti, bytes, spill->price);
+        if (window.empty()) throw *spill->error;
+        if (window.front() == ti) {
+          spill->spilled.push_back(ti);
+          break;
+        }
+        for (int v : window) {
+          spill->spilled.push_back(v);
+          const auto [was, was_bytes] = a.remove(v);
+          if (was >= 0) removed.emplace_back(v, was, was_bytes);
+          pl[size_t(v)] = Placement{};
+        }
+        off = a.place(ti, bytes);
+        continue;
+      }
       const int victim = spill->choose(a.live_tensors(ti, bytes));
       if (victim < 0) throw *spill->error;
       spill->spilled.push_back(victim);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <optional>
@@ -123,6 +124,19 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
     const std::vector<int> remat = rematerialisable_tensors(cur, can_spill);
     for (size_t ti = 0; ti < cur.tensors.size(); ++ti)
       if (remat[ti] >= 0) moves[ti] = uses[ti].size() > 2 ? uint32_t(uses[ti].size() - 2) : 0;
+    // The spill cost of a live tensor when `failing` does not fit (infinity: it may not go).
+    auto price = [&](int ti, int failing) {
+      constexpr double never = std::numeric_limits<double>::infinity();
+      if (size_t(ti) >= k.tensors.size() || !can_spill[size_t(ti)]) return never;  // a staging tile of an earlier round
+      const auto& fu = uses[size_t(failing)];
+      const uint32_t now = fu.empty() ? 0 : fu.front();
+      const auto& u = uses[size_t(ti)];
+      auto it = std::lower_bound(u.begin(), u.end(), now);
+      // A copy read by the op at this point would be re-loaded right there: nothing freed.
+      if (remat[size_t(ti)] >= 0 && it != u.end() && *it == now && uint32_t(remat[size_t(ti)]) != now) return never;
+      return u.empty() ? 0.0 : double(moves[size_t(ti)]) / double(u.back() - u.front() + 1);
+    };
+    choice.price = price;
     int first_failing = -1;  // the first tensor that did not fit
     choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
       if (first_failing < 0) first_failing = live.front().first;

@@ -41,8 +41,12 @@ std::vector<isa::Engine> assign_engines(const Kernel& k);
 // tensors of that memory live at that point with their bytes per partition (the failing one first) and returns
 // the one to spill, or -1 to throw the capacity error. The spilled tensor leaves the allocation (unplaced) and
 // is listed in `spilled`; `error` keeps the first capacity error.
+// When one victim leaves the free space in pieces, allocation puts it back and instead takes out the live tensors
+// in the contiguous window (or the failing tensor itself) whose summed `price` is the least; price(tensor,
+// failing) is that tensor's spill cost, or infinity when it may not go.
 struct SpillChoice {
   std::function<int(const std::vector<std::pair<int, int64_t>>& live)> choose;
+  std::function<double(int tensor, int failing)> price;
   std::vector<int> spilled;
   std::optional<Error> error;
 };

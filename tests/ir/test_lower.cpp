@@ -213,6 +213,34 @@ TEST_CASE("spilling: a victim whose block the failing tensor did not take goes b
   CHECK_FALSE(pl[size_t(x0)].allocated);
 }
 
+TEST_CASE("spilling: when one victim leaves the free space in pieces, the cheapest contiguous window goes") {
+  // As above; prices x0 1, y 5, x1 1, z 1, w 10. The first victim (x0) does not make room, so it goes back and
+  // the window [2048, 4096) (x1 + z = 2, against 6 for the windows with y and 10 for w itself) is taken out.
+  isa::TargetDesc t = trn2();
+  t.sbuf_partition_bytes = 4096;
+  t.sbuf_reserved_bytes = 0;
+  Kernel k;
+  k.name = "window";
+  int x0 = add(k, "x0", {128, 256}, Buffer::sbuf, DType::float32, 1);
+  int y = add(k, "y", {128, 256}, Buffer::sbuf, DType::float32, 2);
+  int x1 = add(k, "x1", {128, 256}, Buffer::sbuf, DType::float32, 3);
+  int z = add(k, "z", {128, 256}, Buffer::sbuf, DType::float32, 4);
+  int w = add(k, "w", {128, 512}, Buffer::sbuf, DType::float32, 5);
+  for (int ti : {x0, y, x1, z, w}) k.ops.push_back(make(Opcode::memset, {k.full_view(ti)}, 10));
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(x0), k.full_view(x1)}, 11));
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(z), k.full_view(y)}, 12));
+  SpillChoice choice;
+  choice.choose = [&](const std::vector<std::pair<int, int64_t>>&) { return x0; };
+  choice.price = [&](int ti, int) { return ti == y ? 5.0 : ti == w ? 10.0 : 1.0; };
+  isa::Program p;
+  std::vector<Placement> pl = allocate(k, t, p, &choice);
+  CHECK(choice.spilled == std::vector<int>{x1, z});
+  CHECK(pl[size_t(w)].address == 2048);
+  CHECK(pl[size_t(x0)].allocated);
+  CHECK(pl[size_t(x0)].address == 0);
+  CHECK(pl[size_t(y)].address == 1024);
+}
+
 TEST_CASE("operand rules: memory kinds, partition limits and the start-partition rule") {
   Kernel k;
   k.name = "rules";
