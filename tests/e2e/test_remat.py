@@ -65,4 +65,40 @@ if rc == 0:
                     e["args"].get("nki_source_location") in at_add]
     check_equal(len(loads_at_add), 16, "16 transfers at the adds' line")
 
+# Reads of part of a tile, and a DMA reading a whole one (stored back to HBM): each reload copies the whole tile
+# again (the defining DMA), the op reads its view of it. 8 x 2 adds of half tiles and 8 stores: 24 loads.
+halves = write_kernel(d, "halves", """@nki.jit
+def halves(a, n=8, f=8192):
+    out = nl.ndarray((2, 128, f // 2), dtype=a.dtype, buffer=nl.shared_hbm)
+    back = nl.ndarray((128, n * f), dtype=a.dtype, buffer=nl.shared_hbm)
+    tiles = []
+    for j in range(n):
+        t = nl.ndarray((128, f), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a[:, j * f:(j + 1) * f])
+        tiles.append(t)
+    for b in range(2):
+        acc = nl.ndarray((128, f // 2), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.memset(dst=acc, value=float(b))
+        for j in range(n):
+            nisa.tensor_tensor(dst=acc, data1=acc, data2=tiles[j][:, b * (f // 2):(b + 1) * (f // 2)], op=nl.add)
+        nisa.dma_copy(dst=out[b], src=acc)
+    for j in range(n):
+        nisa.dma_copy(dst=back[:, j * f:(j + 1) * f], src=tiles[j])
+    return out, back
+""")
+out2 = os.path.join(d, "out_halves")
+rc, so, se = run(halves, "--target", "trn1", "--inputs", save(d, "a2.npy", a), "-o", out2, "-q")
+check_equal(rc, 0, f"halves: exit code (stderr: {se})")
+check_equal(se, halves + ":12:13: note: 8 tensors made here (the first 't_7', 32768 bytes per partition each) do not "
+            "fit in SBUF; re-loaded from input 'a' before each use (24 loads)\n", "halves: the note")
+if rc == 0:
+    g = np.zeros((2, 128, 4096), f32)
+    for b in range(2):
+        acc = np.full((128, 4096), b, f32)
+        for j in range(8):
+            acc = acc + a[:, j * 8192 + b * 4096:j * 8192 + (b + 1) * 4096]
+        g[b] = acc
+    check(np.array_equal(np.load(os.path.join(out2, "output_0.npy")), g), "halves: the sums match numpy")
+    check(np.array_equal(np.load(os.path.join(out2, "output_1.npy")), a), "halves: the stored tiles are the input")
+
 finish()
