@@ -124,43 +124,36 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
     const std::vector<int> remat = rematerialisable_tensors(cur, can_spill);
     for (size_t ti = 0; ti < cur.tensors.size(); ++ti)
       if (remat[ti] >= 0) moves[ti] = uses[ti].size() > 2 ? uint32_t(uses[ti].size() - 2) : 0;
+    auto next_use = [&](int ti, uint32_t now) {  // the first op at or after `now` touching the tensor
+      const auto& u = uses[size_t(ti)];
+      auto it = std::lower_bound(u.begin(), u.end(), now);
+      return it == u.end() ? UINT32_MAX : *it;
+    };
+    auto first_use = [&](int ti) { return uses[size_t(ti)].empty() ? 0u : uses[size_t(ti)].front(); };
     // The spill cost of a live tensor when `failing` does not fit (infinity: it may not go).
     auto price = [&](int ti, int failing) {
       constexpr double never = std::numeric_limits<double>::infinity();
       if (size_t(ti) >= k.tensors.size() || !can_spill[size_t(ti)]) return never;  // a staging tile of an earlier round
-      const auto& fu = uses[size_t(failing)];
-      const uint32_t now = fu.empty() ? 0 : fu.front();
-      const auto& u = uses[size_t(ti)];
-      auto it = std::lower_bound(u.begin(), u.end(), now);
+      const uint32_t now = first_use(failing);
       // A copy read by the op at this point would be re-loaded right there: nothing freed.
-      if (remat[size_t(ti)] >= 0 && it != u.end() && *it == now && uint32_t(remat[size_t(ti)]) != now) return never;
+      if (remat[size_t(ti)] >= 0 && next_use(ti, now) == now && uint32_t(remat[size_t(ti)]) != now) return never;
+      const auto& u = uses[size_t(ti)];
       return u.empty() ? 0.0 : double(moves[size_t(ti)]) / double(u.back() - u.front() + 1);
     };
     choice.price = price;
     int first_failing = -1;  // the first tensor that did not fit
     choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
-      if (first_failing < 0) first_failing = live.front().first;
-      const auto& failing_uses = uses[size_t(live.front().first)];
-      const uint32_t now = failing_uses.empty() ? 0 : failing_uses.front();
-      auto next_use = [&](int ti) {
-        const auto& u = uses[size_t(ti)];
-        auto it = std::lower_bound(u.begin(), u.end(), now);
-        return it == u.end() ? UINT32_MAX : *it;
-      };
-      auto per_op = [&](int ti) {
-        const auto& u = uses[size_t(ti)];
-        return u.empty() ? 0.0 : double(moves[size_t(ti)]) / double(u.back() - u.front() + 1);
-      };
+      const int failing = live.front().first;
+      if (first_failing < 0) first_failing = failing;
+      const uint32_t now = first_use(failing);
       int best = -1;
       double best_cost = 0;
       uint32_t best_next = 0;
       int64_t best_bytes = -1;
-      for (auto [ti, bytes] : live) {  // never a staging tile of an earlier round (ids past the kernel's own)
-        if (size_t(ti) >= k.tensors.size() || !can_spill[size_t(ti)]) continue;
-        // A copy read by the op at this point would be re-loaded right there: nothing freed.
-        if (remat[size_t(ti)] >= 0 && next_use(ti) == now && uint32_t(remat[size_t(ti)]) != now) continue;
-        const double cost = per_op(ti);
-        const uint32_t next = next_use(ti);
+      for (auto [ti, bytes] : live) {
+        const double cost = price(ti, failing);
+        if (cost == std::numeric_limits<double>::infinity()) continue;
+        const uint32_t next = next_use(ti, now);
         if (best < 0 || cost < best_cost ||
             (cost == best_cost && (next > best_next || (next == best_next && bytes > best_bytes))))
           best = ti, best_cost = cost, best_next = next, best_bytes = bytes;
