@@ -7,9 +7,9 @@
 //                         max(MIN_II, N) when one of data / operand1 is in PSUM: the two streams then come from
 //                         different memories, as for tensor_tensor (the ISA reference: "approximately the same
 //                         latency as a regular tensor_tensor"). Measured: AWS's rmsnorm_quant profile (trn2, SDK
-//                         nki/library/specs/images/profile_overall.png) runs 32 of them, [80, 512] bf16 with an
-//                         fp32 PSUM operand1, in ~21 us on Vector: 0.65 us each, N = 512 cycles at 0.96 GHz plus
-//                         the hand-off; 2N would be 1.07 us each.
+//                         nki/library/specs/images/profile_phase_2.png) runs 32 of them, [80, 512] bf16 with an
+//                         fp32 PSUM operand1, in ~23.4 us on Vector: 0.73 us each, nearer N = 512 cycles at
+//                         0.96 GHz (0.53 us) than 2N (1.07 us); the ~190 cycles more are not modelled.
 //   n_gather:             ceil(N / 512) x GPSIMD_START + N, N = dst elements per partition: nc_n_gather lowers
 //                         to ceil(N / 512) ISA instructions (nki-isa.md §3.4), each paying the GpSimd start-up;
 //                         one element per cycle is our estimate ([inferred]: no formula is published).
