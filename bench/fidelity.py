@@ -6,8 +6,8 @@ aws-neuron/aws-neuron-sdk (the matrix-multiplication optimisation steps) through
 prints, for each published point, the simulated figure next to the published one with the relative error,
 then the median and maximum error. The corpora are not part of this repository; nothing here copies them.
 
-  /usr/bin/python3 bench/fidelity.py --samples DIR --sdk DIR [--nki-sim build/nki-sim] [--json FILE]
-                                     [--only mamba|matmul]
+  /usr/bin/python3 bench/fidelity.py --samples DIR --sdk DIR [--nki-library DIR] [--nki-sim build/nki-sim]
+                                     [--json FILE] [--only mamba|matmul|rmsnorm]
 
 Published figures (device time and engine-active percentages from neuron-profile) and their sources. The Mamba
 tutorial's Vector-active percentages are the profiler's "Selection Summary" over the Vector engine's own
@@ -20,6 +20,20 @@ the profile summary, over the whole run.
     trn2): the engine-active percentages of its text; the device times from its profile-summary figures
     (nki/img/how-to/v2-pe.png ... v5-pe.png: Tensor Engine active time / its percentage, e.g. 34.82 ms / 87.28% =
     39.894 ms for the tiled step; the M,N-blocked step's timeline, v4-full.png, ends at 28.41 ms).
+
+Then an "extended" group: every other published device figure of the three corpora that a kernel in them can
+reproduce, none of which the model was built from (their median is printed on its own):
+  matmul steps: the profile summaries' "Mbu Estimated Percent" (v2-dma.png ... v5-dma.png) and "Mfu Estimated
+    Percent" (v2-pe.png ... v5-pe.png), compared with --stats' mbu/mfu_estimated_percent;
+  rmsnorm_quant (nki-library, trn2, LNC=2, B=1, S=160, H=16384, bf16, fp8 row quantization, RMS norm: the test
+    parameters of SDK nki/library/specs/design-rmsnorm-quant.rst): figures read off its profile images
+    (nki/library/specs/images/profile_overall.png, profile_phase_2.png, profile_phase_3.png; NeuronCore 0 where
+    both are drawn; read to about +-0.5 us): the kernel from its first DMA to its last instruction, and the
+    durations of the hidden-tensor load, the Scalar activation-reduce, the 32 scalar_tensor_tensor of the
+    gamma/inverse-RMS step (first start to last end), the absolute-maximum tensor_scalar_reduce and the quantizing
+    tensor_scalar. Simulated: total_ns, and the same instructions' spans in a --trace of core 0.
+And the "targets" rows: the same spec's "Performance Targets" (Llama3.3 70B / Llama3.1 405B shapes, trn2 LNC=2)
+are targets, not measurements; they are printed for reference and kept out of both medians.
 """
 import argparse
 import json
@@ -59,12 +73,52 @@ POINTS = [
 ]
 
 
+RMSNORM_QUANT = "src/nkilib_src/nkilib/core/rmsnorm/rmsnorm_quant.py"
+
+# Other published figures of the calibration runs (same kernels and runs): profile-summary MBU / MFU.
+EXTRA = {
+    "matmul tiled": {"mbu_pct": 38.06, "mfu_pct": 17.52},
+    "matmul loads hoisted": {"mbu_pct": 43.87, "mfu_pct": 24.79},
+    "matmul M,N blocked": {"mbu_pct": 42.55, "mfu_pct": 24.60},
+    "matmul M,N,K blocked": {"mbu_pct": 8.96, "mfu_pct": 24.70},
+}
+
+# Extended points: (name, group, corpus, file, kernel, target, shapes, published). Metrics as above plus kernel_us
+# (total_ns) and span_us:<track>:<opcode>:<which> (core 0's --trace: which = all, the first start to the last end of
+# the opcode's slices on tracks starting with <track>; first, the first slice; max, the longest slice).
+EXTENDED = [
+    ("rmsnorm_quant S=160 H=16384", "extended", "library", RMSNORM_QUANT, "rmsnorm_quant_kernel", "trn2",
+     ("rmsnorm_quant", 160, 16384),
+     {"kernel_us": 86.8, "span_us:dma.q:dma_copy:first": 10.5, "span_us:scalar:activation:first": 15.3,
+      "span_us:vector:scalar_tensor_tensor:all": 23.4, "span_us:vector:tensor_scalar_reduce:all": 17.2,
+      "span_us:vector:tensor_scalar:max": 8.8}),
+] + [("rmsnorm_quant S=%d H=%d" % (s_, h), "targets", "library", RMSNORM_QUANT, "rmsnorm_quant_kernel", "trn2",
+      ("rmsnorm_quant", s_, h), {"total_us": us})
+     for s_, h, us in [(2048, 8192, 458.2), (32768, 8192, 6287.0), (2048, 16384, 866.81), (32768, 16384, 13214.40)]]
+
+# A kernel of ours that calls nki-library's rmsnorm_quant_kernel with its host-side arguments (enums, a config).
+RMSNORM_WRAPPER = """import nki
+from nkilib.core.rmsnorm.rmsnorm_quant import rmsnorm_quant_kernel, RmsNormQuantKernelArgs
+from nkilib.core.utils.common_types import NormType, QuantizationType
+
+
+@nki.jit
+def rmsnorm_quant_kernel_case(hidden, ln_w):
+    return rmsnorm_quant_kernel(hidden=hidden, ln_w=ln_w, kargs=RmsNormQuantKernelArgs(
+        quantization_type=QuantizationType.ROW, lower_bound=0.0, norm_type=NormType.RMS_NORM, eps=1e-6))
+"""
+
+
 def inputs(shapes, folder):
     """Input .npy files for the point (values do not matter for --timing-only; shapes and dtypes do)."""
     kind = shapes[0]
+    suffix = ""
     if kind == "mamba":
         _, c, l = shapes
         arrays = {"delta": (1, c, l), "u": (1, c, l), "A": (c, 16), "B": (1, 16, l), "C": (1, 16, l)}
+    elif kind == "rmsnorm_quant":
+        _, seq, hidden = shapes
+        arrays, suffix = {"hidden": (1, seq, hidden), "ln_w": (1, hidden)}, ":bfloat16"
     else:
         _, m, k, n = shapes
         arrays = {"lhsT": (k, m), "rhs": (k, n)}
@@ -73,7 +127,7 @@ def inputs(shapes, folder):
         path = os.path.join(folder, "%s_%s.npy" % (name, "x".join(map(str, shape))))
         if not os.path.exists(path):
             np.save(path, np.zeros(shape, np.float32))
-        paths.append(path)
+        paths.append(path + suffix)
     return paths
 
 
@@ -93,39 +147,95 @@ def engine_spans(trace_file):
     return spans
 
 
-def simulate(nki_sim, kernel_file, kernel, target, paths, folder, window):
+def span_metric(trace_file, metric):
+    """span_us:<track>:<opcode>:<which> over core 0's slices of a --trace file (see EXTENDED)."""
+    _, track, opcode, which = metric.split(":")
+    with open(trace_file) as f:
+        events = json.load(f)["traceEvents"]
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    core0 = min(pid for pid, _ in names)
+    slices = sorted((e["ts"], e["ts"] + e["dur"]) for e in events
+                    if e.get("ph") == "X" and e.get("pid") == core0
+                    and names.get((core0, e.get("tid")), "").startswith(track)
+                    and e.get("args", {}).get("opcode") == opcode)
+    if not slices:
+        return None
+    if which == "first":
+        return slices[0][1] - slices[0][0]
+    if which == "max":
+        return max(hi - lo for lo, hi in slices)
+    return max(hi for _, hi in slices) - slices[0][0]
+
+
+def simulate(nki_sim, kernel_file, kernel, target, paths, folder, window, extra_args=(), span_metrics=()):
     stats = os.path.join(folder, "stats.json")
     trace = os.path.join(folder, "trace.json")
     cmd = [nki_sim, kernel_file, "-k", kernel, "--target", target, "--timing-only", "--stats", stats, "-q",
-           "--inputs"] + paths
-    if window == "engine":
+           *extra_args, "--inputs"] + paths
+    if window == "engine" or span_metrics:
         cmd += ["--trace", trace, "--trace-detail=queues"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[0]
     with open(stats) as f:
-        s = json.load(f)
+        top = json.load(f)
+    s = top["cores"][0] if "cores" in top else top  # LNC=2: core 0's figures (the profiles show NeuronCore 0)
     total = s["total_ns"]
     # The device time includes the runtime's launch preamble and teardown (device_ns); the engine-active
     # percentages are over the kernel's own span, as the profile summary's total_time excludes setup/teardown.
-    got = {"total_us": s.get("device_ns", total) / 1e3}
+    got = {"total_us": top.get("device_ns", top["total_ns"]) / 1e3, "kernel_us": top["total_ns"] / 1e3,
+           "mbu_pct": s.get("mbu_estimated_percent"), "mfu_pct": s.get("mfu_estimated_percent")}
     spans = engine_spans(trace) if window == "engine" else {}
     for engine, e in s["engines"].items():
         lo, hi = spans.get(engine, (0.0, total))
         got[engine + "_active_pct"] = 100.0 * e["busy_ns"] / (hi - lo) if hi > lo else 0.0
+    for metric in span_metrics:
+        ns = span_metric(trace, metric)
+        got[metric] = None if ns is None else ns  # trace timestamps are in us
     return got, None
+
+
+def add_rows(rows, group, name, target, published, got, err):
+    for metric, want in published.items():
+        value = None if got is None else got.get(metric)
+        row = {"group": group, "point": name, "target": target, "metric": metric, "published": want,
+               "simulated": value, "error_pct": None, "note": err or ("" if value is not None else "no such figure")}
+        if value is not None:
+            row["error_pct"] = 100.0 * (value - want) / want
+        rows.append(row)
+
+
+def print_group(rows, title):
+    if not rows:
+        return
+    print("%-30s %-6s %-38s %10s %10s %8s" % (title, "target", "metric", "published", "simulated", "error"))
+    for r in rows:
+        if r["simulated"] is None:
+            print("%-30s %-6s %-38s %10.2f %10s %8s  %s" % (r["point"], r["target"], r["metric"], r["published"],
+                                                           "-", "-", r["note"]))
+        else:
+            print("%-30s %-6s %-38s %10.2f %10.2f %+7.1f%%" % (r["point"], r["target"], r["metric"], r["published"],
+                                                              r["simulated"], r["error_pct"]))
+    errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
+    if errors:
+        print("median |error| %.1f%%, max |error| %.1f%% over %d figures, %d within 10%% (%d points failed to run)" %
+              (statistics.median(errors), max(errors), len(errors), sum(e <= 10 for e in errors),
+               len({r["point"] for r in rows if r["simulated"] is None})))
+    print()
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", help="checkout of aws-neuron/nki-samples")
     ap.add_argument("--sdk", help="checkout of aws-neuron/aws-neuron-sdk")
+    ap.add_argument("--nki-library", help="checkout of aws-neuron/nki-library (the extended rmsnorm_quant points)")
     ap.add_argument("--nki-sim", default=os.path.join(HERE, "..", "build", "nki-sim"))
-    ap.add_argument("--only", choices=["mamba", "matmul"])
+    ap.add_argument("--only", choices=["mamba", "matmul", "rmsnorm"])
     ap.add_argument("--json", help="write the rows as JSON")
     a = ap.parse_args()
-    roots = {"samples": a.samples, "sdk": a.sdk}
-    rows, errors = [], []
+    roots = {"samples": a.samples, "sdk": a.sdk, "library": a.nki_library}
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, corpus, rel, kernel, target, shapes, published in POINTS:
             if a.only and not kernel.startswith(a.only) and not name.startswith(a.only):
@@ -135,25 +245,24 @@ def main():
             path = os.path.join(roots[corpus], rel)
             window = "engine" if corpus == "samples" else "run"
             got, err = simulate(a.nki_sim, path, kernel, target, inputs(shapes, tmp), tmp, window)
-            for metric, want in published.items():
-                row = {"point": name, "target": target, "metric": metric, "published": want,
-                       "simulated": None if got is None else got[metric], "error_pct": None, "note": err}
-                if got is not None:
-                    row["error_pct"] = 100.0 * (got[metric] - want) / want
-                    errors.append(abs(row["error_pct"]))
-                rows.append(row)
-    print("%-26s %-6s %-20s %12s %12s %9s" % ("point", "target", "metric", "published", "simulated", "error"))
-    for r in rows:
-        if r["simulated"] is None:
-            print("%-26s %-6s %-20s %12.2f %12s %9s  %s" % (r["point"], r["target"], r["metric"], r["published"],
-                                                           "-", "-", r["note"]))
-        else:
-            print("%-26s %-6s %-20s %12.2f %12.2f %+8.1f%%" % (r["point"], r["target"], r["metric"], r["published"],
-                                                              r["simulated"], r["error_pct"]))
-    if errors:
-        print("median |error| %.1f%%, max |error| %.1f%% over %d figures (%d points failed to run)" %
-              (statistics.median(errors), max(errors), len(errors),
-               len({r["point"] for r in rows if r["simulated"] is None})))
+            add_rows(rows, "calibration", name, target, published, got, err)
+            add_rows(rows, "extended", name, target, EXTRA.get(name, {}), got, err)
+        for name, group, corpus, rel, kernel, target, shapes, published in EXTENDED:
+            if a.only and not name.startswith(a.only):
+                continue
+            if not roots[corpus]:
+                continue
+            wrapper = os.path.join(tmp, "rmsnorm_quant_case.py")
+            with open(wrapper, "w") as f:
+                f.write(RMSNORM_WRAPPER)
+            extra = ["-I", os.path.join(roots[corpus], "src", "nkilib_src"), "--lnc", "2"]
+            spans = [m for m in published if m.startswith("span_us:")]
+            got, err = simulate(a.nki_sim, wrapper, kernel + "_case", target, inputs(shapes, tmp), tmp, "run",
+                                extra, spans)
+            add_rows(rows, group, name, target, published, got, err)
+    print_group([r for r in rows if r["group"] == "calibration"], "calibration point")
+    print_group([r for r in rows if r["group"] == "extended"], "extended point")
+    print_group([r for r in rows if r["group"] == "targets"], "published target (not counted)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

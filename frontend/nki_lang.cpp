@@ -434,8 +434,8 @@ void set_target_constants(Interp& in, const isa::TargetDesc& t) {
   ModuleObj* ts = in.nki->tile_size.as<ModuleObj>();
   auto set = [&](const char* name, double v) { in.set_global(ts, name, Value::integer(int64_t(v))); };
   const double bank_bytes = t.psum_partition_bytes / t.psum_banks;
-  // Usable SBUF per partition: LIB's trn2 figure (224 KiB - 16384 - 8 - 256) applied to every target.
-  const double sbuf_usable = t.sbuf_partition_bytes - 16384 - 8 - 256;
+  // Usable SBUF per partition: what the compiler leaves (sbuf_reserved_bytes, isa/target.cpp).
+  const double sbuf_usable = t.sbuf_partition_bytes - t.sbuf_reserved_bytes;
   set("pmax", t.partitions);
   set("psum_bank_fmax", bank_bytes / 4);  // fp32 elements
   set("psum_fmax", bank_bytes / 4);       // deprecated alias

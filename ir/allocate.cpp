@@ -1,6 +1,8 @@
 // allocate.cpp - memory allocation: HBM tensors, and SBUF/PSUM with liveness-based reuse.
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <tuple>
 #include <sstream>
 
 #include "ir/passes.h"
@@ -32,7 +34,9 @@ struct Live {
 // so a freed block is not reused immediately (which would serialise producer and consumer).
 class OnChipAllocator {
  public:
-  OnChipAllocator(std::string name, int64_t capacity, int64_t align) : name_(std::move(name)), cap_(capacity), align_(align) {}
+  // Automatic placement stays below `limit` (the compiler keeps the rest); address= may use all of `capacity`.
+  OnChipAllocator(std::string name, int64_t capacity, int64_t align, int64_t limit)
+      : name_(std::move(name)), cap_(capacity), limit_(limit), align_(align) {}
 
   void release_before(int64_t op_index, const std::vector<Live>& live) {
     for (auto it = blocks_.begin(); it != blocks_.end();)
@@ -52,8 +56,8 @@ class OnChipAllocator {
       }
       return pos + bytes <= limit ? pos : -1;
     };
-    int64_t pos = try_from(cursor_, cap_);
-    if (pos < 0) pos = try_from(0, cap_);
+    int64_t pos = try_from(cursor_, limit_);
+    if (pos < 0) pos = try_from(0, limit_);
     if (pos < 0) return -1;
     blocks_[pos] = Block{tensor, bytes};
     cursor_ = pos + bytes;
@@ -61,19 +65,57 @@ class OnChipAllocator {
   }
 
   void reserve(int tensor, int64_t off, int64_t bytes) { blocks_[off] = Block{tensor, bytes}; }
-  void remove(int tensor) {
+  // Takes the tensor's block out; returns its (offset, bytes), or (-1, 0) when it had none.
+  std::pair<int64_t, int64_t> remove(int tensor) {
     for (auto it = blocks_.begin(); it != blocks_.end(); ++it)
       if (it->second.tensor == tensor) {
+        const std::pair<int64_t, int64_t> was{it->first, it->second.bytes};
         blocks_.erase(it);
-        return;
+        return was;
       }
+    return {-1, 0};
+  }
+  // The live tensors filling the cheapest window of `bytes` below the limit (only the failing one when spilling
+  // it is cheaper); empty when no window can be freed.
+  std::vector<int> cheapest_window(int failing, int64_t bytes, const std::function<double(int, int)>& price) const {
+    const int64_t need = align_up(std::max<int64_t>(bytes, 1), align_);
+    double best = price(failing, failing);
+    std::vector<int> out;
+    if (best < std::numeric_limits<double>::infinity()) out = {failing};
+    std::vector<int64_t> starts{0, limit_ - need};  // windows after a block or before one
+    for (auto& [off, b] : blocks_) {
+      starts.push_back(align_up(off + b.bytes, align_));
+      starts.push_back(off - need);
+    }
+    for (int64_t s : starts) {
+      if (s < 0 || s % align_ != 0 || s + need > limit_) continue;
+      double sum = 0;
+      std::vector<int> set;
+      for (auto& [off, b] : blocks_) {
+        if (off + b.bytes <= s || off >= s + need) continue;
+        sum += price(b.tensor, failing);
+        set.push_back(b.tensor);
+      }
+      if (sum < best) best = sum, out = std::move(set);
+    }
+    return out;
+  }
+  // Whether [off, off + bytes) is free and below the automatic-placement limit.
+  bool free_at(int64_t off, int64_t bytes) const {
+    if (off < 0 || off + bytes > limit_) return false;
+    auto it = blocks_.lower_bound(off + bytes);
+    if (it == blocks_.begin()) return true;
+    --it;
+    return it->first + it->second.bytes <= off;
   }
 
   std::string describe_live(const Kernel& k) const {
     std::ostringstream os;
     int64_t used = 0;
     for (auto& [off, b] : blocks_) used += b.bytes;
-    os << used << " of " << cap_ << " bytes per partition are in use by " << blocks_.size() << " live allocation(s)";
+    os << used << " of " << limit_ << " bytes per partition";
+    if (limit_ < cap_) os << " (" << cap_ << " less " << cap_ - limit_ << " the compiler keeps)";
+    os << " are in use by " << blocks_.size() << " live allocation(s)";
     int shown = 0;
     for (auto& [off, b] : blocks_) {
       if (shown++ == 8) {
@@ -99,7 +141,7 @@ class OnChipAllocator {
     int64_t bytes;
   };
   std::string name_;
-  int64_t cap_, align_;
+  int64_t cap_, limit_, align_;
   int64_t cursor_ = 0;
   std::map<int64_t, Block> blocks_;
 };
@@ -187,8 +229,9 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
   // On-chip: walk tensors in order of first use; free those whose last use is before it.
   // PSUM allocations are bank-aligned (nki-language.md §3.2).
   const int64_t bank_bytes = int64_t(t.psum_partition_bytes / t.psum_banks);
-  OnChipAllocator sbuf("SBUF", int64_t(t.sbuf_partition_bytes), 64);
-  OnChipAllocator psum("PSUM", int64_t(t.psum_partition_bytes), bank_bytes);
+  const int64_t sbuf_bytes = int64_t(t.sbuf_partition_bytes);
+  OnChipAllocator sbuf("SBUF", sbuf_bytes, 64, std::max<int64_t>(64, sbuf_bytes - int64_t(t.sbuf_reserved_bytes)));
+  OnChipAllocator psum("PSUM", int64_t(t.psum_partition_bytes), bank_bytes, int64_t(t.psum_partition_bytes));
   std::vector<int> order;
   for (size_t ti = 0; ti < k.tensors.size(); ++ti)
     if (is_on_chip(k.tensors[ti].buffer) && live[ti].first >= 0) order.push_back(int(ti));
@@ -215,15 +258,41 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
     }
     int64_t off = a.place(ti, bytes);
     // Spilling (lower()): the chosen tensor leaves the allocator (its block freed if placed) until this one fits.
+    std::vector<std::tuple<int, int64_t, int64_t>> removed;  // (victim, offset, bytes) taken out for this tensor
+    bool windowed = false;
     while (off < 0 && spill) {
       if (!spill->error)
         spill->error = Error(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
                                  " bytes per partition; " + a.describe_live(k), loc);
+      if (spill->price && !removed.empty() && !windowed) {  // one victim was not enough: the cheapest window
+        windowed = true;
+        for (const auto& [v, was, was_bytes] : removed) {
+          a.reserve(v, was, was_bytes);
+          pl[size_t(v)] = Placement{mem, 0, was, true};
+          spill->spilled.erase(std::find(spill->spilled.begin(), spill->spilled.end(), v));
+        }
+        removed.clear();
+        const std::vector<int> window = a.cheapest_window(ti, bytes, spill->price);
+        if (window.empty()) throw *spill->error;
+        if (window.front() == ti) {
+          spill->spilled.push_back(ti);
+          break;
+        }
+        for (int v : window) {
+          spill->spilled.push_back(v);
+          const auto [was, was_bytes] = a.remove(v);
+          if (was >= 0) removed.emplace_back(v, was, was_bytes);
+          pl[size_t(v)] = Placement{};
+        }
+        off = a.place(ti, bytes);
+        continue;
+      }
       const int victim = spill->choose(a.live_tensors(ti, bytes));
       if (victim < 0) throw *spill->error;
       spill->spilled.push_back(victim);
       if (victim == ti) break;
-      a.remove(victim);
+      const auto [was, was_bytes] = a.remove(victim);
+      if (was >= 0) removed.emplace_back(victim, was, was_bytes);
       pl[size_t(victim)] = Placement{};
       off = a.place(ti, bytes);
     }
@@ -232,6 +301,15 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
       throw Error(a.name() + " capacity exceeded: tensor '" + tt.name + "' needs " + std::to_string(bytes) +
                       " bytes per partition; " + a.describe_live(k), loc);
     pl[size_t(ti)] = Placement{mem, 0, off, true};
+    // When the free space was in pieces, a victim whose block the new tensor did not take goes back where it was
+    // (a compiler that plans addresses ahead does not spill it); the last taken out first.
+    for (auto it = removed.rbegin(); it != removed.rend(); ++it) {
+      const auto [v, was, was_bytes] = *it;
+      if (!a.free_at(was, was_bytes)) continue;
+      a.reserve(v, was, was_bytes);
+      pl[size_t(v)] = Placement{mem, 0, was, true};
+      spill->spilled.erase(std::find(spill->spilled.begin(), spill->spilled.end(), v));
+    }
   }
   return pl;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <optional>
@@ -64,6 +65,28 @@ bool try_reordered(const Kernel& k, const isa::TargetDesc& target, isa::Program&
   return true;
 }
 
+// The Neuron compiler does not unroll affine_range loops: a tile made in a loop is one tensor to it, and is
+// re-loaded or kept as a whole. So a copy chosen for re-loading takes with it every rematerialisable copy made
+// at the same line with the same shape (the loop's other iterations).
+void add_siblings(const Kernel& k, const std::vector<int>& remat, std::vector<int>& copies) {
+  std::vector<char> in(k.tensors.size(), 0);
+  for (int ti : copies) in[size_t(ti)] = 1;
+  const size_t chosen = copies.size();
+  for (size_t ti = 0; ti < k.tensors.size(); ++ti) {
+    if (in[ti] || remat[ti] < 0) continue;
+    const Tensor& t = k.tensors[ti];
+    for (size_t c = 0; c < chosen; ++c) {
+      const Tensor& o = k.tensors[size_t(copies[c])];
+      if (o.loc.known() && o.loc.line == t.loc.line && o.loc.col == t.loc.col && o.loc.file == t.loc.file && o.shape == t.shape &&
+          o.dtype == t.dtype && o.buffer == t.buffer) {
+        copies.push_back(int(ti));
+        in[ti] = 1;
+        break;
+      }
+    }
+  }
+}
+
 // Allocates, spilling automatically allocated tensors that do not fit (at each overflow, the largest spillable
 // tensor live in that memory) until everything fits: each round spills what the allocation chose, in one
 // rewrite of the kernel (copied into `spilled` the first time), and allocates again (the staging tiles are new
@@ -97,28 +120,40 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
         moves[size_t(v->tensor)] += o.written ? 1 + (op.params.accumulate || o.keeps) : 1;
       }
     }
+    // A copy of input data is re-loaded before each op reading it, one load less than it has reading ops.
+    const std::vector<int> remat = rematerialisable_tensors(cur, can_spill);
+    for (size_t ti = 0; ti < cur.tensors.size(); ++ti)
+      if (remat[ti] >= 0) moves[ti] = uses[ti].size() > 2 ? uint32_t(uses[ti].size() - 2) : 0;
+    auto next_use = [&](int ti, uint32_t now) {  // the first op at or after `now` touching the tensor
+      const auto& u = uses[size_t(ti)];
+      auto it = std::lower_bound(u.begin(), u.end(), now);
+      return it == u.end() ? UINT32_MAX : *it;
+    };
+    auto first_use = [&](int ti) { return uses[size_t(ti)].empty() ? 0u : uses[size_t(ti)].front(); };
+    // The spill cost of a live tensor when `failing` does not fit (infinity: it may not go).
+    auto price = [&](int ti, int failing) {
+      constexpr double never = std::numeric_limits<double>::infinity();
+      if (size_t(ti) >= k.tensors.size() || !can_spill[size_t(ti)]) return never;  // a staging tile of an earlier round
+      const uint32_t now = first_use(failing);
+      // A copy read by the op at this point would be re-loaded right there: nothing freed.
+      if (remat[size_t(ti)] >= 0 && next_use(ti, now) == now && uint32_t(remat[size_t(ti)]) != now) return never;
+      const auto& u = uses[size_t(ti)];
+      return u.empty() ? 0.0 : double(moves[size_t(ti)]) / double(u.back() - u.front() + 1);
+    };
+    choice.price = price;
     int first_failing = -1;  // the first tensor that did not fit
     choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
-      if (first_failing < 0) first_failing = live.front().first;
-      const auto& failing_uses = uses[size_t(live.front().first)];
-      const uint32_t now = failing_uses.empty() ? 0 : failing_uses.front();
-      auto next_use = [&](int ti) {
-        const auto& u = uses[size_t(ti)];
-        auto it = std::lower_bound(u.begin(), u.end(), now);
-        return it == u.end() ? UINT32_MAX : *it;
-      };
-      auto per_op = [&](int ti) {
-        const auto& u = uses[size_t(ti)];
-        return u.empty() ? 0.0 : double(moves[size_t(ti)]) / double(u.back() - u.front() + 1);
-      };
+      const int failing = live.front().first;
+      if (first_failing < 0) first_failing = failing;
+      const uint32_t now = first_use(failing);
       int best = -1;
       double best_cost = 0;
       uint32_t best_next = 0;
       int64_t best_bytes = -1;
-      for (auto [ti, bytes] : live) {  // never a staging tile of an earlier round (ids past the kernel's own)
-        if (size_t(ti) >= k.tensors.size() || !can_spill[size_t(ti)]) continue;
-        const double cost = per_op(ti);
-        const uint32_t next = next_use(ti);
+      for (auto [ti, bytes] : live) {
+        const double cost = price(ti, failing);
+        if (cost == std::numeric_limits<double>::infinity()) continue;
+        const uint32_t next = next_use(ti, now);
         if (best < 0 || cost < best_cost ||
             (cost == best_cost && (next > best_next || (next == best_next && bytes > best_bytes))))
           best = ti, best_cost = cost, best_next = next, best_bytes = bytes;
@@ -134,13 +169,23 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
       throw;
     }
     if (!first && choice.error) first = choice.error;
-    if (!spilled && !choice.spilled.empty() && try_reordered(k, target, p, spilled, pl, first_failing, notes)) return pl;
+    // Only copies of input data chosen: they are re-loaded where they are used, in program order (the matmul
+    // tutorial's M,N-blocked step: its profile's MBU is the rhs tiles loaded once per use). Else the reordering.
+    const bool only_copies = std::all_of(choice.spilled.begin(), choice.spilled.end(),
+                                         [&](int ti) { return remat[size_t(ti)] >= 0; });
+    if (!spilled && !choice.spilled.empty() && !only_copies &&
+        try_reordered(k, target, p, spilled, pl, first_failing, notes))
+      return pl;
     if (choice.spilled.empty()) {
       if (notes) add_spill_notes(cur, all, *notes);
       return pl;
     }
     if (!spilled) spilled = k;
-    for (SpillNote& n : spill_tensors(*spilled, choice.spilled)) all.push_back(std::move(n));
+    std::vector<int> copies, others;
+    for (int ti : choice.spilled) (remat[size_t(ti)] >= 0 ? copies : others).push_back(ti);
+    add_siblings(cur, remat, copies);
+    for (SpillNote& n : rematerialise_tensors(*spilled, copies, remat)) all.push_back(std::move(n));
+    for (SpillNote& n : spill_tensors(*spilled, others)) all.push_back(std::move(n));
   }
 }
 
@@ -154,7 +199,7 @@ void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::ve
   std::map<std::tuple<std::string, uint32_t, uint32_t, int, int64_t>, size_t> index;
   for (const SpillNote& n : all) {
     const SourceLoc& l = k.tensors[size_t(n.tensor)].loc;
-    auto [it, fresh] = index.try_emplace({l.file, l.line, l.col, int(n.from), n.bytes}, groups.size());
+    auto [it, fresh] = index.try_emplace({l.file, l.line, l.col, int(n.from) * 2 + n.remat, n.bytes}, groups.size());
     if (fresh) groups.push_back(Group{&n});
     Group& g = groups[it->second];
     ++g.count;
@@ -168,9 +213,12 @@ void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::ve
                                           " bytes per partition) does"
                                     : std::to_string(g.count) + " tensors made here (the first '" + g.first->name +
                                           "', " + std::to_string(g.first->bytes) + " bytes per partition each) do";
+    const std::string how = g.first->remat ? "re-loaded from input '" + g.first->source + "' before each use (" +
+                                                 std::to_string(g.reloads) + " loads)"
+                                           : "spilled to HBM with " + std::to_string(g.reloads) + " reload and " +
+                                                 std::to_string(g.spills) + " spill DMAs";
     notes.push_back(where + "note: " + what + " not fit in " + (g.first->from == Buffer::psum ? "PSUM" : "SBUF") +
-                    "; spilled to HBM with " + std::to_string(g.reloads) + " reload and " + std::to_string(g.spills) +
-                    " spill DMAs");
+                    "; " + how);
   }
 }
 

@@ -41,8 +41,12 @@ std::vector<isa::Engine> assign_engines(const Kernel& k);
 // tensors of that memory live at that point with their bytes per partition (the failing one first) and returns
 // the one to spill, or -1 to throw the capacity error. The spilled tensor leaves the allocation (unplaced) and
 // is listed in `spilled`; `error` keeps the first capacity error.
+// When one victim leaves the free space in pieces, allocation puts it back and instead takes out the live tensors
+// in the contiguous window (or the failing tensor itself) whose summed `price` is the least; price(tensor,
+// failing) is that tensor's spill cost, or infinity when it may not go.
 struct SpillChoice {
   std::function<int(const std::vector<std::pair<int, int64_t>>& live)> choose;
+  std::function<double(int tensor, int failing)> price;
   std::vector<int> spilled;
   std::optional<Error> error;
 };
@@ -65,10 +69,19 @@ struct SpillNote {
   Buffer from = Buffer::sbuf;
   int64_t bytes = 0;  // per partition
   int reloads = 0, spills = 0;
+  bool remat = false;  // re-loaded from its input instead (rematerialise_tensors)
+  std::string source;  // remat: that input's name
 };
 // spill_tensors rewrites for all of `tensors` in one pass over the ops; one note per tensor, in that order.
 std::vector<char> spillable_tensors(const Kernel& k);  // per tensor: spillable
 std::vector<SpillNote> spill_tensors(Kernel& k, const std::vector<int>& tensors);
+
+// Rematerialisation (ir/remat.cpp, docs/spill.md): per tensor, the op that defines it when it is a spillable tile
+// written once, by a static dma_copy from a kernel input nothing writes, before any other use; else -1.
+// rematerialise_tensors drops those copies of `tensors` and, before each op reading one of them, copies it again
+// (the same DMA) into a fresh tile of its shape that the op reads instead; one note per tensor, in that order.
+std::vector<int> rematerialisable_tensors(const Kernel& k, const std::vector<char>& spillable);
+std::vector<SpillNote> rematerialise_tensors(Kernel& k, const std::vector<int>& tensors, const std::vector<int>& def);
 
 // Lowers an ir::View to an access pattern with the tensor's placement; validates it for `slot` of `op`
 // (memory kinds, partition count and start, at most 4 free dims). Throws located errors.

@@ -17,6 +17,7 @@ struct TargetDesc {
   double tensor_ghz = 0, vector_ghz = 0, scalar_ghz = 0, gpsimd_ghz = 0, sync_ghz = 0;
   double partitions = 128;
   double sbuf_partition_bytes = 0;
+  double sbuf_reserved_bytes = 0;  // per partition, kept by the compiler: not for automatically allocated tiles
   double psum_partition_bytes = 0;
   double psum_banks = 0;
   double min_ii_cycles = 0;        // MIN_II floor of streaming instructions

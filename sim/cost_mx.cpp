@@ -3,7 +3,13 @@
 //
 //   scalar_tensor_tensor: max(MIN_II, N) when data and operand1 are bfloat16, op0 = subtract, op1 = multiply and
 //                         N is even, else max(MIN_II, 2N) (nki-isa.md §3.3, ISA-OLD; the MIN_II floor as every
-//                         other Vector instruction), with the usual stride penalty (sim/cost.cpp).
+//                         other Vector instruction), with the usual stride penalty (sim/cost.cpp). Also
+//                         max(MIN_II, N) when one of data / operand1 is in PSUM: the two streams then come from
+//                         different memories, as for tensor_tensor (the ISA reference: "approximately the same
+//                         latency as a regular tensor_tensor"). Measured: AWS's rmsnorm_quant profile (trn2, SDK
+//                         nki/library/specs/images/profile_phase_2.png) runs 32 of them, [80, 512] bf16 with an
+//                         fp32 PSUM operand1, in ~23.4 us on Vector: 0.73 us each, nearer N = 512 cycles at
+//                         0.96 GHz (0.53 us) than 2N (1.07 us); the ~190 cycles more are not modelled.
 //   n_gather:             ceil(N / 512) x GPSIMD_START + N, N = dst elements per partition: nc_n_gather lowers
 //                         to ceil(N / 512) ISA instructions (nki-isa.md §3.4), each paying the GpSimd start-up;
 //                         one element per cycle is our estimate ([inferred]: no formula is published).
@@ -28,8 +34,10 @@ double cost_scalar_tensor_tensor(const isa::Instruction& ins, Engine e, const is
   const bool fast = data.dtype == isa::DType::bfloat16 && b.dtype == isa::DType::bfloat16 &&
                     ins.params.op0 == isa::AluOp::subtract && ins.params.op1 == isa::AluOp::multiply &&
                     std::fmod(n, 2.0) == 0.0;
-  if (fast) {
-    if (CostNote* note = cost_note()) note->add("single pass", "bf16 subtract -> multiply, N even");
+  const bool one_psum = (data.mem == isa::Memory::PSUM) != (b.mem == isa::Memory::PSUM);
+  if (fast || one_psum) {
+    if (CostNote* note = cost_note())
+      note->add("single pass", fast ? "bf16 subtract -> multiply, N even" : "one of data / operand1 in PSUM");
     return streaming_ns(ins, e, t, n, 1, 1, "max(MIN_II, N)");
   }
   return streaming_ns(ins, e, t, n, 2, 1, "max(MIN_II, 2N)");

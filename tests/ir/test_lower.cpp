@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "ir/lower.h"
+#include "ir/passes.h"
 #include "ir/print.h"
 
 using namespace nkisim;
@@ -156,8 +157,88 @@ TEST_CASE("SBUF capacity is checked with the live allocations named") {
   k.ops.push_back(make(Opcode::memset, {k.full_view(b)}, 6));
   k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(a), k.full_view(b)}, 7));
   CHECK(error_of(k) ==
-        "4: SBUF capacity exceeded: tensor 'b' needs 160000 bytes per partition; 160000 of 229376 bytes per "
-        "partition are in use by 1 live allocation(s): 'a' 160000 B (k.py:3)");
+        "4: SBUF capacity exceeded: tensor 'b' needs 160000 bytes per partition; 160000 of 212728 bytes per "
+        "partition (229376 less 16648 the compiler keeps) are in use by 1 live allocation(s): 'a' 160000 B (k.py:3)");
+}
+
+TEST_CASE("automatic SBUF allocation stays below what the compiler keeps; address= and --param may use it") {
+  // 104000 + 108800 = 212800 bytes per partition: over the 212728 left for automatic allocation on trn2
+  // (229376 less sbuf_reserved_bytes 16648), within the SBUF.
+  Kernel k;
+  k.name = "reserved";
+  int a = add(k, "a", {128, 26000}, Buffer::sbuf, DType::float32, 3);
+  int b = add(k, "b", {128, 27200}, Buffer::sbuf, DType::float32, 4);
+  k.ops.push_back(make(Opcode::memset, {k.full_view(a)}, 5));
+  k.ops.push_back(make(Opcode::memset, {k.full_view(b)}, 6));
+  k.ops.push_back(make(Opcode::tensor_tensor, {k.full_view(a), k.full_view(a), rows(k, b, 0, 128, 0, 26000)}, 7));
+  CHECK(error_of(k).find("4: SBUF capacity exceeded: tensor 'b' needs 108800 bytes per partition") == 0);
+  isa::TargetDesc none = trn2();
+  none.sbuf_reserved_bytes = 0;
+  CHECK_NOTHROW(lower(k, none));
+  k.tensors[size_t(b)].address = std::make_pair(int64_t(0), int64_t(104000));  // placed by the kernel: allowed
+  CHECK(error_of(k) == "no error");
+}
+
+TEST_CASE("spilling: a victim whose block the failing tensor did not take goes back (the free space was in pieces)") {
+  // SBUF of 4096 bytes per partition: x0 @0, y @1024, x1 @2048, z @3072, each 1024 B; w needs 2048 contiguous.
+  // Victims x0, then x1 leave two 1 KiB holes; y goes too, and w takes [0, 2048): x1's block is free again, so
+  // x1 goes back where it was and is not spilled.
+  isa::TargetDesc t = trn2();
+  t.sbuf_partition_bytes = 4096;
+  t.sbuf_reserved_bytes = 0;
+  Kernel k;
+  k.name = "pieces";
+  int x0 = add(k, "x0", {128, 256}, Buffer::sbuf, DType::float32, 1);
+  int y = add(k, "y", {128, 256}, Buffer::sbuf, DType::float32, 2);
+  int x1 = add(k, "x1", {128, 256}, Buffer::sbuf, DType::float32, 3);
+  int z = add(k, "z", {128, 256}, Buffer::sbuf, DType::float32, 4);
+  int w = add(k, "w", {128, 512}, Buffer::sbuf, DType::float32, 5);
+  for (int ti : {x0, y, x1, z, w}) k.ops.push_back(make(Opcode::memset, {k.full_view(ti)}, 10));
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(x0), k.full_view(x1)}, 11));
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(z), k.full_view(y)}, 12));
+  SpillChoice choice;
+  std::vector<int> order{x0, x1, y};
+  choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
+    for (int ti : order)
+      for (auto [l, bytes] : live)
+        if (l == ti && std::find(choice.spilled.begin(), choice.spilled.end(), ti) == choice.spilled.end()) return ti;
+    return -1;
+  };
+  isa::Program p;
+  std::vector<Placement> pl = allocate(k, t, p, &choice);
+  CHECK(choice.spilled == std::vector<int>{x0, y});
+  CHECK(pl[size_t(w)].address == 0);
+  CHECK(pl[size_t(x1)].allocated);
+  CHECK(pl[size_t(x1)].address == 2048);
+  CHECK_FALSE(pl[size_t(x0)].allocated);
+}
+
+TEST_CASE("spilling: when one victim leaves the free space in pieces, the cheapest contiguous window goes") {
+  // As above; prices x0 1, y 5, x1 1, z 1, w 10. The first victim (x0) does not make room, so it goes back and
+  // the window [2048, 4096) (x1 + z = 2, against 6 for the windows with y and 10 for w itself) is taken out.
+  isa::TargetDesc t = trn2();
+  t.sbuf_partition_bytes = 4096;
+  t.sbuf_reserved_bytes = 0;
+  Kernel k;
+  k.name = "window";
+  int x0 = add(k, "x0", {128, 256}, Buffer::sbuf, DType::float32, 1);
+  int y = add(k, "y", {128, 256}, Buffer::sbuf, DType::float32, 2);
+  int x1 = add(k, "x1", {128, 256}, Buffer::sbuf, DType::float32, 3);
+  int z = add(k, "z", {128, 256}, Buffer::sbuf, DType::float32, 4);
+  int w = add(k, "w", {128, 512}, Buffer::sbuf, DType::float32, 5);
+  for (int ti : {x0, y, x1, z, w}) k.ops.push_back(make(Opcode::memset, {k.full_view(ti)}, 10));
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(x0), k.full_view(x1)}, 11));
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(z), k.full_view(y)}, 12));
+  SpillChoice choice;
+  choice.choose = [&](const std::vector<std::pair<int, int64_t>>&) { return x0; };
+  choice.price = [&](int ti, int) { return ti == y ? 5.0 : ti == w ? 10.0 : 1.0; };
+  isa::Program p;
+  std::vector<Placement> pl = allocate(k, t, p, &choice);
+  CHECK(choice.spilled == std::vector<int>{x1, z});
+  CHECK(pl[size_t(w)].address == 2048);
+  CHECK(pl[size_t(x0)].allocated);
+  CHECK(pl[size_t(x0)].address == 0);
+  CHECK(pl[size_t(y)].address == 1024);
 }
 
 TEST_CASE("operand rules: memory kinds, partition limits and the start-partition rule") {

@@ -112,6 +112,28 @@ TEST_CASE("scalar_tensor_tensor cost: N for bf16 subtract->multiply with N even,
   }
 }
 
+TEST_CASE("scalar_tensor_tensor cost: N when one of data / operand1 is in PSUM (the streams use different memories)") {
+  using isa::Memory;
+  auto ins = [](Memory data_mem, Memory b_mem) {
+    auto ap = [](Memory m, uint32_t off) {
+      AccessPattern a = sbuf(DType::float32, 0, 128, off, 512);
+      a.mem = m;
+      return a;
+    };
+    isa::Instruction i = make(Opcode::scalar_tensor_tensor,
+                              {sbuf(DType::bfloat16, 0, 128, 0, 512), ap(data_mem, 0), {}, ap(b_mem, 4096)});
+    i.params.op0 = AluOp::multiply;
+    i.params.op1 = AluOp::multiply;
+    return i;
+  };
+  for (const char* t : {"trn1", "trn2", "trn3"}) {
+    CAPTURE(t);
+    CHECK(cycles(ins(Memory::SBUF, Memory::PSUM), t, Engine::Vector) == doctest::Approx(512));
+    CHECK(cycles(ins(Memory::PSUM, Memory::SBUF), t, Engine::Vector) == doctest::Approx(512));
+    CHECK(cycles(ins(Memory::SBUF, Memory::SBUF), t, Engine::Vector) == doctest::Approx(1024));
+  }
+}
+
 TEST_CASE("activate2: multiply-add, reverse flags, prelu slope, exp, and the ScalarE accumulator ops") {
   for (uint32_t P : {1u, 128u}) {
     CAPTURE(P);
