@@ -1,66 +1,16 @@
 // nki_isa_elementwise.cpp - nki.isa bindings of the elementwise family: tensor_tensor, tensor_scalar, activation,
 // activation_reduce, memset (verifiers: isa/verify_elementwise.cpp, executors: sim/exec_elementwise.cpp).
-#include "frontend/nki_isa_vector_util.h"
+#include "frontend/isa_bindings.h"
 
 namespace nkisim::frontend {
 namespace {
 using namespace vector_binding;
 
-Value isa_tensor_tensor(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"data1", true}, {"data2", true}, {"op", true}, {"engine"}, {"name"}};
-  Value v[6];
-  bind("tensor_tensor", ps, a, v);
-  OpBuilder b(in, "tensor_tensor", isa::Opcode::tensor_tensor);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data1");
-  b.operand(2, v[2], "data2");
-  b.params().op0 = b.alu(v[3], "op");
-  b.engine(v[4]);
-  b.name(v[5]);
-  return b.emit();
-}
-
-Value isa_tensor_scalar(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"data", true}, {"op0", true}, {"operand0", true}, {"reverse0"},
-                                 {"op1"},       {"operand1"},   {"reverse1"},  {"engine"},         {"name"}};
-  Value v[10];
-  bind("tensor_scalar", ps, a, v);
-  OpBuilder b(in, "tensor_scalar", isa::Opcode::tensor_scalar);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data");
-  b.params().op0 = b.alu(v[2], "op0");
-  if (v[3].is(VK::Tensor))
-    b.operand(2, v[3], "operand0");
-  else
-    b.params().imm0 = b.number(v[3], "operand0");
-  if (present(v[4])) b.params().reverse0 = in.truthy(v[4]);
-  if (present(v[5])) {
-    b.params().op1 = b.alu(v[5], "op1");
-    if (!present(v[6])) raise("TypeError", "tensor_scalar: operand1 is required when op1 is given");
-    if (v[6].is(VK::Tensor))
-      b.operand(3, v[6], "operand1");
-    else
-      b.params().imm1 = b.number(v[6], "operand1");
-    if (present(v[7])) b.params().reverse1 = in.truthy(v[7]);
-  } else if (present(v[6])) {
-    raise("TypeError", "tensor_scalar: operand1 is given but op1 is not");
-  }
-  b.engine(v[8]);
-  b.name(v[9]);
-  return b.emit();
-}
-
-Value isa_memset(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"value", true}, {"engine"}, {"name"}};
-  Value v[4];
-  bind("memset", ps, a, v);
-  OpBuilder b(in, "memset", isa::Opcode::memset);
-  b.operand(0, v[0], "dst");
-  const float value = b.number(v[1], "value");  // 0 for packed dtypes, an integer for integer ones: isa::verify
-  b.params().imm0 = value;
-  b.engine(v[2]);
-  b.name(v[3]);
-  return b.emit();
+// tensor_scalar: op1 and operand1 come together; reverse1 only with them.
+void second_op(Interp& in, OpBuilder& b, const Value* v) {
+  if (present(v[5]) && !present(v[6])) raise("TypeError", "tensor_scalar: operand1 is required when op1 is given");
+  if (!present(v[5]) && present(v[6])) raise("TypeError", "tensor_scalar: operand1 is given but op1 is not");
+  if (present(v[5]) && present(v[7])) b.params().reverse1 = in.truthy(v[7]);
 }
 
 // ------------------------------------------------------------------------------------ ScalarE activation
@@ -126,15 +76,25 @@ Value isa_activation_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
                          v[7]);
 }
 
+const Binding kBindings[] = {
+    {"tensor_tensor", Opcode::tensor_tensor,
+     {tensor("dst", 0), tensor("data1", 1), tensor("data2", 2), value("op", &P::op0), kEngine, kName}},
+    {"tensor_scalar", Opcode::tensor_scalar,
+     {tensor("dst", 0), tensor("data", 1), value("op0", &P::op0), tensor_or_number("operand0", 2, &P::imm0),
+      value("reverse0", &P::reverse0, false), value("op1", &P::op1, false),
+      tensor_or_number("operand1", 3, &P::imm1, false), custom("reverse1"), kEngine, kName},
+     second_op},
+    // value: 0 for packed dtypes, an integer for integer ones (isa::verify)
+    {"memset", Opcode::memset, {tensor("dst", 0), value("value", &P::imm0), kEngine, kName}},
+};
+
 }  // namespace
 
 void install_nki_isa_elementwise(Interp& in, ModuleObj* isa) {
+  install_bindings(in, isa, kBindings);
   auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
-  def("tensor_tensor", isa_tensor_tensor);
-  def("tensor_scalar", isa_tensor_scalar);
   def("activation", isa_activation);
   def("activation_reduce", isa_activation_reduce);
-  def("memset", isa_memset);
 }
 
 }  // namespace nkisim::frontend

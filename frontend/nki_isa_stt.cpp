@@ -1,35 +1,12 @@
 // nki_isa_stt.cpp - nki.isa bindings of the stt family: scalar_tensor_tensor, activate2, nc_n_gather (verifiers:
 // isa/verify_stt.cpp, executors: sim/exec_stt.cpp).
-#include "frontend/nki_isa_vector_util.h"
+#include "frontend/isa_bindings.h"
 
 namespace nkisim::frontend {
 namespace {
 using namespace vector_binding;
 
 std::string nl_name(AluOp op) { return "nl." + std::string(isa::alu_name(op)); }
-
-// ---------------------------------------------------------------------------------- scalar_tensor_tensor
-
-Value isa_scalar_tensor_tensor(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true},      {"data", true}, {"op0", true}, {"operand0", true},
-                                 {"op1", true},      {"operand1", true}, {"reverse0"}, {"reverse1"},
-                                 {"name"}};
-  Value v[9];
-  bind("scalar_tensor_tensor", ps, a, v);
-  const char* fn = "scalar_tensor_tensor";
-  OpBuilder b(in, fn, Opcode::scalar_tensor_tensor);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data");
-  auto& p = b.params();
-  p.op0 = b.alu(v[2], "op0");
-  p.op1 = b.alu(v[4], "op1");
-  column_or_number(b, 2, v[3], "operand0", p.imm0);
-  b.operand(3, v[5], "operand1");
-  p.reverse0 = flag(in, v[6]);
-  p.reverse1 = flag(in, v[7]);
-  b.name(v[8]);
-  return b.emit();
-}
 
 // ------------------------------------------------------------------------------------------- activate2
 
@@ -86,28 +63,19 @@ Value isa_activate2(Interp& in, const BuiltinObj&, CallArgs& a) {
   return Value();
 }
 
-// ----------------------------------------------------------------------------------------- nc_n_gather
-
-Value isa_nc_n_gather(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"data", true}, {"indices", true}, {"name"}};
-  Value v[4];
-  bind("nc_n_gather", ps, a, v);
-  const char* fn = "nc_n_gather";
-  OpBuilder b(in, fn, Opcode::nc_n_gather);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data");
-  b.operand(2, v[2], "indices");
-  b.name(v[3]);
-  return b.emit();
-}
+const Binding kBindings[] = {
+    {"scalar_tensor_tensor", Opcode::scalar_tensor_tensor,
+     {tensor("dst", 0), tensor("data", 1), value("op0", &P::op0), tensor_or_number("operand0", 2, &P::imm0),
+      value("op1", &P::op1), tensor("operand1", 3), value("reverse0", &P::reverse0, false),
+      value("reverse1", &P::reverse1, false), kName}},
+    {"nc_n_gather", Opcode::nc_n_gather, {tensor("dst", 0), tensor("data", 1), tensor("indices", 2), kName}},
+};
 
 }  // namespace
 
 void install_nki_isa_stt(Interp& in, ModuleObj* isa) {
-  auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
-  def("scalar_tensor_tensor", isa_scalar_tensor_tensor);
-  def("activate2", isa_activate2);
-  def("nc_n_gather", isa_nc_n_gather);
+  install_bindings(in, isa, kBindings);
+  isa->globals[intern("activate2")] = in.builtin("activate2", isa_activate2);
 }
 
 }  // namespace nkisim::frontend

@@ -5,22 +5,16 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "frontend/isa_builder.h"
+#include "frontend/nki_isa_vector_util.h"
 #include "isa/verify.h"
 
 namespace nkisim::frontend {
 namespace {
-using namespace isa_binding;
+using namespace vector_binding;
 using isa::DType;
 
 // ---- shapes -------------------------------------------------------------------------------------------
 
-int64_t partitions_of(const TensorObj* t) { return t->view.dims.empty() ? 1 : t->view.dims[0].count; }
-int64_t free_of(const TensorObj* t) {
-  int64_t n = 1;
-  for (size_t i = 1; i < t->view.dims.size(); ++i) n *= t->view.dims[i].count;
-  return n;
-}
 std::string shape_of(const TensorObj* t) { return shape_str(t->view.shape()); }
 std::string pair_str(int64_t a, int64_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
 std::string dts(DType t) { return std::string(isa::dtype_name(t)); }
@@ -179,22 +173,6 @@ bool infer_accumulate(Interp& in, PsumTracker& tr, const TensorObj* dst) {
 
 // ---- nc_matmul ------------------------------------------------------------------------------------------
 
-bool flag(Interp& in, const Value& v) { return present(v) && in.truthy(v); }
-
-// tile_position / tile_size: () or None = no tiling, else a pair of ints.
-bool int_pair(Interp& in, const Value& v, const char* arg, int64_t out[2]) {
-  if (!present(v)) return false;
-  if (!v.is(VK::Tuple) && !v.is(VK::List))
-    raise("TypeError", std::string("nc_matmul: ") + arg + " must be a tuple of two ints, got '" + type_name(v) + "'");
-  auto& items = items_of(v);
-  if (items.empty()) return false;
-  if (items.size() != 2 || !items[0].is_int_like() || !items[1].is_int_like())
-    raise("ValueError", std::string("nc_matmul: ") + arg + " must be a tuple of two ints, got " + in.repr(v));
-  out[0] = items[0].i();
-  out[1] = items[1].i();
-  return true;
-}
-
 Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
   static const ParamSpec ps[] = {
       {"dst", true},         {"stationary", true}, {"moving", true}, {"is_stationary_onezero"},
@@ -227,8 +205,8 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
   }
 
   // Shapes: stationary [K, M], moving [K, N], dst [M, N]; double_row: [K, 2, M] and [K, 2, N].
-  const int64_t K = partitions_of(st), Km = partitions_of(mv);
-  int64_t M = free_of(st), N = free_of(mv);
+  const int64_t K = partitions(st), Km = partitions(mv);
+  int64_t M = free_size(st), N = free_size(mv);
   ls.params().double_row = dbl;
   mm.params().double_row = dbl;
   mm.params().transpose = transpose;
@@ -244,7 +222,7 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
   if (K != Km)
     raise("ValueError", "nc_matmul: stationary and moving must have the same partition (contraction) size K, got " +
                             std::to_string(K) + " and " + std::to_string(Km));
-  if (partitions_of(dst) != M || free_of(dst) != N)
+  if (partitions(dst) != M || free_size(dst) != N)
     raise("ValueError",
           "nc_matmul: dst has shape " + shape_of(dst) + " but stationary.T @ moving has shape " + pair_str(M, N));
 
@@ -266,7 +244,8 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
 
   // PE tiling (validated; the placement does not change the numerics, see docs/tensor-engine.md).
   int64_t pos[2], size[2];
-  const bool has_pos = int_pair(in, v[7], "tile_position", pos), has_size = int_pair(in, v[8], "tile_size", size);
+  const bool has_pos = int_pair(in, "nc_matmul", v[7], "tile_position", pos);
+  const bool has_size = int_pair(in, "nc_matmul", v[8], "tile_size", size);
   if (has_pos != has_size) raise("ValueError", "nc_matmul: tile_position and tile_size must be given together");
   if (has_size) {
     for (int d = 0; d < 2; ++d) {

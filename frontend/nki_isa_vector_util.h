@@ -34,6 +34,20 @@ inline int32_t int32_arg(const char* fname, const Value& v, const char* arg) {
   return int32_t(v.i());
 }
 
+// tile_position / tile_size of the matmuls: () or None = no tiling, else a pair of ints.
+inline bool int_pair(Interp& in, const char* fname, const Value& v, const char* arg, int64_t out[2]) {
+  if (!present(v)) return false;
+  if (!v.is(VK::Tuple) && !v.is(VK::List))
+    raise("TypeError", std::string(fname) + ": " + arg + " must be a tuple of two ints, got '" + type_name(v) + "'");
+  auto& items = items_of(v);
+  if (items.empty()) return false;
+  if (items.size() != 2 || !items[0].is_int_like() || !items[1].is_int_like())
+    raise("ValueError", std::string(fname) + ": " + arg + " must be a tuple of two ints, got " + in.repr(v));
+  out[0] = items[0].i();
+  out[1] = items[1].i();
+  return true;
+}
+
 // A tile in `slot` (verify: a [P, 1] column) or a number stored in `imm`.
 inline void column_or_number(OpBuilder& b, int slot, const Value& v, const char* arg, float& imm) {
   if (v.is(VK::Tensor))
