@@ -63,15 +63,24 @@ Value run_binding(Interp& in, const BuiltinObj& self, CallArgs& a) {
     }
   }
   if (t.hook) t.hook(in, b, v);
-  return b.emit();
+  b.emit();
+  if (t.after) t.after(in, b, v);
+  return Value();
 }
 
 }  // namespace
 
-Binding::Binding(const char* f, isa::Opcode op, std::initializer_list<Arg> a, Hook h)
-    : fname(f), opcode(op), args(a), hook(h) {
+Binding::Binding(const char* f, isa::Opcode op, std::initializer_list<Arg> a, Hook h, Hook after)
+    : fname(f), opcode(op), args(a), hook(h), after(after) {
   if (args.size() > kMaxArgs) throw std::logic_error(std::string(f) + ": more arguments than a binding holds");
   for (const Arg& x : args) specs.push_back(ParamSpec{x.name, x.required});
+}
+
+void read_accumulator(Interp& in, const char* fname, const Value& reduce_res, const Value& data) {
+  if (!present(reduce_res)) return;
+  OpBuilder r(in, fname, isa::Opcode::act_read_accumulator);
+  r.column(r.operand(0, reduce_res, "reduce_res"), "reduce_res", data.as<TensorObj>());
+  r.emit();
 }
 
 void install_binding(Interp& in, ModuleObj* isa, const Binding& b) {

@@ -37,17 +37,23 @@ inline Arg value(const char* n, Field f, bool required = true, int dflt = -1) {
 inline Arg custom(const char* n, bool required = false) { return {n, required, Arg::Custom}; }  // the hook's
 inline const Arg kEngine{"engine", false, Arg::Engine}, kName{"name", false, Arg::Name};
 
+// reduce_res of activation, activation_reduce and activate2 (when given): a second instruction, act_read_accumulator,
+// right after the activation, writing a (P, 1) tile with data's partitions (the pairing is the API's: verify sees
+// one instruction at a time).
+void read_accumulator(Interp& in, const char* fname, const Value& reduce_res, const Value& data);
+
 // One nki.isa function: the table's arguments are bound in order, then `hook` (if any) binds the Custom ones and
-// checks what spans several arguments, then the op is emitted (OpBuilder::emit: isa::verify at the call).
+// checks what spans several arguments, then the op is emitted (OpBuilder::emit: isa::verify at the call), then
+// `after` (if any) emits what follows it in the same call.
 struct Binding {
   using Hook = void (*)(Interp& in, OpBuilder& b, const Value* v);
   const char* fname;
   isa::Opcode opcode;
   std::vector<Arg> args;
-  Hook hook = nullptr;
+  Hook hook = nullptr, after = nullptr;
   std::vector<ParamSpec> specs;  // args' names and requiredness, for bind_args
 
-  Binding(const char* f, isa::Opcode op, std::initializer_list<Arg> a, Hook h = nullptr);
+  Binding(const char* f, isa::Opcode op, std::initializer_list<Arg> a, Hook h = nullptr, Hook after = nullptr);
 };
 
 // Registers `b` as the builtin `fname` of module `isa`; `b` must outlive the interpreter (a static table).

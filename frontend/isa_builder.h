@@ -61,16 +61,6 @@ class OpBuilder {
     return t;
   }
 
-  // Element counts must match; for on-chip compute operands the partition counts too.
-  void same_shape(const TensorObj* a, const char* an, const TensorObj* b, const char* bn, bool partitions) {
-    bool ok = a->view.num_elements() == b->view.num_elements();
-    if (ok && partitions && buffer_on_chip(a->base().buffer) && buffer_on_chip(b->base().buffer))
-      ok = a->view.dims[0].count == b->view.dims[0].count;
-    if (!ok)
-      raise("ValueError", std::string(fname_) + ": " + an + " has shape " + shape_str(a->view.shape()) + " but " + bn +
-                              " has shape " + shape_str(b->view.shape()));
-  }
-
   // reduce_res of activation / activate2: a [P, 1] tile with data's P partitions. It is the operand of a second
   // instruction (act_read_accumulator, whose verify sees one column but not data): the pairing is the API's.
   void column(const TensorObj* t, const char* arg, const TensorObj* data) {
@@ -167,6 +157,7 @@ class OpBuilder {
 
   isa::InstrParams& params() { return op_.params; }
   ir::Op& op() { return op_; }
+  const char* fname() const { return fname_; }
   void allow_indirect() { allow_indirect_ = true; }  // DMA bindings (frontend/nki_isa_dma.cpp)
 
   // Checks the instruction's hardware rules (verify_at_call) now, e.g. before a binding's launch checks.

@@ -1,5 +1,5 @@
 // nki_isa_vector_util.h - helpers shared by the binding files (nki_isa_<family>.cpp):
-// argument checks, reduce_cmd and [P,1]-or-number operands.
+// argument checks and [P,1]-or-number operands.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -17,11 +17,6 @@ inline int64_t partitions(const TensorObj* t) { return t->view.dims.empty() ? 1 
 inline int64_t free_size(const TensorObj* t) {
   const int64_t p = partitions(t);
   return p ? t->view.num_elements() / p : 0;
-}
-
-inline ReduceCmd reduce_cmd(OpBuilder& b, const Value& v, ReduceCmd def) {
-  if (!present(v)) return def;
-  return ReduceCmd(b.enum_arg(v, EnumReduceCmd, "reduce_cmd").enum_value());
 }
 
 inline bool flag(Interp& in, const Value& v) { return present(v) && in.truthy(v); }
