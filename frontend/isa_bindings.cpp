@@ -44,6 +44,7 @@ Value run_binding(Interp& in, const BuiltinObj& self, CallArgs& a) {
   Value v[kMaxArgs];
   bind_args(t.fname, t.specs.data(), t.specs.size(), a, v);
   OpBuilder b(in, t.fname, t.opcode);
+  if (isa::has_trait(t.opcode, isa::Trait::DMA)) b.allow_indirect();  // an .ap() with offsets: DMA operands only
   for (size_t i = 0; i < t.args.size(); ++i) {
     const Arg& arg = t.args[i];
     if (arg.kind == Arg::Engine) {
@@ -81,6 +82,11 @@ void read_accumulator(Interp& in, const char* fname, const Value& reduce_res, co
   OpBuilder r(in, fname, isa::Opcode::act_read_accumulator);
   r.column(r.operand(0, reduce_res, "reduce_res"), "reduce_res", data.as<TensorObj>());
   r.emit();
+}
+
+const Binding* binding_of(const Value& fn) {
+  if (!fn.is(VK::Builtin) || fn.as<BuiltinObj>()->fn != run_binding) return nullptr;
+  return reinterpret_cast<const Binding*>(fn.as<BuiltinObj>()->data);
 }
 
 void install_binding(Interp& in, ModuleObj* isa, const Binding& b) {

@@ -56,6 +56,9 @@ struct Binding {
   Binding(const char* f, isa::Opcode op, std::initializer_list<Arg> a, Hook h = nullptr, Hook after = nullptr);
 };
 
+// The row behind the nki.isa builtin `fn`, or nullptr (a binding written as a function).
+const Binding* binding_of(const Value& fn);
+
 // Registers `b` as the builtin `fname` of module `isa`; `b` must outlive the interpreter (a static table).
 void install_binding(Interp& in, ModuleObj* isa, const Binding& b);
 template <size_t N>

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "frontend/nki_isa_vector_util.h"
+#include "frontend/isa_bindings.h"
 #include "isa/verify.h"
 
 namespace nkisim::frontend {
@@ -219,12 +219,7 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
     M /= 2;
     N /= 2;
   }
-  if (K != Km)
-    raise("ValueError", "nc_matmul: stationary and moving must have the same partition (contraction) size K, got " +
-                            std::to_string(K) + " and " + std::to_string(Km));
-  if (partitions(dst) != M || free_size(dst) != N)
-    raise("ValueError",
-          "nc_matmul: dst has shape " + shape_of(dst) + " but stationary.T @ moving has shape " + pair_str(M, N));
+  matmul_shapes("nc_matmul", dst, K, Km, M, N);
 
   // Dtypes.
   const DType sd = st->view.dtype, md = mv->view.dtype, dd = dst->view.dtype;
@@ -282,12 +277,9 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
 
 // ---- nc_transpose ---------------------------------------------------------------------------------------
 
-Value isa_nc_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"data", true}, {"engine"}, {"name"}};
-  Value v[4];
-  bind("nc_transpose", ps, a, v);
-  if (!v[0].is(VK::Tensor)) raise("TypeError", "nc_transpose: dst must be a tensor, got '" + type_name(v[0]) + "'");
-  // Engine: engine= if given, else by the destination buffer (NKI 0.4.0+): PSUM -> Tensor, SBUF -> Vector.
+// Engine: engine= if given, else by the destination buffer (NKI 0.4.0+): PSUM -> Tensor, SBUF -> Vector; the
+// instruction is the engine's (nc_transpose_pe or nc_transpose_ve).
+void transpose_engine(Interp&, OpBuilder& b, const Value* v) {
   bool pe = v[0].as<TensorObj>()->base().buffer == ir::Buffer::psum;
   if (present(v[2])) {
     if (!v[2].is(VK::Enum) || v[2].enum_type() != EnumEngine)
@@ -301,12 +293,11 @@ Value isa_nc_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
       raise("ValueError", std::string("nc_transpose: engine=") + enum_member_name(EnumEngine, e) +
                               " cannot execute this instruction (allowed: tensor, vector)");
   }
-  OpBuilder b(in, "nc_transpose", pe ? isa::Opcode::nc_transpose_pe : isa::Opcode::nc_transpose_ve);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data");
-  b.name(v[3]);
-  return b.emit();
+  if (!pe) b.op().opcode = isa::Opcode::nc_transpose_ve;
 }
+
+const Binding kTranspose{"nc_transpose", isa::Opcode::nc_transpose_pe,
+                         {tensor("dst", 0), tensor("data", 1), custom("engine"), kName}, transpose_engine};
 
 }  // namespace
 
@@ -318,7 +309,7 @@ bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* 
 void install_nki_isa_tensor(Interp& in, ModuleObj* isa) {
   Value tracker = make<PsumTracker>();
   isa->globals[intern("nc_matmul")] = in.builtin("nc_matmul", isa_nc_matmul, tracker);
-  isa->globals[intern("nc_transpose")] = in.builtin("nc_transpose", isa_nc_transpose);
+  install_binding(in, isa, kTranspose);
   if (!isa->globals.count(intern("matmul_perf_mode"))) {  // nki-isa.md §1.7: string-valued members
     Value em = make<ModuleObj>("matmul_perf_mode");
     em.as<ModuleObj>()->globals[intern("none")] = make_str("none");

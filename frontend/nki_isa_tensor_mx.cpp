@@ -26,13 +26,7 @@ Value isa_nc_matmul_mx(Interp& in, const BuiltinObj& self, CallArgs& a) {
   mm.operand(2, v[4], "moving_scale");
   ls.emit();  // the stationary's rules (isa::verify) before the rules across the two instructions
   const int64_t K = partitions(st), M = free_size(st), N = free_size(mv);
-  if (partitions(mv) != K)
-    raise("ValueError", std::string(fn) + ": stationary and moving must have the same partition (contraction) size K, "
-                            "got " + std::to_string(K) + " and " + std::to_string(partitions(mv)));
-  if (partitions(dst) != M || free_size(dst) != N)
-    raise("ValueError", std::string(fn) + ": dst has shape " + shape_str(dst->view.shape()) +
-                            " but stationary.T @ moving has shape (" + std::to_string(M) + ", " + std::to_string(N) +
-                            ")");
+  matmul_shapes(fn, dst, K, partitions(mv), M, N);
   // Row tiling only (2x64 or 4x32); the column size must be 128 at column 0 (nki-isa.md §3.1).
   int64_t pos[2], size[2];
   const bool has_pos = int_pair(in, fn, v[5], "tile_position", pos);

@@ -43,6 +43,17 @@ inline bool int_pair(Interp& in, const char* fname, const Value& v, const char* 
   return true;
 }
 
+// The shapes across a matmul's two instructions: stationary [K, M] and moving [Km, N] share K; dst is [M, N].
+inline void matmul_shapes(const char* fname, const TensorObj* dst, int64_t K, int64_t Km, int64_t M, int64_t N) {
+  if (K != Km)
+    raise("ValueError", std::string(fname) + ": stationary and moving must have the same partition (contraction) "
+                            "size K, got " + std::to_string(K) + " and " + std::to_string(Km));
+  if (partitions(dst) != M || free_size(dst) != N)
+    raise("ValueError", std::string(fname) + ": dst has shape " + shape_str(dst->view.shape()) +
+                            " but stationary.T @ moving has shape (" + std::to_string(M) + ", " + std::to_string(N) +
+                            ")");
+}
+
 // A tile in `slot` (verify: a [P, 1] column) or a number stored in `imm`.
 inline void column_or_number(OpBuilder& b, int slot, const Value& v, const char* arg, float& imm) {
   if (v.is(VK::Tensor))
