@@ -1,5 +1,5 @@
-// isa_bindings.h - table-driven nki.isa bindings: a binding whose arguments each fill one operand or field is a
-// row (its NKI name, its opcode, its arguments in signature order), run by one function (isa_bindings.cpp).
+// isa_bindings.h - table-driven nki.isa bindings: a binding is a row (its NKI name, its opcode, its arguments in
+// signature order, each saying what it fills, and hooks for the rest), run by one function (isa_bindings.cpp).
 #pragma once
 #include <variant>
 #include <vector>
