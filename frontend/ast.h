@@ -208,11 +208,6 @@ struct FuncCode {  // a def or lambda body; params occupy slots 0..params.size()
   bool has_yield = false;
   bool is_async = false;  // async def (parsed for host code; calling it is an error)
   uint32_t line = 0, col = 0;
-  int num_positional() const {  // PosOnly + Normal
-    int n = 0;
-    for (auto& p : params) n += p.kind == ParamKind::PosOnly || p.kind == ParamKind::Normal;
-    return n;
-  }
 };
 struct LambdaExpr : Node {
   FuncCode* code;

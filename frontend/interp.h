@@ -224,7 +224,6 @@ class Interp {
     Interp& in_;
     const Node* saved_;
   };
-  ModuleObj* current_module() const { return cur_module_; }
   void step();  // counts one evaluation step against the budget
   // Checks the emitted-instruction budget (after every built-in call, which is where ops are emitted).
   void check_instruction_budget() {

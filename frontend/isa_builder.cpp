@@ -1,34 +1,11 @@
 // isa_builder.cpp - the hardware rules of an nki.isa call (isa::verify) checked at the call, worded for the NKI API.
 #include "frontend/isa_builder.h"
 
+#include "ir/passes.h"
 #include "isa/target.h"
 #include "isa/verify.h"
 
 namespace nkisim::frontend::isa_binding {
-namespace {
-
-// The operand as verify sees it after lowering (ir/access.cpp): memory, dtype, partitions (the first dim on chip and
-// for a multi-dim HBM view) and the free elements. Addresses are not known yet: an on-chip operand starts at the
-// partition of its view (plus address= when given); lowering verifies again with the final placement.
-isa::AccessPattern shape_of(const ir::Kernel& k, const ir::View& v) {
-  const ir::Tensor& t = k.tensors.at(size_t(v.tensor));
-  isa::AccessPattern ap;
-  ap.mem = memory_of(t.buffer);
-  ap.dtype = v.dtype;
-  const bool rows = ap.mem != isa::Memory::HBM || v.dims.size() > 1;
-  ap.num_partitions = uint32_t(rows && !v.dims.empty() ? v.dims[0].count : 1);
-  ap.dims[0] = isa::ApDim{1, uint32_t(ap.num_partitions ? v.num_elements() / ap.num_partitions : 0)};
-  ap.num_dims = 1;
-  if (ap.mem != isa::Memory::HBM) {
-    int64_t part = isa::dtype_size(t.dtype);  // elements of the view's dtype per partition of the base tensor
-    for (size_t i = 1; i < t.shape.size(); ++i) part *= t.shape[i];
-    part /= std::max<int64_t>(1, isa::dtype_size(v.dtype));
-    ap.start_partition = uint32_t((t.address ? t.address->first : 0) + (part ? v.offset / part : 0));
-  }
-  return ap;
-}
-
-}  // namespace
 
 void verify_at_call(Interp& in, const ir::Op& op, const char* fname, const std::array<std::string, isa::kMaxOperands>& args) {
   static thread_local std::string name;
@@ -45,9 +22,23 @@ void verify_at_call(Interp& in, const ir::Op& op, const char* fname, const std::
   const char* names[isa::kMaxOperands] = {};
   const char* tensors[isa::kMaxOperands] = {};
   for (int s = 0; s < isa::kMaxOperands; ++s) {
-    if (op.operands[size_t(s)]) {
-      ins.operands[size_t(s)] = shape_of(in.kernel, *op.operands[size_t(s)]);
-      tensors[s] = in.kernel.tensors.at(size_t(op.operands[size_t(s)]->tensor)).name.c_str();
+    if (const std::optional<ir::View>& v = op.operands[size_t(s)]) {
+      // The operand as lowering builds it, placed where the call knows: at address= when given, else at partition
+      // 0 (lowering verifies again with the final placement). An operand lowering cannot build (a strided partition
+      // dim, more than 4 free dims, ...) is lowering's error, at the same kernel line.
+      const ir::Tensor& t = in.kernel.tensors.at(size_t(v->tensor));
+      ir::Placement p;
+      p.mem = memory_of(t.buffer);
+      if (t.address) {
+        p.partition = t.address->first;
+        p.address = t.address->second;
+      }
+      try {
+        ins.operands[size_t(s)] = ir::to_access_pattern(in.kernel, p, *v, op, s, *target);
+      } catch (const Error&) {
+        return;
+      }
+      tensors[s] = t.name.c_str();
     }
     if (!args[size_t(s)].empty()) names[s] = args[size_t(s)].c_str();
   }

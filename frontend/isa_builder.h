@@ -61,16 +61,6 @@ class OpBuilder {
     return t;
   }
 
-  // Element counts must match; for on-chip compute operands the partition counts too.
-  void same_shape(const TensorObj* a, const char* an, const TensorObj* b, const char* bn, bool partitions) {
-    bool ok = a->view.num_elements() == b->view.num_elements();
-    if (ok && partitions && buffer_on_chip(a->base().buffer) && buffer_on_chip(b->base().buffer))
-      ok = a->view.dims[0].count == b->view.dims[0].count;
-    if (!ok)
-      raise("ValueError", std::string(fname_) + ": " + an + " has shape " + shape_str(a->view.shape()) + " but " + bn +
-                              " has shape " + shape_str(b->view.shape()));
-  }
-
   // reduce_res of activation / activate2: a [P, 1] tile with data's P partitions. It is the operand of a second
   // instruction (act_read_accumulator, whose verify sees one column but not data): the pairing is the API's.
   void column(const TensorObj* t, const char* arg, const TensorObj* data) {
@@ -81,27 +71,10 @@ class OpBuilder {
   }
 
   isa::AluOp alu(const Value& given, const char* arg) {
-    const Value v = as_op_code(in_, given);
-    if (v.is(VK::NkiOp)) {
-      const NkiOpInfo& o = nki_ops()[v.nki_op_index()];
-      if (o.alu) return *o.alu;
-      raise("ValueError",
-            std::string(fname_) + ": " + arg + " must be an ALU operator such as nl.add, got nl." + o.name);
-    }
-    raise("TypeError",
-          std::string(fname_) + ": " + arg + " must be an ALU operator such as nl.add, got '" + type_name(v) + "'");
+    return nl_op(given, arg, &NkiOpInfo::alu, "an ALU operator such as nl.add");
   }
-
   isa::ActFunc act(const Value& given, const char* arg) {
-    const Value v = as_op_code(in_, given);
-    if (v.is(VK::NkiOp)) {
-      const NkiOpInfo& o = nki_ops()[v.nki_op_index()];
-      if (o.act) return *o.act;
-      raise("ValueError",
-            std::string(fname_) + ": " + arg + " must be an activation function such as nl.exp, got nl." + o.name);
-    }
-    raise("TypeError", std::string(fname_) + ": " + arg + " must be an activation function such as nl.exp, got '" +
-                           type_name(v) + "'");
+    return nl_op(given, arg, &NkiOpInfo::act, "an activation function such as nl.exp");
   }
 
   float number(const Value& v, const char* arg) {
@@ -113,26 +86,9 @@ class OpBuilder {
     if (v.is_unbound() || v.is_none()) return;
     if (!v.is(VK::Enum) || v.enum_type() != EnumEngine)
       raise("TypeError", std::string(fname_) + ": engine must be a nki.isa.engine value, got '" + type_name(v) + "'");
-    std::optional<isa::Engine> e;
-    switch (v.enum_value()) {
-      case kEngineTensor:
-        e = isa::Engine::Tensor;
-        break;
-      case kEngineVector:
-        e = isa::Engine::Vector;
-        break;
-      case kEngineScalar:
-        e = isa::Engine::Scalar;
-        break;
-      case kEngineGpSimd:
-        e = isa::Engine::GpSimd;
-        break;
-      case kEngineSync:
-        e = isa::Engine::Sync;
-        break;
-      default:
-        return;  // unknown / dma: the back end chooses
-    }
+    // The members of nki.isa.engine are named as the ISA's engines; unknown and dma: the back end chooses.
+    const std::optional<isa::Engine> e = isa::parse_engine(enum_member_name(EnumEngine, v.enum_value()));
+    if (!e) return;
     uint8_t allowed = isa::info(op_.opcode).engines;
     if (!(allowed & isa::engine_bit(*e))) {
       std::string names;
@@ -167,6 +123,7 @@ class OpBuilder {
 
   isa::InstrParams& params() { return op_.params; }
   ir::Op& op() { return op_; }
+  const char* fname() const { return fname_; }
   void allow_indirect() { allow_indirect_ = true; }  // DMA bindings (frontend/nki_isa_dma.cpp)
 
   // Checks the instruction's hardware rules (verify_at_call) now, e.g. before a binding's launch checks.
@@ -185,6 +142,18 @@ class OpBuilder {
   }
 
  private:
+  // An nki op (or a function standing for one: as_op_code) that has the `field` form; `what` names it in errors.
+  template <class T>
+  T nl_op(const Value& given, const char* arg, std::optional<T> NkiOpInfo::*field, const char* what) {
+    const Value v = as_op_code(in_, given);
+    if (v.is(VK::NkiOp)) {
+      const NkiOpInfo& o = nki_ops()[v.nki_op_index()];
+      if (o.*field) return *(o.*field);
+      raise("ValueError", std::string(fname_) + ": " + arg + " must be " + what + ", got nl." + o.name);
+    }
+    raise("TypeError", std::string(fname_) + ": " + arg + " must be " + what + ", got '" + type_name(v) + "'");
+  }
+
   Interp& in_;
   const char* fname_;
   ir::Op op_;

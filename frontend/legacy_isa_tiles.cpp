@@ -6,6 +6,7 @@
 // gives the result tile's shape and default dtype; the call then goes to the current binding with dst= the fresh
 // tile, so every operand is checked as for a nisa call.
 // dtype= picks the result dtype; mask= restricts the computed partitions like the other legacy calls.
+#include "frontend/isa_bindings.h"
 #include "frontend/nl_ops.h"
 
 namespace nkisim::frontend {
@@ -18,39 +19,25 @@ enum class Rule { same, eight, index8, bn_stats, bn_aggr, partition_reduce, tran
 
 struct TileSig {
   const char* name;
-  std::vector<ParamSpec> params;  // legacy order, without dst (dtype= and mask= are added)
-  const char* data;               // the parameter whose tile the result is shaped after
+  const char* data;  // the parameter whose tile the result is shaped after
   Rule rule;
 };
 
+// The legacy parameters are the current binding's row without dst (isa_bindings.h); dtype= and mask= are added.
 const TileSig kSigs[] = {
-    {"max8", {{"src", true}, {"name"}}, "src", Rule::eight},
-    {"nc_find_index8", {{"data", true}, {"vals", true}, {"name"}}, "data", Rule::index8},
-    {"nc_match_replace8", {{"data", true}, {"vals", true}, {"imm", true}, {"dst_idx"}, {"name"}}, "data", Rule::same},
-    {"bn_stats", {{"data", true}, {"name"}}, "data", Rule::bn_stats},
-    {"bn_aggr", {{"data", true}, {"name"}}, "data", Rule::bn_aggr},
-    {"dropout", {{"data", true}, {"prob", true}, {"name"}}, "data", Rule::same},
-    {"reciprocal", {{"data", true}, {"name"}}, "data", Rule::same},
-    {"tensor_partition_reduce", {{"op", true}, {"data", true}, {"name"}}, "data", Rule::partition_reduce},
-    {"dma_transpose",
-     {{"src", true}, {"axes"}, {"priority"}, {"dge_mode"}, {"oob_mode"}, {"name"}},
-     "src",
-     Rule::transpose},
-    {"sequence_bounds", {{"segment_ids", true}, {"name"}}, "segment_ids", Rule::seq_bounds},
-    {"local_gather",
-     {{"src_buffer", true}, {"index", true}, {"num_elem_per_idx"}, {"num_valid_indices"}, {"name"}},
-     "src_buffer",
-     Rule::gather},
-    {"tensor_scalar_reduce",
-     {{"data", true}, {"op0", true}, {"operand0", true}, {"reduce_op", true}, {"reduce_res"}, {"reverse0"},
-      {"reduce_cmd"}, {"reduce_init"}, {"reduce_res_negate"}, {"name"}},
-     "data",
-     Rule::same},
-    {"range_select",
-     {{"on_true_tile", true}, {"comp_op0", true}, {"comp_op1", true}, {"bound0", true}, {"bound1", true},
-      {"reduce_cmd"}, {"reduce_res"}, {"reduce_op"}, {"range_start"}, {"on_false_value"}, {"name"}},
-     "on_true_tile",
-     Rule::same},
+    {"max8", "src", Rule::eight},
+    {"nc_find_index8", "data", Rule::index8},
+    {"nc_match_replace8", "data", Rule::same},
+    {"bn_stats", "data", Rule::bn_stats},
+    {"bn_aggr", "data", Rule::bn_aggr},
+    {"dropout", "data", Rule::same},
+    {"reciprocal", "data", Rule::same},
+    {"tensor_partition_reduce", "data", Rule::partition_reduce},
+    {"dma_transpose", "src", Rule::transpose},
+    {"sequence_bounds", "segment_ids", Rule::seq_bounds},
+    {"local_gather", "src_buffer", Rule::gather},
+    {"tensor_scalar_reduce", "data", Rule::same},
+    {"range_select", "on_true_tile", Rule::same},
 };
 
 int64_t free_elems(const TensorObj* t) {
@@ -107,7 +94,9 @@ std::vector<int64_t> result_shape(Interp& in, const TileSig& sig, const TensorOb
 Value legacy_tile_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   const TileSig& sig = kSigs[b.data];
   if (has_kw(a, "dst")) return in.call(current_isa_fn(in, sig.name), a);  // current-style call
-  std::vector<ParamSpec> ps = sig.params;
+  const isa_binding::Binding* row = isa_binding::binding_of(current_isa_fn(in, sig.name));
+  if (!row) raise("TypeError", std::string("internal: ") + sig.name + " has no binding row");
+  std::vector<ParamSpec> ps(row->specs.begin() + 1, row->specs.end());
   ps.push_back({"dtype"});
   ps.push_back({"mask"});
   std::vector<Value> v(ps.size());

@@ -104,9 +104,8 @@ Value convert_to_dtype(Interp& in, isa::DType t, CallArgs& a);
 
 // Creates a kernel tensor and returns a full view of it.
 Value new_tensor(Interp& in, ir::Tensor t);
-// Dtype names are isa::dtype_name / isa::parse_dtype; these aliases remain for binding files that use them.
+// Dtype names are isa::dtype_name; this alias remains for binding files that use it.
 inline std::string_view dtype_str(isa::DType t) { return isa::dtype_name(t); }
-inline std::optional<isa::DType> dtype_from_name(std::string_view name) { return isa::parse_dtype(name); }
 // "(128, 512)" and "sbuf": the IR's spellings (ir::shape_string, ir::buffer_name).
 std::string shape_str(const std::vector<int64_t>& shape);
 inline std::string buffer_str(ir::Buffer b) { return std::string(ir::buffer_name(b)); }

@@ -4,8 +4,7 @@
 // here (ir::Kernel::num_vregs); a loop body is evaluated once between loop_begin and loop_end ops.
 #include "frontend/nki_control.h"
 
-#include "frontend/isa_builder.h"
-#include "frontend/nki_isa_vector_util.h"
+#include "frontend/isa_bindings.h"
 #include "frontend/nl_ops.h"
 
 namespace nkisim::frontend {
@@ -137,36 +136,15 @@ Value nisa_register_move(Interp& in, const BuiltinObj&, CallArgs& a) {
   return Value();
 }
 
-void single_element(const TensorObj* t, const char* fname, const char* arg) {
-  if (t->view.num_elements() != 1)
-    raise("ValueError", std::string(fname) + ": " + arg + " must hold exactly one element, got shape " +
-                            shape_str(t->view.shape()));
-  if (isa::dtype_size(t->view.dtype) > 4)
-    raise("ValueError", std::string(fname) + ": " + arg + " has dtype " + std::string(isa::dtype_name(t->view.dtype)) +
-                            ", wider than a 32-bit register");
+// register_load(dst, src) / register_store(dst, src): the memory operand is one element of at most 32 bits
+// (isa::verify).
+void load_register(Interp&, OpBuilder& b, const Value* v) {
+  b.params().rd = uint16_t(writable_vreg(v[0], "register_load", "dst").id);
 }
-
-Value nisa_register_load(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"src", true}};
-  Value v[2];
-  bind("register_load", ps, a, v);
-  const VRegObj& dst = writable_vreg(v[0], "register_load", "dst");
-  OpBuilder b(in, "register_load", isa::Opcode::reg_load);
-  single_element(b.operand(0, v[1], "src"), "register_load", "src");
-  b.params().rd = uint16_t(dst.id);
-  return b.emit();
-}
-
-Value nisa_register_store(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"src", true}};
-  Value v[2];
-  bind("register_store", ps, a, v);
+void store_register(Interp&, OpBuilder& b, const Value* v) {
   const VRegObj* src = as_vreg(v[1]);
   if (!src) raise("TypeError", "register_store: src must be a VirtualRegister, got '" + type_name(v[1]) + "'");
-  OpBuilder b(in, "register_store", isa::Opcode::reg_store);
-  single_element(b.operand(0, v[0], "dst"), "register_store", "dst");
   b.params().rs0 = uint16_t(src->id);
-  return b.emit();
 }
 
 Value call_body(Interp& in, const Value& fn, Value arg) {
@@ -239,44 +217,28 @@ Value nl_dynamic_range(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 // core_barrier(data, cores, engine=engine.gpsimd, name=None): v3+, an LNC=2 launch, cores=(0, 1) only
 // (nki-isa.md §3.6). `data` is the tensor whose accesses the barrier orders.
-Value nisa_core_barrier(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"data", true}, {"cores", true}, {"engine"}, {"name"}};
-  Value v[4];
-  bind("core_barrier", ps, a, v);
+void barrier_launch(Interp& in, OpBuilder& b, const Value* v) {
   bool ok = v[1].is(VK::Tuple) || v[1].is(VK::List);
   if (ok) {
     const auto& c = items_of(v[1]);
     ok = c.size() == 2 && c[0].is_int_like() && c[0].i() == 0 && c[1].is_int_like() && c[1].i() == 1;
   }
   if (!ok) raise("ValueError", "core_barrier: cores must be (0, 1), got " + in.repr(v[1]));
-  OpBuilder b(in, "core_barrier", isa::Opcode::core_barrier);
-  b.operand(0, v[0], "data");
-  b.engine(v[2]);
-  b.name(v[3]);
   b.verify();  // the hardware rules (availability: trn2+) before the launch's
   if (in.nki->lnc != 2)
     raise("ValueError", "core_barrier: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this launch has " +
                             std::to_string(in.nki->lnc) + " core");
-  return b.emit();
 }
 
 // sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id, dma_engine=dma_engine.dma, name=None): v3+, an
 // LNC=2 launch (nki-isa.md §3.6, docs/lnc.md). Both ranks must be the other core; the operands' rules (SBUF, same
 // dtype and shape, gpsimd_dma's bytes per partition) are verify_sendrecv's (isa/verify_sendrecv.cpp).
-Value nisa_sendrecv(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"src", true},    {"dst", true},     {"send_to_rank", true}, {"recv_from_rank", true},
-                                 {"pipe_id", true}, {"dma_engine"}, {"name"}};
-  Value v[7];
-  bind("sendrecv", ps, a, v);
+void sendrecv_launch(Interp& in, OpBuilder& b, const Value* v) {
   if (!v[4].is_int_like() || v[4].i() < 0 || v[4].i() > 65535)
     raise("ValueError", "sendrecv: pipe_id must be an int in [0, 65535], got " + in.repr(v[4]));
-  OpBuilder b(in, "sendrecv", isa::Opcode::sendrecv);
-  b.operand(0, v[1], "dst");
-  b.operand(1, v[0], "src");
-  v[5] = b.enum_arg(v[5], EnumDmaEngine, "dma_engine");
+  const Value engine = b.enum_arg(v[5], EnumDmaEngine, "dma_engine");
   b.params().pipe_id = uint16_t(v[4].i());
-  b.params().gpsimd_dma = v[5].is(VK::Enum) && v[5].enum_value() == 2;
-  b.name(v[6]);
+  b.params().gpsimd_dma = engine.is(VK::Enum) && engine.enum_value() == 2;
   b.verify();  // the hardware rules (availability, dtypes, shapes, gpsimd_dma's size) before the launch's
   if (in.nki->lnc != 2)
     raise("ValueError", "sendrecv: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this launch has " +
@@ -290,8 +252,18 @@ Value nisa_sendrecv(Interp& in, const BuiltinObj&, CallArgs& a) {
       raise("ValueError", std::string("sendrecv: ") + arg + " must be the other core's rank " + std::to_string(peer) +
                               " (this is core " + std::to_string(in.nki->lnc_core) + "), got " + in.repr(v[k]));
   }
-  return b.emit();
 }
+
+const Binding kBindings[] = {
+    {"register_load", isa::Opcode::reg_load, {custom("dst", true), tensor("src", 0)}, load_register},
+    {"register_store", isa::Opcode::reg_store, {tensor("dst", 0), custom("src", true)}, store_register},
+    {"core_barrier", isa::Opcode::core_barrier, {tensor("data", 0), custom("cores", true), kEngine, kName},
+     barrier_launch},
+    {"sendrecv", isa::Opcode::sendrecv,
+     {tensor("src", 1), tensor("dst", 0), custom("send_to_rank", true), custom("recv_from_rank", true),
+      custom("pipe_id", true), custom("dma_engine"), kName},
+     sendrecv_launch},
+};
 
 void body_flow(Flow fl, const char* what) {
   if (fl == Flow::Break) raise("SyntaxError", std::string("'break' is not supported in ") + what);
@@ -325,10 +297,7 @@ void install_nki_control(Interp& in, ModuleObj* nl, ModuleObj* isa) {
   auto def = [&](ModuleObj* m, const char* name, BuiltinFn fn) { m->globals[intern(name)] = in.builtin(name, fn); };
   def(isa, "register_alloc", nisa_register_alloc);
   def(isa, "register_move", nisa_register_move);
-  def(isa, "register_load", nisa_register_load);
-  def(isa, "register_store", nisa_register_store);
-  def(isa, "core_barrier", nisa_core_barrier);
-  def(isa, "sendrecv", nisa_sendrecv);
+  install_bindings(in, isa, kBindings);
   def(nl, "fori_loop", nl_fori_loop);
   def(nl, "while_loop", nl_while_loop);
   def(nl, "dynamic_range", nl_dynamic_range);

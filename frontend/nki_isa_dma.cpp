@@ -4,8 +4,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "frontend/isa_builder.h"
-#include "frontend/nki_isa_vector_util.h"
+#include "frontend/isa_bindings.h"
 #include "ir/view.h"
 
 namespace nkisim::frontend {
@@ -107,28 +106,22 @@ void check_priority(const Value& v, const char* fname) {
     raise("ValueError", std::string(fname) + ": priority must be 0, 1, 2 or 3");
 }
 
-Value isa_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"priority"}, {"oob_mode"},
-                                 {"dge_mode"},  {"engine"},    {"name"}};
-  Value v[7];
-  bind("dma_copy", ps, a, v);
-  OpBuilder b(in, "dma_copy", isa::Opcode::dma_copy);
-  b.allow_indirect();
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* src = b.operand(1, v[1], "src");
+void dma_copy_modes(Interp& in, OpBuilder& b, const Value* v) {
+  const TensorObj *dst = v[0].as<TensorObj>(), *src = v[1].as<TensorObj>();
   check_priority(v[2], "dma_copy");
-  v[3] = b.enum_arg(v[3], EnumOobMode, "oob_mode");
-  v[4] = b.enum_arg(v[4], EnumDgeMode, "dge_mode");
-  b.engine(v[5]);
-  b.name(v[6]);
+  const Value oob = b.enum_arg(v[3], EnumOobMode, "oob_mode"), dge = b.enum_arg(v[4], EnumDgeMode, "dge_mode");
   Indirection ind;
   note_indirect(ind, dst, 0, "dma_copy");
   note_indirect(ind, src, 1, "dma_copy");
   if (dst->indirect && src->indirect) raise("ValueError", "dma_copy: only one of dst and src can be indirect");
-  dge_rules(in, b, "dma_copy", v[4], v[3], ind.ap != nullptr, ind.ap && ind.ap->kind == 1);
+  dge_rules(in, b, "dma_copy", dge, oob, ind.ap != nullptr, ind.ap && ind.ap->kind == 1);
   emit_indirection(b, ind, 2, 3, "dma_copy");
-  return b.emit();
 }
+
+const Binding kDmaCopy{"dma_copy", isa::Opcode::dma_copy,
+                       {tensor("dst", 0), tensor("src", 1), custom("priority"), custom("oob_mode"),
+                        custom("dge_mode"), kEngine, kName},
+                       dma_copy_modes};
 
 std::string axes_str(const std::vector<int64_t>& axes) {
   std::string s = "(";
@@ -140,7 +133,7 @@ std::string axes_str(const std::vector<int64_t>& axes) {
 // is gathered (row j = the block src[idx[j]]), src.shape[0] a multiple of 16 in [16, 128] (one uint32 row index
 // per partition of the indices), src.shape[-1] <= 128; a 4D src needs shape[1] or shape[2] == 1. The permutation
 // is the direct form's: (1, 0), (2, 1, 0) or (3, 1, 2, 0), i.e. dst = src[idx].T.
-Value dma_transpose_indirect(Interp& in, OpBuilder& b, const TensorObj* dst, const TensorObj* src, int dge, bool skip) {
+void dma_transpose_indirect(OpBuilder& b, const TensorObj* src, int dge, bool skip) {
   const std::vector<int64_t> ss = src->view.shape();
   if (dge == kDgeHwdge || dge == kDgeNone)
     raise("ValueError", std::string("dma_transpose: an indirect src needs software DGE (dge_mode.swdge or unknown), not "
@@ -156,24 +149,12 @@ Value dma_transpose_indirect(Interp& in, OpBuilder& b, const TensorObj* dst, con
   p.dge_mode = uint16_t(kDgeSwdge);
   b.op().engine = isa::Engine::GpSimd;
   emit_indirection(b, ind, 2, 3, "dma_transpose");
-  (void)dst;
-  (void)in;
-  return b.emit();
 }
 
-Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"axes"},     {"priority"},
-                                 {"dge_mode"},  {"oob_mode"},  {"name"}};
-  Value v[7];
-  bind("dma_transpose", ps, a, v);
-  OpBuilder b(in, "dma_transpose", isa::Opcode::dma_transpose);
-  b.allow_indirect();
-  auto* dst = b.operand(0, v[0], "dst");
-  auto* src = b.operand(1, v[1], "src");
+void dma_transpose_form(Interp& in, OpBuilder& b, const Value* v) {
+  const TensorObj *dst = v[0].as<TensorObj>(), *src = v[1].as<TensorObj>();
   check_priority(v[3], "dma_transpose");
-  v[4] = b.enum_arg(v[4], EnumDgeMode, "dge_mode");
-  v[5] = b.enum_arg(v[5], EnumOobMode, "oob_mode");
-  b.name(v[6]);
+  const Value dge_v = b.enum_arg(v[4], EnumDgeMode, "dge_mode"), oob_v = b.enum_arg(v[5], EnumOobMode, "oob_mode");
   const std::vector<int64_t> ss = src->view.shape(), ds = dst->view.shape();
   const size_t n = ss.size();
   static const std::vector<int64_t> kAllowed[3] = {{1, 0}, {2, 1, 0}, {3, 1, 2, 0}};
@@ -196,8 +177,8 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   for (int64_t d : ss)
     if (d > 65535)
       raise("ValueError", "dma_transpose: src dimensions must be at most 65535, got src of shape " + shape_str(ss));
-  const int dge = enum_value_or(v[4], kDgeUnknown);
-  if (src->indirect) return dma_transpose_indirect(in, b, dst, src, dge, enum_value_or(v[5], 0) == 1);
+  const int dge = enum_value_or(dge_v, kDgeUnknown);
+  if (src->indirect) return dma_transpose_indirect(b, src, dge, enum_value_or(oob_v, 0) == 1);
   if (dge == kDgeSwdge)
     raise("ValueError", "dma_transpose: dge_mode.swdge is the indirect form; src needs .ap() with vector_offset or "
                         "scalar_offset");
@@ -206,7 +187,7 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   // DGE transpose, isa::verify); with dge_mode.unknown the compiler picks how to lower it, so only the permutation
   // and the 16-bit dimension encoding apply (docs/compatibility.md).
   isa::InstrParams& p = b.params();
-  p.oob_skip = enum_value_or(v[5], 0) == 1;  // with an indirect src only: isa::verify
+  p.oob_skip = enum_value_or(oob_v, 0) == 1;  // with an indirect src only: isa::verify
   uint16_t code = 0;
   for (int64_t ax : axes) code = uint16_t(code * 10 + ax);
   p.axes = code;
@@ -214,8 +195,12 @@ Value isa_dma_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
   for (size_t k = 0; k < n; ++k) *tdims[k] = uint16_t(ss[k]);
   if (dge == kDgeHwdge) b.op().engine = isa::Engine::Sync;
   p.dge_mode = uint16_t(dge);
-  return b.emit();
 }
+
+const Binding kDmaTranspose{"dma_transpose", isa::Opcode::dma_transpose,
+                            {tensor("dst", 0), tensor("src", 1), custom("axes"), custom("priority"),
+                             custom("dge_mode"), custom("oob_mode"), kName},
+                            dma_transpose_form};
 
 // dma_compute with more than 3 sources: chained instructions accumulating in fp32 (the DMA engines sum
 // in fp32, so rounding the running sum to fp32 between instructions changes nothing), through a private
@@ -323,8 +308,8 @@ Value isa_dma_compute(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 void install_nki_isa_dma(Interp& in, ModuleObj* isa) {
   auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
-  def("dma_copy", isa_dma_copy);
-  def("dma_transpose", isa_dma_transpose);
+  install_binding(in, isa, kDmaCopy);
+  install_binding(in, isa, kDmaTranspose);
   def("dma_compute", isa_dma_compute);
 }
 

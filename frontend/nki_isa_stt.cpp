@@ -1,6 +1,6 @@
 // nki_isa_stt.cpp - nki.isa bindings of the stt family: scalar_tensor_tensor, activate2, nc_n_gather (verifiers:
 // isa/verify_stt.cpp, executors: sim/exec_stt.cpp).
-#include "frontend/nki_isa_vector_util.h"
+#include "frontend/isa_bindings.h"
 
 namespace nkisim::frontend {
 namespace {
@@ -8,106 +8,50 @@ using namespace vector_binding;
 
 std::string nl_name(AluOp op) { return "nl." + std::string(isa::alu_name(op)); }
 
-// ---------------------------------------------------------------------------------- scalar_tensor_tensor
-
-Value isa_scalar_tensor_tensor(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true},      {"data", true}, {"op0", true}, {"operand0", true},
-                                 {"op1", true},      {"operand1", true}, {"reverse0"}, {"reverse1"},
-                                 {"name"}};
-  Value v[9];
-  bind("scalar_tensor_tensor", ps, a, v);
-  const char* fn = "scalar_tensor_tensor";
-  OpBuilder b(in, fn, Opcode::scalar_tensor_tensor);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data");
-  auto& p = b.params();
-  p.op0 = b.alu(v[2], "op0");
-  p.op1 = b.alu(v[4], "op1");
-  column_or_number(b, 2, v[3], "operand0", p.imm0);
-  b.operand(3, v[5], "operand1");
-  p.reverse0 = flag(in, v[6]);
-  p.reverse1 = flag(in, v[7]);
-  b.name(v[8]);
-  return b.emit();
-}
-
 // ------------------------------------------------------------------------------------------- activate2
 
-// An ALU op or None (= nl.bypass).
-AluOp op_or_bypass(OpBuilder& b, const Value& v, const char* arg) { return present(v) ? b.alu(v, arg) : AluOp::bypass; }
-
-Value isa_activate2(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true},  {"op", true},   {"data", true},  {"imm0", true},      {"imm1", true},
-                                 {"op0", true},  {"op1", true},  {"relu_param"},  {"reverse0"},        {"reverse1"},
-                                 {"reduce_op"},  {"reduce_res"}, {"reduce_cmd"},  {"name"}};
-  Value v[14];
-  bind("activate2", ps, a, v);
-  const char* fn = "activate2";
-  OpBuilder b(in, fn, Opcode::activate2);
-  b.operand(0, v[0], "dst");
+// op0 / op1: an ALU op or None (= nl.bypass); imm0 / imm1: a number or a [P, 1] tile, unused (may be None) when
+// their op is bypass; reduce_op is needed by a reduce_cmd other than idle.
+void activate2_args(Interp&, OpBuilder& b, const Value* v) {
   auto& p = b.params();
-  p.func = b.act(v[1], "op");
-  auto* data = b.operand(1, v[2], "data");
-  p.op0 = op_or_bypass(b, v[5], "op0");
-  p.op1 = op_or_bypass(b, v[6], "op1");
-  // imm0 / imm1: a number or a [P, 1] tile; unused (may be None) when their op is bypass.
+  p.op0 = present(v[5]) ? b.alu(v[5], "op0") : AluOp::bypass;
+  p.op1 = present(v[6]) ? b.alu(v[6], "op1") : AluOp::bypass;
   for (int k = 0; k < 2; ++k) {
     const Value& iv = v[3 + k];
     const char* arg = k ? "imm1" : "imm0";
     const AluOp op = k ? p.op1 : p.op0;
     if (!present(iv)) {
       if (op != AluOp::bypass)
-        raise("ValueError", std::string(fn) + ": " + arg + " is required with op" + std::to_string(k) + "=" +
+        raise("ValueError", std::string("activate2: ") + arg + " is required with op" + std::to_string(k) + "=" +
                                 nl_name(op));
       continue;
     }
     column_or_number(b, 2 + k, iv, arg, k ? p.imm1 : p.imm0);
   }
-  if (present(v[7])) p.relu_param = b.number(v[7], "relu_param");
-  p.reverse0 = flag(in, v[8]);
-  p.reverse1 = flag(in, v[9]);
-  const ReduceCmd cmd = reduce_cmd(b, v[12], ReduceCmd::idle);
-  p.reduce_cmd = cmd;
-  if (present(v[10])) {
-    p.reduce_op = b.alu(v[10], "reduce_op");
-  } else if (cmd != ReduceCmd::idle) {
-    raise("ValueError", std::string(fn) + ": reduce_cmd=" + enum_member_name(EnumReduceCmd, int(cmd)) +
+  if (!present(v[10]) && p.reduce_cmd != ReduceCmd::idle)
+    raise("ValueError", std::string("activate2: reduce_cmd=") + enum_member_name(EnumReduceCmd, int(p.reduce_cmd)) +
                             " needs reduce_op");
-  }
-  const bool has_res = present(v[11]);
-  if (has_res) b.tensor(v[11], "reduce_res");
-  b.name(v[13]);
-  b.emit();
-  if (has_res) {
-    OpBuilder r(in, fn, Opcode::act_read_accumulator);
-    r.column(r.operand(0, v[11], "reduce_res"), "reduce_res", data);
-    r.emit();
-  }
-  return Value();
+  if (present(v[11])) b.tensor(v[11], "reduce_res");
 }
+void activate2_res(Interp& in, OpBuilder&, const Value* v) { read_accumulator(in, "activate2", v[11], v[2]); }
 
-// ----------------------------------------------------------------------------------------- nc_n_gather
-
-Value isa_nc_n_gather(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"data", true}, {"indices", true}, {"name"}};
-  Value v[4];
-  bind("nc_n_gather", ps, a, v);
-  const char* fn = "nc_n_gather";
-  OpBuilder b(in, fn, Opcode::nc_n_gather);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data");
-  b.operand(2, v[2], "indices");
-  b.name(v[3]);
-  return b.emit();
-}
+const Binding kBindings[] = {
+    {"scalar_tensor_tensor", Opcode::scalar_tensor_tensor,
+     {tensor("dst", 0), tensor("data", 1), value("op0", &P::op0), tensor_or_number("operand0", 2, &P::imm0),
+      value("op1", &P::op1), tensor("operand1", 3), value("reverse0", &P::reverse0, false),
+      value("reverse1", &P::reverse1, false), kName}},
+    {"activate2", Opcode::activate2,
+     {tensor("dst", 0), value("op", &P::func), tensor("data", 1), custom("imm0", true), custom("imm1", true),
+      custom("op0", true), custom("op1", true), value("relu_param", &P::relu_param, false),
+      value("reverse0", &P::reverse0, false), value("reverse1", &P::reverse1, false),
+      value("reduce_op", &P::reduce_op, false), custom("reduce_res"), value("reduce_cmd", &P::reduce_cmd, false),
+      kName},
+     activate2_args, activate2_res},
+    {"nc_n_gather", Opcode::nc_n_gather, {tensor("dst", 0), tensor("data", 1), tensor("indices", 2), kName}},
+};
 
 }  // namespace
 
-void install_nki_isa_stt(Interp& in, ModuleObj* isa) {
-  auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
-  def("scalar_tensor_tensor", isa_scalar_tensor_tensor);
-  def("activate2", isa_activate2);
-  def("nc_n_gather", isa_nc_n_gather);
-}
+void install_nki_isa_stt(Interp& in, ModuleObj* isa) { install_bindings(in, isa, kBindings); }
 
 }  // namespace nkisim::frontend

@@ -5,22 +5,16 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "frontend/isa_builder.h"
+#include "frontend/isa_bindings.h"
 #include "isa/verify.h"
 
 namespace nkisim::frontend {
 namespace {
-using namespace isa_binding;
+using namespace vector_binding;
 using isa::DType;
 
 // ---- shapes -------------------------------------------------------------------------------------------
 
-int64_t partitions_of(const TensorObj* t) { return t->view.dims.empty() ? 1 : t->view.dims[0].count; }
-int64_t free_of(const TensorObj* t) {
-  int64_t n = 1;
-  for (size_t i = 1; i < t->view.dims.size(); ++i) n *= t->view.dims[i].count;
-  return n;
-}
 std::string shape_of(const TensorObj* t) { return shape_str(t->view.shape()); }
 std::string pair_str(int64_t a, int64_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
 std::string dts(DType t) { return std::string(isa::dtype_name(t)); }
@@ -179,22 +173,6 @@ bool infer_accumulate(Interp& in, PsumTracker& tr, const TensorObj* dst) {
 
 // ---- nc_matmul ------------------------------------------------------------------------------------------
 
-bool flag(Interp& in, const Value& v) { return present(v) && in.truthy(v); }
-
-// tile_position / tile_size: () or None = no tiling, else a pair of ints.
-bool int_pair(Interp& in, const Value& v, const char* arg, int64_t out[2]) {
-  if (!present(v)) return false;
-  if (!v.is(VK::Tuple) && !v.is(VK::List))
-    raise("TypeError", std::string("nc_matmul: ") + arg + " must be a tuple of two ints, got '" + type_name(v) + "'");
-  auto& items = items_of(v);
-  if (items.empty()) return false;
-  if (items.size() != 2 || !items[0].is_int_like() || !items[1].is_int_like())
-    raise("ValueError", std::string("nc_matmul: ") + arg + " must be a tuple of two ints, got " + in.repr(v));
-  out[0] = items[0].i();
-  out[1] = items[1].i();
-  return true;
-}
-
 Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
   static const ParamSpec ps[] = {
       {"dst", true},         {"stationary", true}, {"moving", true}, {"is_stationary_onezero"},
@@ -227,8 +205,8 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
   }
 
   // Shapes: stationary [K, M], moving [K, N], dst [M, N]; double_row: [K, 2, M] and [K, 2, N].
-  const int64_t K = partitions_of(st), Km = partitions_of(mv);
-  int64_t M = free_of(st), N = free_of(mv);
+  const int64_t K = partitions(st), Km = partitions(mv);
+  int64_t M = free_size(st), N = free_size(mv);
   ls.params().double_row = dbl;
   mm.params().double_row = dbl;
   mm.params().transpose = transpose;
@@ -241,12 +219,7 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
     M /= 2;
     N /= 2;
   }
-  if (K != Km)
-    raise("ValueError", "nc_matmul: stationary and moving must have the same partition (contraction) size K, got " +
-                            std::to_string(K) + " and " + std::to_string(Km));
-  if (partitions_of(dst) != M || free_of(dst) != N)
-    raise("ValueError",
-          "nc_matmul: dst has shape " + shape_of(dst) + " but stationary.T @ moving has shape " + pair_str(M, N));
+  matmul_shapes("nc_matmul", dst, K, Km, M, N);
 
   // Dtypes.
   const DType sd = st->view.dtype, md = mv->view.dtype, dd = dst->view.dtype;
@@ -266,7 +239,8 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
 
   // PE tiling (validated; the placement does not change the numerics, see docs/tensor-engine.md).
   int64_t pos[2], size[2];
-  const bool has_pos = int_pair(in, v[7], "tile_position", pos), has_size = int_pair(in, v[8], "tile_size", size);
+  const bool has_pos = int_pair(in, "nc_matmul", v[7], "tile_position", pos);
+  const bool has_size = int_pair(in, "nc_matmul", v[8], "tile_size", size);
   if (has_pos != has_size) raise("ValueError", "nc_matmul: tile_position and tile_size must be given together");
   if (has_size) {
     for (int d = 0; d < 2; ++d) {
@@ -303,12 +277,9 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
 
 // ---- nc_transpose ---------------------------------------------------------------------------------------
 
-Value isa_nc_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"data", true}, {"engine"}, {"name"}};
-  Value v[4];
-  bind("nc_transpose", ps, a, v);
-  if (!v[0].is(VK::Tensor)) raise("TypeError", "nc_transpose: dst must be a tensor, got '" + type_name(v[0]) + "'");
-  // Engine: engine= if given, else by the destination buffer (NKI 0.4.0+): PSUM -> Tensor, SBUF -> Vector.
+// Engine: engine= if given, else by the destination buffer (NKI 0.4.0+): PSUM -> Tensor, SBUF -> Vector; the
+// instruction is the engine's (nc_transpose_pe or nc_transpose_ve).
+void transpose_engine(Interp&, OpBuilder& b, const Value* v) {
   bool pe = v[0].as<TensorObj>()->base().buffer == ir::Buffer::psum;
   if (present(v[2])) {
     if (!v[2].is(VK::Enum) || v[2].enum_type() != EnumEngine)
@@ -322,12 +293,11 @@ Value isa_nc_transpose(Interp& in, const BuiltinObj&, CallArgs& a) {
       raise("ValueError", std::string("nc_transpose: engine=") + enum_member_name(EnumEngine, e) +
                               " cannot execute this instruction (allowed: tensor, vector)");
   }
-  OpBuilder b(in, "nc_transpose", pe ? isa::Opcode::nc_transpose_pe : isa::Opcode::nc_transpose_ve);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data");
-  b.name(v[3]);
-  return b.emit();
+  if (!pe) b.op().opcode = isa::Opcode::nc_transpose_ve;
 }
+
+const Binding kTranspose{"nc_transpose", isa::Opcode::nc_transpose_pe,
+                         {tensor("dst", 0), tensor("data", 1), custom("engine"), kName}, transpose_engine};
 
 }  // namespace
 
@@ -339,7 +309,7 @@ bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* 
 void install_nki_isa_tensor(Interp& in, ModuleObj* isa) {
   Value tracker = make<PsumTracker>();
   isa->globals[intern("nc_matmul")] = in.builtin("nc_matmul", isa_nc_matmul, tracker);
-  isa->globals[intern("nc_transpose")] = in.builtin("nc_transpose", isa_nc_transpose);
+  install_binding(in, isa, kTranspose);
   if (!isa->globals.count(intern("matmul_perf_mode"))) {  // nki-isa.md §1.7: string-valued members
     Value em = make<ModuleObj>("matmul_perf_mode");
     em.as<ModuleObj>()->globals[intern("none")] = make_str("none");

@@ -1,6 +1,6 @@
 // nki_isa_tensor_mx.cpp - nki.isa bindings of the tensor_mx family: quantize_mx, nc_matmul_mx (load_stationary_mx +
 // multiply_moving_mx) (verifiers: isa/verify_tensor_mx.cpp, executors: sim/exec_tensor_mx.cpp).
-#include "frontend/nki_isa_vector_util.h"
+#include "frontend/isa_bindings.h"
 #include "isa/mx.h"
 
 namespace nkisim::frontend {
@@ -9,19 +9,6 @@ using namespace vector_binding;
 using isa::DType;
 
 // ------------------------------------------------------------------------------------------------- MX
-
-Value isa_quantize_mx(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"dst_scale", true}, {"name"}};
-  Value v[4];
-  bind("quantize_mx", ps, a, v);
-  const char* fn = "quantize_mx";
-  OpBuilder b(in, fn, Opcode::quantize_mx);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "src");
-  b.operand(2, v[2], "dst_scale");
-  b.name(v[3]);
-  return b.emit();
-}
 
 Value isa_nc_matmul_mx(Interp& in, const BuiltinObj& self, CallArgs& a) {
   static const ParamSpec ps[] = {{"dst", true},          {"stationary", true}, {"moving", true},
@@ -39,28 +26,11 @@ Value isa_nc_matmul_mx(Interp& in, const BuiltinObj& self, CallArgs& a) {
   mm.operand(2, v[4], "moving_scale");
   ls.emit();  // the stationary's rules (isa::verify) before the rules across the two instructions
   const int64_t K = partitions(st), M = free_size(st), N = free_size(mv);
-  if (partitions(mv) != K)
-    raise("ValueError", std::string(fn) + ": stationary and moving must have the same partition (contraction) size K, "
-                            "got " + std::to_string(K) + " and " + std::to_string(partitions(mv)));
-  if (partitions(dst) != M || free_size(dst) != N)
-    raise("ValueError", std::string(fn) + ": dst has shape " + shape_str(dst->view.shape()) +
-                            " but stationary.T @ moving has shape (" + std::to_string(M) + ", " + std::to_string(N) +
-                            ")");
+  matmul_shapes(fn, dst, K, partitions(mv), M, N);
   // Row tiling only (2x64 or 4x32); the column size must be 128 at column 0 (nki-isa.md §3.1).
-  auto pair = [&](const Value& pv, const char* arg, int64_t out[2]) {
-    if (!present(pv)) return false;
-    if (!pv.is(VK::Tuple) && !pv.is(VK::List))
-      raise("TypeError", std::string(fn) + ": " + arg + " must be a tuple of two ints, got '" + type_name(pv) + "'");
-    auto& items = items_of(pv);
-    if (items.empty()) return false;
-    if (items.size() != 2 || !items[0].is_int_like() || !items[1].is_int_like())
-      raise("ValueError", std::string(fn) + ": " + arg + " must be a tuple of two ints, got " + in.repr(pv));
-    out[0] = items[0].i();
-    out[1] = items[1].i();
-    return true;
-  };
   int64_t pos[2], size[2];
-  const bool has_pos = pair(v[5], "tile_position", pos), has_size = pair(v[6], "tile_size", size);
+  const bool has_pos = int_pair(in, fn, v[5], "tile_position", pos);
+  const bool has_size = int_pair(in, fn, v[6], "tile_size", size);
   if (has_pos != has_size) raise("ValueError", std::string(fn) + ": tile_position and tile_size must be given together");
   if (has_size) {
     if (size[1] != 128 || pos[1] != 0)
@@ -80,11 +50,13 @@ Value isa_nc_matmul_mx(Interp& in, const BuiltinObj& self, CallArgs& a) {
   return mm.emit();
 }
 
+const Binding kQuantizeMx{"quantize_mx", Opcode::quantize_mx,
+                          {tensor("dst", 0), tensor("src", 1), tensor("dst_scale", 2), kName}};
+
 }  // namespace
 
 void install_nki_isa_tensor_mx(Interp& in, ModuleObj* isa) {
-  auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
-  def("quantize_mx", isa_quantize_mx);
+  install_binding(in, isa, kQuantizeMx);
   isa->globals[intern("nc_matmul_mx")] = in.builtin("nc_matmul_mx", isa_nc_matmul_mx, make_psum_tracker());
 }
 

@@ -1,7 +1,7 @@
 // nki_isa_vector_reduce.cpp - nki.isa bindings of the vector_reduce family: tensor_reduce, tensor_partition_reduce,
 // bn_stats, bn_aggr; `axis` folds into the operand shapes (verifiers: isa/verify_vector_reduce.cpp, executors:
 // sim/exec_vector_reduce.cpp).
-#include "frontend/nki_isa_vector_util.h"
+#include "frontend/isa_bindings.h"
 
 namespace nkisim::frontend {
 namespace {
@@ -9,15 +9,8 @@ using namespace vector_binding;
 
 // The front end folds `axis` into the operand shapes: the ISA instruction reduces groups of K consecutive
 // data elements (K = product of the reduced trailing dims) into one dst element each.
-Value isa_tensor_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"op", true},      {"data", true}, {"axis", true},
-                                 {"negate"},    {"keepdims"},      {"name"}};
-  Value v[7];
-  bind("tensor_reduce", ps, a, v);
-  OpBuilder b(in, "tensor_reduce", Opcode::tensor_reduce);
-  auto* dst = b.operand(0, v[0], "dst");
-  const AluOp op = b.alu(v[1], "op");
-  auto* data = b.operand(1, v[2], "data");
+void reduce_axes(Interp& in, OpBuilder&, const Value* v) {
+  const TensorObj *dst = v[0].as<TensorObj>(), *data = v[2].as<TensorObj>();
   const int64_t rank = int64_t(data->view.dims.size());
   std::vector<int64_t> axes;
   if (v[3].is(VK::Tuple) || v[3].is(VK::List)) {
@@ -50,54 +43,21 @@ Value isa_tensor_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
   if (free_size(dst) != kept)
     raise("ValueError", "tensor_reduce: dst has shape " + shape_str(dst->view.shape()) + " but reducing " +
                             shape_str(data->view.shape()) + " over axis " + in.repr(v[3]) + " gives " + shape_str(want));
-  b.params().op0 = op;
-  b.params().negate = flag(in, v[4]);
-  b.name(v[6]);
-  return b.emit();
 }
 
-Value isa_tensor_partition_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"op", true}, {"data", true}, {"name"}};
-  Value v[4];
-  bind("tensor_partition_reduce", ps, a, v);
-  OpBuilder b(in, "tensor_partition_reduce", Opcode::tensor_partition_reduce);
-  b.operand(0, v[0], "dst");
-  b.params().op0 = b.alu(v[1], "op");
-  b.operand(1, v[2], "data");
-  b.name(v[3]);
-  return b.emit();
-}
-
-Value isa_bn_stats(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"data", true}, {"name"}};
-  Value v[3];
-  bind("bn_stats", ps, a, v);
-  OpBuilder b(in, "bn_stats", Opcode::bn_stats);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data");
-  b.name(v[2]);
-  return b.emit();
-}
-
-Value isa_bn_aggr(Interp& in, const BuiltinObj&, CallArgs& a) {
-  static const ParamSpec ps[] = {{"dst", true}, {"data", true}, {"name"}};
-  Value v[3];
-  bind("bn_aggr", ps, a, v);
-  OpBuilder b(in, "bn_aggr", Opcode::bn_aggr);
-  b.operand(0, v[0], "dst");
-  b.operand(1, v[1], "data");
-  b.name(v[2]);
-  return b.emit();
-}
+const Binding kBindings[] = {
+    {"tensor_reduce", Opcode::tensor_reduce,
+     {tensor("dst", 0), value("op", &P::op0), tensor("data", 1), custom("axis", true),
+      value("negate", &P::negate, false), custom("keepdims"), kName},
+     reduce_axes},
+    {"tensor_partition_reduce", Opcode::tensor_partition_reduce,
+     {tensor("dst", 0), value("op", &P::op0), tensor("data", 1), kName}},
+    {"bn_stats", Opcode::bn_stats, {tensor("dst", 0), tensor("data", 1), kName}},
+    {"bn_aggr", Opcode::bn_aggr, {tensor("dst", 0), tensor("data", 1), kName}},
+};
 
 }  // namespace
 
-void install_nki_isa_vector_reduce(Interp& in, ModuleObj* isa) {
-  auto def = [&](const char* name, BuiltinFn fn) { isa->globals[intern(name)] = in.builtin(name, fn); };
-  def("tensor_reduce", isa_tensor_reduce);
-  def("tensor_partition_reduce", isa_tensor_partition_reduce);
-  def("bn_stats", isa_bn_stats);
-  def("bn_aggr", isa_bn_aggr);
-}
+void install_nki_isa_vector_reduce(Interp& in, ModuleObj* isa) { install_bindings(in, isa, kBindings); }
 
 }  // namespace nkisim::frontend

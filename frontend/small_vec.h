@@ -27,10 +27,6 @@ class SmallVec {
     new (data_ + size_) T(std::forward<A>(a)...);
     return data_[size_++];
   }
-  void insert_front(T v) {
-    push_back(std::move(v));
-    for (size_t i = size_ - 1; i > 0; --i) std::swap(data_[i], data_[i - 1]);
-  }
   T* data() { return data_; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }

@@ -129,59 +129,21 @@ class Value {
   }
   ~Value() { release(); }
 
-  static Value unbound() {
-    Value v;
-    v.k_ = VK::Unbound;
-    return v;
-  }
+  static Value unbound() { return immediate(VK::Unbound, 0); }
   static Value none() { return Value(); }
-  static Value boolean(bool b) {
-    Value v;
-    v.k_ = VK::Bool;
-    v.u_.i = b;
-    return v;
-  }
-  static Value integer(int64_t i) {
-    Value v;
-    v.k_ = VK::Int;
-    v.u_.i = i;
-    return v;
-  }
+  static Value boolean(bool b) { return immediate(VK::Bool, b); }
+  static Value integer(int64_t i) { return immediate(VK::Int, i); }
   static Value floating(double f) {
     Value v;
     v.k_ = VK::Float;
     v.u_.f = f;
     return v;
   }
-  static Value ellipsis() {
-    Value v;
-    v.k_ = VK::Ellipsis;
-    return v;
-  }
-  static Value dtype(isa::DType t) {
-    Value v;
-    v.k_ = VK::DType;
-    v.u_.i = int64_t(t);
-    return v;
-  }
-  static Value buffer(ir::Buffer b) {
-    Value v;
-    v.k_ = VK::Buffer;
-    v.u_.i = int64_t(b);
-    return v;
-  }
-  static Value nki_op(int index) {
-    Value v;
-    v.k_ = VK::NkiOp;
-    v.u_.i = index;
-    return v;
-  }
-  static Value enum_val(int type, int value) {
-    Value v;
-    v.k_ = VK::Enum;
-    v.u_.i = (int64_t(type) << 32) | uint32_t(value);
-    return v;
-  }
+  static Value ellipsis() { return immediate(VK::Ellipsis, 0); }
+  static Value dtype(isa::DType t) { return immediate(VK::DType, int64_t(t)); }
+  static Value buffer(ir::Buffer b) { return immediate(VK::Buffer, int64_t(b)); }
+  static Value nki_op(int index) { return immediate(VK::NkiOp, index); }
+  static Value enum_val(int type, int value) { return immediate(VK::Enum, (int64_t(type) << 32) | uint32_t(value)); }
 
   VK kind() const { return k_; }
   bool is_heap() const { return k_ >= VK::Str; }
@@ -207,6 +169,12 @@ class Value {
   int64_t raw_bits() const { return u_.i; }
 
  private:
+  static Value immediate(VK k, int64_t i) {  // a value held in the union's integer
+    Value v;
+    v.k_ = k;
+    v.u_.i = i;
+    return v;
+  }
   void release() {
     if (is_heap() && !tl_teardown && --u_.o->rc == 0) delete u_.o;
   }

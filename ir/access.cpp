@@ -32,22 +32,13 @@ std::vector<ViewDim> canonical_free_dims(const ViewDims& dims, size_t first) {
 
 }  // namespace
 
-isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placement>& pl, const View& v,
-                                     const Op& op, int slot, const isa::TargetDesc& t) {
+isa::AccessPattern to_access_pattern(const Kernel& k, const Placement& p, const View& v, const Op& op, int slot,
+                                     const isa::TargetDesc& t) {
   const Tensor& tt = k.tensors.at(size_t(v.tensor));
-  const Placement& p = pl.at(size_t(v.tensor));
-  const isa::InstrInfo& in = isa::info(op.opcode);
   const int64_t es = isa::dtype_size(v.dtype);
   isa::AccessPattern ap;
   ap.mem = p.mem;
   ap.dtype = v.dtype;
-  if (!(in.operands[slot].memories & isa::memory_bit(p.mem))) {
-    std::string allowed;
-    for (auto m : {isa::Memory::HBM, isa::Memory::SBUF, isa::Memory::PSUM})
-      if (in.operands[slot].memories & isa::memory_bit(m))
-        allowed += (allowed.empty() ? "" : ", ") + std::string(isa::memory_name(m));
-    throw error_at(op, opname(op, slot) + " cannot be in " + std::string(isa::memory_name(p.mem)) + " (allowed: " + allowed + ")");
-  }
   for (auto& d : v.dims)
     if (d.count <= 0) throw error_at(op, opname(op, slot) + " is empty (a dimension has size " + std::to_string(d.count) + ")");
 

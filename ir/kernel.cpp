@@ -1,6 +1,8 @@
 // kernel.cpp - small Kernel IR helpers.
 #include "ir/kernel.h"
 
+#include "ir/view.h"
+
 namespace nkisim::ir {
 
 std::string_view buffer_name(Buffer b) {
@@ -13,18 +15,6 @@ std::string_view buffer_name(Buffer b) {
   return "?";
 }
 
-View Kernel::full_view(int tensor) const {
-  const Tensor& t = tensors.at(size_t(tensor));
-  View v;
-  v.tensor = tensor;
-  v.dtype = t.dtype;
-  v.dims.resize(t.shape.size());
-  int64_t stride = 1;
-  for (size_t i = t.shape.size(); i-- > 0;) {
-    v.dims[i] = ViewDim{stride, t.shape[i]};
-    stride *= t.shape[i];
-  }
-  return v;
-}
+View Kernel::full_view(int tensor) const { return ir::full_view(tensors.at(size_t(tensor)), tensor); }
 
 }  // namespace nkisim::ir

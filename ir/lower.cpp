@@ -254,9 +254,8 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
                              isa::param_list_text(op.opcode) + ")");
     ins.loc = locs.intern(op.loc);
     for (int s = 0; s < in.num_operands; ++s) {
-      if (op.operands[size_t(s)]) ins.operands[size_t(s)] = to_access_pattern(k, pl, *op.operands[size_t(s)], op, s, target);
-      else if (in.operands[size_t(s)].required)
-        throw error_at(op, std::string(in.mnemonic) + ": missing operand '" + in.operands[size_t(s)].name + "'");
+      if (const std::optional<View>& v = op.operands[size_t(s)])  // a missing one: isa::verify, below
+        ins.operands[size_t(s)] = to_access_pattern(k, pl.at(size_t(v->tensor)), *v, op, s, target);
     }
     if (!op.dynamic.empty()) lower_dynamic_operands(k, pl, op, ins);
   };

@@ -83,10 +83,11 @@ std::vector<SpillNote> spill_tensors(Kernel& k, const std::vector<int>& tensors)
 std::vector<int> rematerialisable_tensors(const Kernel& k, const std::vector<char>& spillable);
 std::vector<SpillNote> rematerialise_tensors(Kernel& k, const std::vector<int>& tensors, const std::vector<int>& def);
 
-// Lowers an ir::View to an access pattern with the tensor's placement; validates it for `slot` of `op`
-// (memory kinds, partition count and start, at most 4 free dims). Throws located errors.
-isa::AccessPattern to_access_pattern(const Kernel& k, const std::vector<Placement>& pl, const View& v,
-                                     const Op& op, int slot, const isa::TargetDesc& t);
+// Lowers an ir::View to an access pattern with its tensor's placement `p`; validates the form for `slot` of `op`
+// (partition count, stride and start, at most 4 free dims within the pattern limits). Throws located errors. The
+// operand's memory and the instruction's other rules are isa::verify's.
+isa::AccessPattern to_access_pattern(const Kernel& k, const Placement& p, const View& v, const Op& op, int slot,
+                                     const isa::TargetDesc& t);
 
 // Fills isa::DynOffset of every operand of `op` with a run-time offset (ir/dynamic_offset.cpp).
 void lower_dynamic_operands(const Kernel& k, const std::vector<Placement>& pl, const Op& op, isa::Instruction& ins);

@@ -49,12 +49,14 @@ void Check::arith(AluOp op, const char* param) const {
   fail(std::string(param) + " must be an arithmetic op, got bitvec op '" + alu(op) + "'");
 }
 
-void Check::column(int slot, uint32_t partitions) const {
-  if (!has(slot) || (parts(slot) == partitions && free(slot) == 1)) return;
-  std::ostringstream os;
-  os << "operand '" << name(slot) << "' must be a [" << partitions << ", 1] tile (one value per partition), got "
-     << parts(slot) << " partitions x " << free(slot) << (free(slot) == 1 ? " element" : " elements");
-  fail(os.str(), slot);
+void Check::columns(std::initializer_list<int> slots) const {
+  for (int slot : slots) {
+    if (!has(slot) || (parts(slot) == parts(0) && free(slot) == 1)) continue;
+    std::ostringstream os;
+    os << "operand '" << name(slot) << "' must be a [" << parts(0) << ", 1] tile (one value per partition), got "
+       << parts(slot) << " partitions x " << free(slot) << (free(slot) == 1 ? " element" : " elements");
+    fail(os.str(), slot);
+  }
 }
 
 void Check::available() const {

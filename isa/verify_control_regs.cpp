@@ -46,8 +46,8 @@ void register_alu(const Check& c, bool reads) {
 void single_element(const Check& c) {
   const AccessPattern& ap = c.op(0);
   if (ap.total_elements() != 1 || dtype_size(ap.dtype) > 4)
-    c.fail("operand must be a single element of at most 32 bits, got " + std::to_string(ap.total_elements()) +
-               " elements of " + dt(ap.dtype),
+    c.fail("operand '" + std::string(c.name(0)) + "' must be a single element of at most 32 bits, got " +
+               std::to_string(ap.total_elements()) + " elements of " + dt(ap.dtype),
            0);
 }
 }  // namespace

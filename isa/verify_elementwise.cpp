@@ -32,8 +32,7 @@ void verify_tensor_scalar(const Check& c) {
   const bool bv0 = is_bitvec(c.pr.op0), bv1 = two && is_bitvec(c.pr.op1);
   if (two && c.pr.op0 != AluOp::bypass && bv0 != bv1) c.fail("op0 and op1 must both be bitvec ops or both arithmetic");
   if (bv0 || bv1) bitvec_integers(c, bv0 ? c.pr.op0 : c.pr.op1, {0, 1});
-  c.column(2, c.parts(0));
-  c.column(3, c.parts(0));
+  c.columns({2, 3});
 }
 
 void verify_activation(const Check& c) {
@@ -47,8 +46,7 @@ void verify_activation(const Check& c) {
     c.fail("reduce_cmd load_reduce is not supported by activation (no initial value)");
   if (folds(c.pr.reduce_cmd) && c.pr.reduce_op != AluOp::add)
     c.fail("reduce_op must be add, got '" + alu(c.pr.reduce_op) + "'");
-  c.column(2, c.parts(0));
-  c.column(3, c.parts(0));
+  c.columns({2, 3});
 }
 
 // Any dst in SBUF or PSUM (the table's memories); the value (imm0) must be representable: 0 for a packed MX dtype

@@ -54,9 +54,9 @@ struct Check {
   void integer(int slot, const char* why) const;
   // `op` (the field `param`: "op0", "reduce_op", ...) is arithmetic, not a bitvec op.
   void arith(AluOp op, const char* param) const;
-  // The optional operand `slot`, when present, is a [partitions, 1] tile: exactly one element per partition (the
-  // SDK's "(data.shape[0], 1)" for per-partition scalars, biases, bounds and reduction results).
-  void column(int slot, uint32_t partitions) const;
+  // The optional operands `slots`, when present, are [P, 1] tiles with dst's (operand 0's) P partitions: exactly one
+  // element per partition (the SDK's "(data.shape[0], 1)" for per-partition scalars, biases, bounds and reductions).
+  void columns(std::initializer_list<int> slots) const;
   // The target's generation has this instruction (the table's AVAIL column).
   void available() const;
 };

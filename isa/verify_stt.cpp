@@ -14,7 +14,7 @@ void verify_scalar_tensor_tensor(const Check& c) {
   if (!is_arith_op(c.pr.op1)) c.fail("op1 must be an arithmetic op, got '" + alu(c.pr.op1) + "'");
   if (c.mem(1) == Memory::PSUM && c.mem(3) == Memory::PSUM)
     c.fail(std::string(c.name(1)) + " and " + c.name(3) + " cannot both be in PSUM");
-  c.column(2, c.parts(0));
+  c.columns({2});
 }
 
 void verify_activate2(const Check& c) {
@@ -36,8 +36,7 @@ void verify_activate2(const Check& c) {
                       rop == AluOp::abs_min;
   if ((folds(cmd) || cmd == ReduceCmd::reset) && !rop_ok)
     c.fail("reduce_op must be add, maximum, minimum, abs_max or abs_min, got '" + alu(rop) + "'");
-  c.column(2, c.parts(0));
-  c.column(3, c.parts(0));
+  c.columns({2, 3});
 }
 
 void verify_nc_n_gather(const Check& c) {

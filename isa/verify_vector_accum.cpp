@@ -18,8 +18,7 @@ void verify_tensor_scalar_reduce(const Check& c) {
   c.same_shape(0, 1);
   c.arith(c.pr.op0, "op0");
   accumulator_reduce_op(c, c.pr.reduce_op);
-  c.column(2, c.parts(0));
-  c.column(3, c.parts(0));
+  c.columns({2, 3});
 }
 
 void verify_tensor_scalar_cumulative(const Check& c) {
@@ -32,8 +31,7 @@ void verify_tensor_scalar_cumulative(const Check& c) {
   c.arith(c.pr.op0, "op0");
   if (!accumulator_op(c.pr.op1))
     c.fail("op1 must be add, subtract, multiply, maximum or minimum, got '" + alu(c.pr.op1) + "'");
-  c.column(2, c.parts(0));
-  c.column(3, c.parts(0));
+  c.columns({2, 3});
 }
 
 void verify_tensor_tensor_scan(const Check& c) {
@@ -43,15 +41,14 @@ void verify_tensor_tensor_scan(const Check& c) {
     c.fail(std::string(c.name(1)) + " and " + c.name(2) + " cannot both be in PSUM");
   c.arith(c.pr.op0, "op0");
   c.arith(c.pr.op1, "op1");
-  c.column(3, c.parts(0));
+  c.columns({3});
 }
 
 void verify_exponential(const Check& c) {
   c.same_shape(0, 1);
   if (folds(c.pr.reduce_cmd) && c.pr.reduce_op != AluOp::add && c.pr.reduce_op != AluOp::bypass)
     c.fail("reduce_op must be add, got '" + alu(c.pr.reduce_op) + "'");
-  c.column(2, c.parts(0));
-  c.column(3, c.parts(0));
+  c.columns({2, 3});
 }
 
 void verify_range_select(const Check& c) {
@@ -64,9 +61,7 @@ void verify_range_select(const Check& c) {
       c.fail("comparison ops must be equal, less, less_equal, greater or greater_equal, got '" + alu(op) + "'");
   accumulator_reduce_op(c, c.pr.reduce_op);
   if (c.pr.reduce_cmd == ReduceCmd::load_reduce) c.fail("reduce_cmd load_reduce is not supported");
-  c.column(2, c.parts(0));
-  c.column(3, c.parts(0));
-  c.column(4, c.parts(0));
+  c.columns({2, 3, 4});
 }
 
 void verify_select_reduce(const Check& c) {
@@ -79,8 +74,7 @@ void verify_select_reduce(const Check& c) {
     c.fail("operand '" + std::string(c.name(1)) + "' must be int8, uint8, int16, uint16 or bool, got " + dt(pd), 1);
   accumulator_reduce_op(c, c.pr.reduce_op);
   if (c.pr.reduce_cmd == ReduceCmd::load_reduce) c.fail("reduce_cmd load_reduce is not supported");
-  c.column(3, c.parts(0));
-  c.column(4, c.parts(0));
+  c.columns({3, 4});
 }
 
 }  // namespace nkisim::isa::rules

@@ -32,8 +32,7 @@ void verify_rng(const Check& c) {
 }
 
 void verify_rand2(const Check& c) {
-  c.column(1, c.parts(0));
-  c.column(2, c.parts(0));
+  c.columns({1, 2});
 }
 
 void verify_dropout(const Check& c) {
@@ -45,7 +44,7 @@ void verify_dropout(const Check& c) {
     os << "prob must be in [0, 1], got " << c.pr.imm0;
     c.fail(os.str());
   }
-  c.column(2, c.parts(0));
+  c.columns({2});
 }
 
 void verify_set_rng_seed(const Check& c) {

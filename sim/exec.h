@@ -49,9 +49,9 @@ class ExecContext {
   void settle_gemm();
 
   // Resolves operand `slot` of `ins` for reading / writing: checks that it is present (when the table
-  // says REQ; an absent optional operand gives an empty View with mem None), lives in a memory the table
-  // allows and lies inside that memory (throws a located Error otherwise), binds it to memory and makes
-  // its bytes valid. write() also records which Input tensors an HBM write touched.
+  // says REQ; an absent optional operand gives an empty View with mem None) and lies inside its memory
+  // (throws a located Error otherwise; which memories the table allows is isa::verify's), binds it to memory
+  // and makes its bytes valid. write() also records which Input tensors an HBM write touched.
   View read(const isa::Instruction& ins, int slot) { return resolve(ins, slot, false); }
   View write(const isa::Instruction& ins, int slot) { return resolve(ins, slot, true); }
   // The same checks without binding (the validation pass before simulation).

@@ -185,8 +185,6 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
   }
   if (slot >= inf.num_operands)
     fail(ins, std::string(inf.mnemonic) + ": unexpected operand in slot " + std::to_string(slot));
-  if (!(isa::memory_bit(ap.mem) & inf.operands[slot].memories))
-    fail(ins, head() + "cannot be in " + std::string(isa::memory_name(ap.mem)));
   if (isa::is_mx_packed(ap.dtype)) {  // no casts or arithmetic on MX dtypes (isa/mx.h)
     const std::string why = isa::mx_operand_error(ins, slot);
     if (!why.empty()) fail(ins, std::string(inf.mnemonic) + ": " + why);

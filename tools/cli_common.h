@@ -3,6 +3,7 @@
 #pragma once
 #include <boost/program_options.hpp>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -22,14 +23,18 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Parses argv against `opts` plus one hidden positional option named `positional`.
-inline po::variables_map parse(int argc, char** argv, const po::options_description& opts, const char* positional) {
+// Parses argv against `opts` plus one hidden positional option named `positional` (`many`: a list of them).
+inline po::variables_map parse(int argc, char** argv, const po::options_description& opts, const char* positional,
+                               bool many = false) {
   po::options_description hidden;
-  hidden.add_options()(positional, po::value<std::string>());
+  if (many)
+    hidden.add_options()(positional, po::value<std::vector<std::string>>());
+  else
+    hidden.add_options()(positional, po::value<std::string>());
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
-  pos.add(positional, 1);
+  pos.add(positional, many ? -1 : 1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
@@ -38,6 +43,17 @@ inline po::variables_map parse(int argc, char** argv, const po::options_descript
     throw UsageError(e.what());
   }
   return vm;
+}
+
+// A budget option (--max-steps, ...): a whole number from 1 to `max` (2^63 - 1 by default), written in decimal.
+inline uint64_t count_option(const po::variables_map& vm, const char* option, uint64_t max = uint64_t(INT64_MAX)) {
+  const std::string text = vm[option].as<std::string>();
+  bool ok = !text.empty() && text.size() <= 19;
+  for (char c : text) ok = ok && c >= '0' && c <= '9';
+  const uint64_t v = ok ? std::stoull(text) : 0;
+  if (!ok || v == 0 || v > max)
+    throw UsageError(std::string("--") + option + " expects a positive whole number, got '" + text + "'");
+  return v;
 }
 
 // Input files (programs, assembly) larger than this are refused: --help and README.md list it.

@@ -106,16 +106,6 @@ class PhaseTimer {
 // --grid: the most kernel instances one run simulates (each is compiled and run serially).
 constexpr uint64_t kMaxGridPrograms = 65536;
 
-// A budget option (--max-steps, ...): a whole number from 1 to 2^63 - 1, written in decimal.
-uint64_t count_option(const po::variables_map& vm, const char* option) {
-  const std::string text = vm[option].as<std::string>();
-  bool ok = !text.empty() && text.size() <= 19;
-  for (char c : text) ok = ok && c >= '0' && c <= '9';
-  const uint64_t v = ok ? std::stoull(text) : 0;
-  if (!ok || v == 0 || v > uint64_t(std::numeric_limits<int64_t>::max()))
-    throw cli::UsageError(std::string("--") + option + " expects a positive whole number, got '" + text + "'");
-  return v;
-}
 
 std::pair<std::string, std::string> split_assignment(const std::string& s, const char* what) {
   size_t eq = s.find('=');
@@ -139,7 +129,7 @@ sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& tar
   if (vm.count("print-dir")) o.print_dir = vm["print-dir"].as<std::string>();
   o.functional = functional;
   o.timing_only = timing_only;
-  if (vm.count("max-loop-iterations")) o.max_loop_iterations = count_option(vm, "max-loop-iterations");
+  if (vm.count("max-loop-iterations")) o.max_loop_iterations = cli::count_option(vm, "max-loop-iterations");
   if (vm.count("check") || vm.count("check-json")) {  // --check (sim/check.h)
     sim::CheckSpec c;
     try {
@@ -151,7 +141,7 @@ sim::Options sim_options(const po::variables_map& vm, const isa::TargetDesc& tar
     o.checks = c.checks;
     o.check_errors = c.errors;
   }
-  if (vm.count("max-run-elements")) o.max_run_elements = count_option(vm, "max-run-elements");
+  if (vm.count("max-run-elements")) o.max_run_elements = cli::count_option(vm, "max-run-elements");
   return o;
 }
 
@@ -375,11 +365,11 @@ int run(int argc, char** argv) {
   if (vm.count("arg"))
     for (auto& s : vm["arg"].as<std::vector<std::string>>()) copts.args.push_back(split_assignment(s, "--arg"));
   if (vm.count("include")) copts.include_dirs = vm["include"].as<std::vector<std::string>>();
-  if (vm.count("max-steps")) copts.max_steps = count_option(vm, "max-steps");
-  if (vm.count("max-instructions")) copts.max_instructions = count_option(vm, "max-instructions");
-  if (vm.count("max-loop-iterations")) count_option(vm, "max-loop-iterations");  // checked before any work
-  if (vm.count("max-run-elements")) count_option(vm, "max-run-elements");
-  if (vm.count("max-compile-memory")) copts.max_compile_memory = count_option(vm, "max-compile-memory");
+  if (vm.count("max-steps")) copts.max_steps = cli::count_option(vm, "max-steps");
+  if (vm.count("max-instructions")) copts.max_instructions = cli::count_option(vm, "max-instructions");
+  if (vm.count("max-loop-iterations")) cli::count_option(vm, "max-loop-iterations");  // checked before any work
+  if (vm.count("max-run-elements")) cli::count_option(vm, "max-run-elements");
+  if (vm.count("max-compile-memory")) copts.max_compile_memory = cli::count_option(vm, "max-compile-memory");
   if (vm.count("grid")) {
     std::stringstream ss(vm["grid"].as<std::string>());
     std::string item;

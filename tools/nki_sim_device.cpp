@@ -98,20 +98,11 @@ int bundle(int argc, char** argv) {
     req.compile.lnc = 1;
   }
   // Budgets, as the main command's, recorded in the manifest so a re-run is held to the same.
-  auto budget = [&](const char* option, uint64_t max) {
-    const std::string text = vm[option].as<std::string>();
-    bool ok = !text.empty() && text.size() <= 19;
-    for (char c : text) ok = ok && c >= '0' && c <= '9';
-    const uint64_t v = ok ? std::stoull(text) : 0;
-    if (!ok || v == 0 || v > max)
-      throw UsageError(std::string("--") + option + " expects a positive whole number, got '" + text + "'");
-    return v;
-  };
   auto& copts = req.compile.copts;
-  if (vm.count("max-steps")) copts.max_steps = budget("max-steps", uint64_t(INT64_MAX));
-  if (vm.count("max-instructions")) copts.max_instructions = budget("max-instructions", uint64_t(INT64_MAX));
-  if (vm.count("max-recursion")) copts.max_recursion = int(budget("max-recursion", uint64_t(INT32_MAX)));
-  if (vm.count("max-loop-iterations")) req.max_loop_iterations = budget("max-loop-iterations", uint64_t(INT64_MAX));
+  if (vm.count("max-steps")) copts.max_steps = count_option(vm, "max-steps");
+  if (vm.count("max-instructions")) copts.max_instructions = count_option(vm, "max-instructions");
+  if (vm.count("max-recursion")) copts.max_recursion = int(count_option(vm, "max-recursion", uint64_t(INT32_MAX)));
+  if (vm.count("max-loop-iterations")) req.max_loop_iterations = count_option(vm, "max-loop-iterations");
   if (vm.count("inputs"))
     for (auto& s : vm["inputs"].as<std::vector<std::string>>()) req.inputs.push_back(input_spec(s));
   req.out_dir = vm["output-dir"].as<std::string>();
@@ -158,19 +149,7 @@ int bundle_run(int argc, char** argv) {
 int calibrate(int argc, char** argv) {
   po::options_description opts("calibrate options");
   opts.add_options()("help,h", "print this help and exit")("json", "print the table as JSON");
-  po::options_description hidden;
-  hidden.add_options()("results", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("results", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
+  const po::variables_map vm = parse(argc, argv, opts, "results", /*many=*/true);
   if (vm.count("help")) {
     std::cout << kCalibrateUsage << "\n" << opts << "\n";
     return 0;

@@ -73,7 +73,7 @@ TEST_CASE("control: loop and register argument errors") {
   CHECK(kernel_error("    r = nisa.register_alloc(1 << 33)\n") ==
         "7:9: register_alloc: x 8589934592 does not fit in a 32-bit register");
   CHECK(kernel_error(r + "    nisa.register_load(r, x)\n") ==
-        "8:5: register_load: src must hold exactly one element, got shape (128, 4)");
+        "8:5: register_load: operand 'src' must be a single element of at most 32 bits, got 512 elements of float32");
   CHECK(kernel_error(r + "    nisa.register_store(x[0:1, 0:1], 3)\n") ==
         "8:5: register_store: src must be a VirtualRegister, got 'int'");
   CHECK(kernel_error(r + "    nisa.register_move(3, r)\n") ==

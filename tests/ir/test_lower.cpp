@@ -247,7 +247,11 @@ TEST_CASE("operand rules: memory kinds, partition limits and the start-partition
   int s = add(k, "s", {128, 64}, Buffer::sbuf);
   int h = add(k, "h", {128, 64}, Buffer::hbm);
   k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(s), k.full_view(h)}, 7));
-  CHECK(error_of(k) == "7: tensor_copy: operand 'src' cannot be in hbm (allowed: sbuf, psum)");
+  CHECK(error_of(k) == "7: tensor_copy: operand 'src' must be in SBUF or PSUM, but is in HBM");  // isa::verify's
+
+  k.ops.clear();
+  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(s)}, 6));
+  CHECK(error_of(k) == "6: tensor_copy: operand 'src' is missing");
 
   k.ops.clear();
   View lo = rows(k, s, 16, 32, 0, 64);

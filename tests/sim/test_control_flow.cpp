@@ -244,7 +244,7 @@ TEST_CASE("validation: registers, branch targets, ALU ops, single-element operan
   CHECK(one(reg_alu(1, 2, isa::AluOp::divide, kImm)) == "3: reg_alu: op0=divide is not a register ALU operation");
   CHECK(one(branch(9)) == "3: branch: target 9 outside the stream [0, 1]");
   CHECK(one(reg_load(hbm(DType::int32, 0, 2, 1, {{1, 2}}), 1)) ==
-        "3: reg_load: operand must be a single element of at most 32 bits, got 2 elements of int32");
+        "3: reg_load: operand 'src' must be a single element of at most 32 bits, got 2 elements of int32");
   isa::Instruction w = make(Opcode::sem_wait_reg, {});
   w.params.sem = 99;
   CHECK(one(w) == "3: sem_wait_reg: waits on semaphore 99 but the program has 8");

@@ -96,7 +96,7 @@ TEST_CASE("operands and engines are checked against the instruction table") {
   }
   SUBCASE("memory not allowed") {
     b.add(Engine::Sync, make(Opcode::dma_copy, {sbuf(DType::float32, 0, 1, 0, 8), psum(DType::float32, 0, 1, 0, 8)}));
-    CHECK(std::string(run_error(b.p).what()) == "dma_copy: operand 'src' cannot be in psum");
+    CHECK(std::string(run_error(b.p).what()) == "dma_copy: operand 'src' must be in HBM or SBUF, but is in PSUM");
   }
   SUBCASE("shape mismatch") {
     b.add(Engine::Vector, make(Opcode::tensor_copy, {sbuf(DType::float32, 0, 2, 0, 8), sbuf(DType::float32, 0, 1, 64, 8)}));
