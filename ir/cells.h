@@ -317,6 +317,18 @@ inline std::pair<int64_t, int64_t> free_extent(const isa::AccessPattern& ap) {
   return {lo, hi};
 }
 
+// The HBM granules [g0, g1) that hold every byte an access pattern touches (a superset: the hull of its rows),
+// with floor division, so negative byte offsets stay inside it.
+inline std::pair<int64_t, int64_t> hbm_granules(const isa::AccessPattern& ap, int64_t granule) {
+  const int64_t es = isa::dtype_size(ap.dtype);
+  const auto [lo, hi] = free_extent(ap);
+  const int64_t last = ap.num_partitions ? int64_t(ap.num_partitions) - 1 : 0;
+  const int64_t r0 = ap.offset, r1 = ap.offset + last * ap.partition_stride * es;
+  const int64_t b0 = std::min(r0, r1) + lo * es, b1 = std::max(r0, r1) + (hi + 1) * es;
+  auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); };
+  return {floor_div(b0, granule), floor_div(b1 - 1, granule) + 1};
+}
+
 // Calls f(key) for every cell an access pattern touches.
 template <class F>
 void for_each_cell(const isa::AccessPattern& ap, const CellMap& m, int64_t granules_per_quadrant, F&& f) {

@@ -136,3 +136,24 @@ TEST_CASE("CellRuns: granules far apart in one state are visited once per access
   CHECK(runs.at(5 * 1024).read_by(1) == 2);
   CHECK(runs.at(5 * 1024 + 1).readers == 0u);
 }
+
+TEST_CASE("hbm_granules: the hull of an HBM pattern's rows, whichever way they walk, floor-divided") {
+  using nkisim::ir::cells::hbm_granules;
+  nkisim::isa::AccessPattern ap;
+  ap.mem = nkisim::isa::Memory::HBM;
+  ap.dtype = nkisim::isa::DType::float32;
+  ap.num_partitions = 128;
+  ap.partition_stride = 131072;  // a [128, 64] tile of a [128, 131072] fp32 tensor, column 64
+  ap.offset = 64 * 4;
+  ap.num_dims = 1;
+  ap.dims[0] = {1, 64};
+  // rows at 256 + r * 512 KiB, 256 bytes each: the last row ends at 127 * 524288 + 512
+  CHECK(hbm_granules(ap, 512) == std::pair<int64_t, int64_t>{0, 127 * 1024 + 1});
+  ap.offset = 127 * 524288;  // the same rows walked backwards
+  ap.partition_stride = -131072;
+  CHECK(hbm_granules(ap, 512) == std::pair<int64_t, int64_t>{0, 127 * 1024 + 1});
+  ap.offset = -4;  // one element below 0 and one at 0
+  ap.num_partitions = 1;
+  ap.dims[0] = {1, 2};
+  CHECK(hbm_granules(ap, 512) == std::pair<int64_t, int64_t>{-1, 1});
+}
