@@ -166,7 +166,9 @@ class CellRuns {
   static constexpr int64_t kMaxFlat = int64_t(1) << 23;
 
   // Calls f(Cell&) once per run of granules in [g0, g1) that share a state; the granules of the run get
-  // the state f leaves.
+  // the state f leaves. Inside an access (begin_access .. end_access), f is called once per cell the access
+  // meets: later runs of a cell already visited take the state f left it (f must depend only on the cell's
+  // state, and leave its own result unchanged when applied again, as one access's read or write does).
   template <class F>
   void visit(int64_t g0, int64_t g1, F&& f) {
     if (g0 >= g1) return;
@@ -180,8 +182,16 @@ class CellRuns {
       int64_t end = pos + 1;
       while (end < g1 && ids_[size_t(end)] == id) ++end;
       const uint32_t n = uint32_t(end - pos);
-      if (id != 0 && refs_[id] == n) {  // the run is all of this cell: update it in place
+      if (in_access_ && seen_[id] == epoch_) {  // a cell this access already visited (or made)
+        const uint32_t to = seen_to_[id];
+        if (to != id) {
+          refs_[to] += n;
+          if (id != 0) release(id, n);
+          std::fill(ids_.begin() + pos, ids_.begin() + end, to);
+        }
+      } else if (id != 0 && refs_[id] == n) {  // the run is all of this cell: update it in place
         f(cells_[id]);
+        remember(id, id);
       } else {
         Cell c = cells_[id];
         f(c);
@@ -189,10 +199,24 @@ class CellRuns {
           if (id != 0) release(id, n);
           const uint32_t nid = new_cell(c, n);
           std::fill(ids_.begin() + pos, ids_.begin() + end, nid);
+          remember(id, nid);
+          remember(nid, nid);
+        } else {
+          remember(id, id);
         }
       }
       pos = end;
     }
+  }
+  // One access's visits, see visit(). Cells freed meanwhile are reused only after end_access.
+  void begin_access() {
+    in_access_ = true;
+    ++epoch_;
+  }
+  void end_access() {
+    in_access_ = false;
+    free_.insert(free_.end(), retired_.begin(), retired_.end());
+    retired_.clear();
   }
   // One granule's cell, for the caller to read and update.
   Cell& at(int64_t g) {
@@ -214,7 +238,17 @@ class CellRuns {
   std::vector<Cell> cells_{Cell{}};            // [0]: the state of never-accessed granules
   std::vector<uint32_t> refs_{0};              // granules per cell
   std::vector<uint32_t> free_;                 // cells no granule refers to any more, for reuse
+  std::vector<uint32_t> retired_;              // freed inside the current access: reused after it
+  std::vector<uint32_t> seen_{0}, seen_to_{0};  // per cell: the access (epoch) that visited it, its new cell
+  uint32_t epoch_ = 0;
+  bool in_access_ = false;
   std::unique_ptr<RunMap> runs_;
+
+  void remember(uint32_t id, uint32_t to) {
+    if (!in_access_) return;
+    seen_[id] = epoch_;
+    seen_to_[id] = to;
+  }
 
   // Cells whose last granule moved to another cell are reused, so the pool holds about one cell per state
   // in use (a kernel streaming through HBM keeps a few), not one per granule ever touched.
@@ -228,11 +262,13 @@ class CellRuns {
     }
     cells_.push_back(c);
     refs_.push_back(n);
+    seen_.push_back(0);
+    seen_to_.push_back(0);
     return uint32_t(cells_.size() - 1);
   }
   void release(uint32_t id, uint32_t n) {
     refs_[id] -= n;
-    if (refs_[id] == 0) free_.push_back(id);
+    if (refs_[id] == 0) (in_access_ ? retired_ : free_).push_back(id);
   }
   RunMap& to_runs() {
     if (!runs_) {
@@ -248,6 +284,9 @@ class CellRuns {
       cells_ = {};
       refs_ = {};
       free_ = {};
+      retired_ = {};
+      seen_ = {};
+      seen_to_ = {};
     }
     return *runs_;
   }
@@ -276,6 +315,18 @@ inline std::pair<int64_t, int64_t> free_extent(const isa::AccessPattern& ap) {
     (span < 0 ? lo : hi) += span;
   }
   return {lo, hi};
+}
+
+// The HBM granules [g0, g1) that hold every byte an access pattern touches (a superset: the hull of its rows),
+// with floor division, so negative byte offsets stay inside it.
+inline std::pair<int64_t, int64_t> hbm_granules(const isa::AccessPattern& ap, int64_t granule) {
+  const int64_t es = isa::dtype_size(ap.dtype);
+  const auto [lo, hi] = free_extent(ap);
+  const int64_t last = ap.num_partitions ? int64_t(ap.num_partitions) - 1 : 0;
+  const int64_t r0 = ap.offset, r1 = ap.offset + last * ap.partition_stride * es;
+  const int64_t b0 = std::min(r0, r1) + lo * es, b1 = std::max(r0, r1) + (hi + 1) * es;
+  auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); };
+  return {floor_div(b0, granule), floor_div(b1 - 1, granule) + 1};
 }
 
 // Calls f(key) for every cell an access pattern touches.
@@ -309,6 +360,11 @@ void for_each_cell_state(const isa::AccessPattern& ap, CellMap& m, int64_t granu
   }
   const int64_t es = isa::dtype_size(ap.dtype), granule = m.granule();
   const auto [lo, hi] = free_extent(ap);
+  struct Scope {  // f once per cell of the access (CellRuns::visit)
+    CellRuns& r;
+    explicit Scope(CellRuns& x) : r(x) { r.begin_access(); }
+    ~Scope() { r.end_access(); }
+  } scope(m.runs());
   int64_t c0 = 0, c1 = 0;  // the current merged granule range
   for (uint32_t r = 0; r < ap.num_partitions; ++r) {
     const int64_t base = ap.offset + int64_t(r) * ap.partition_stride * es;

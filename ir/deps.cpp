@@ -74,6 +74,7 @@ std::pair<uint8_t, uint8_t> RegionAnalysis::add(const UnitDesc& u, std::span<con
     if (writes) raw_end = prod_.size();
     for (const Access& a : acc) {
       if (a.write != writes) continue;
+      if (!writes && a.ap->mem == isa::Memory::HBM && !may_be_written(*a.ap)) continue;  // no producer there
       for_each_cell_state(*a.ap, map_for(a.ap->mem), per_quadrant(a.ap->mem), [&](Cell& c) {
         if (c.last_write >= 0 && c.last_write != self) prod_.push_back(c.last_write);
         if (writes)
@@ -148,6 +149,11 @@ void RegionAnalysis::record(int32_t self, uint8_t stream, std::span<const Access
   auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g_ : sbuf_g_; };
   for (const Access& a : acc) {
     if (a.write != writes) continue;
+    if (writes && a.ap->mem == isa::Memory::HBM) {
+      const auto [g0, g1] = hbm_granules(*a.ap, kHbmGranule);
+      written_g0_ = std::min(written_g0_, g0);
+      written_g1_ = std::max(written_g1_, g1);
+    }
     for_each_cell_state(*a.ap, map_for(a.ap->mem), per_quadrant(a.ap->mem), [&](Cell& c) {
       if (writes)
         c.write(self);
@@ -155,6 +161,13 @@ void RegionAnalysis::record(int32_t self, uint8_t stream, std::span<const Access
         c.read(stream, self);
     });
   }
+}
+
+// Whether some HBM granule the access touches may have been written (by a unit recorded so far): a read of
+// granules never written has no producer (their cells' last_write stays -1), so add() need not visit them.
+bool RegionAnalysis::may_be_written(const isa::AccessPattern& ap) const {
+  const auto [g0, g1] = hbm_granules(ap, kHbmGranule);
+  return g0 < written_g1_ && written_g0_ < g1;
 }
 
 // A copy's reads must not hide, from its siblings, the earlier readers of its stream; a copy's write must not hide

@@ -4,6 +4,7 @@
 // with its back edge (ir/loops.cpp, docs/dynamic-loops.md).
 #pragma once
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -114,6 +115,7 @@ class RegionAnalysis {
 
  private:
   bool needs_wait(size_t consumer, int32_t producer) const;
+  bool may_be_written(const isa::AccessPattern& ap) const;
   void record(int32_t self, uint8_t stream, std::span<const Access> acc, bool writes);
   void flush_group();
 
@@ -124,6 +126,7 @@ class RegionAnalysis {
   size_t next_ = 0;  // the next unit of the pass
   int64_t sbuf_g_, psum_g_;
   cells::CellMap sbuf_, psum_, hbm_;
+  int64_t written_g0_ = INT64_MAX, written_g1_ = INT64_MIN;  // hull of the HBM granules written so far
   std::array<int32_t, kMaxStreams> last_dma_;
   std::vector<uint8_t> trigger_, stream_, dma_;
   std::vector<int32_t> group_;
