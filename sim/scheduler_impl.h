@@ -309,6 +309,7 @@ class Scheduler {
   void dma_submit(int e, uint32_t i);
   // Queues a transfer of `plan` triggered by instruction (e, i) at `enqueue`, movable from `eligible`;
   // returns its index in transfers_ (shared by dma_submit and sendrecv_step).
+  void grow_transfers();
   uint32_t enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, double enqueue, double eligible, uint8_t dge,
                             bool sendrecv, int32_t reg);
   void dma_kick(uint32_t d);
