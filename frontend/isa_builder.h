@@ -192,8 +192,9 @@ inline void install_nki_isa(Interp& in, ModuleObj* isa) {
     f(in, isa);
 }
 // accumulate=None for a matmul writing dst (nki_isa_tensor.cpp; nc_matmul and nc_matmul_mx): a tracker from
-// make_psum_tracker() bound to the builtin follows which PSUM elements hold a matmul result.
+// make_psum_tracker() bound to the builtin follows which PSUM elements hold a matmul result; `fn` (the NKI
+// function) names the call in the error for a mix.
 Value make_psum_tracker();
-bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* dst);
+bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* dst, const char* fn);
 
 }  // namespace nkisim::frontend

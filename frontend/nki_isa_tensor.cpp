@@ -144,7 +144,7 @@ void track_op(PsumTracker& tr, const ir::Kernel& k, const ir::Op& op) {
 
 // accumulate for a matmul writing `dst`: false if no element was written by a matmul since its last other
 // write, true if all were; a mix cannot be expressed by one instruction and is an error.
-bool infer_accumulate(Interp& in, PsumTracker& tr, const TensorObj* dst) {
+bool infer_accumulate(Interp& in, PsumTracker& tr, const TensorObj* dst, const char* fn) {
   const ir::Kernel& k = in.kernel;
   if (tr.kernel != &k || tr.scanned > k.ops.size()) {
     tr.kernel = &k;
@@ -165,7 +165,7 @@ bool infer_accumulate(Interp& in, PsumTracker& tr, const TensorObj* dst) {
   });
   if (written == 0) return false;
   if (written == total) return true;
-  raise("ValueError", "nc_matmul: cannot infer accumulate for dst '" + dst->base().name +
+  raise("ValueError", std::string(fn) + ": cannot infer accumulate for dst '" + dst->base().name +
                           "': " + std::to_string(written) + " of its " + std::to_string(total) +
                           " elements hold an earlier matmul result and the others do not; pass accumulate=True or "
                           "accumulate=False");
@@ -268,7 +268,7 @@ Value isa_nc_matmul(Interp& in, const BuiltinObj& self, CallArgs& a) {
   } else if (transpose) {
     acc = false;
   } else {
-    acc = infer_accumulate(in, *self.self.as<PsumTracker>(), dst);
+    acc = infer_accumulate(in, *self.self.as<PsumTracker>(), dst, "nc_matmul");
   }
   mm.name(v[10]);
   mm.params().accumulate = acc;
@@ -302,8 +302,8 @@ const Binding kTranspose{"nc_transpose", isa::Opcode::nc_transpose_pe,
 }  // namespace
 
 Value make_psum_tracker() { return make<PsumTracker>(); }
-bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* dst) {
-  return infer_accumulate(in, *tracker.as<PsumTracker>(), dst);
+bool infer_matmul_accumulate(Interp& in, const Value& tracker, const TensorObj* dst, const char* fn) {
+  return infer_accumulate(in, *tracker.as<PsumTracker>(), dst, fn);
 }
 
 void install_nki_isa_tensor(Interp& in, ModuleObj* isa) {

@@ -44,7 +44,7 @@ Value isa_nc_matmul_mx(Interp& in, const BuiltinObj& self, CallArgs& a) {
       raise("ValueError", std::string(fn) + ": stationary (K=" + std::to_string(K) + ") does not fit the row tile size " +
                               std::to_string(size[0]));
   }
-  const bool acc = present(v[7]) ? in.truthy(v[7]) : infer_matmul_accumulate(in, self.self, dst);
+  const bool acc = present(v[7]) ? in.truthy(v[7]) : infer_matmul_accumulate(in, self.self, dst, fn);
   mm.name(v[8]);
   mm.params().accumulate = acc;
   return mm.emit();

@@ -193,6 +193,11 @@ TEST_CASE("nki.isa.nc_matmul_mx: load_stationary_mx + multiply_moving_mx, accumu
   CHECK(body_error(head + "    e = nl.ndarray((8, 16), dtype=nl.float16, buffer=nl.psum)\n"
                           "    nisa.nc_matmul_mx(e, st, mv, ss, ms)\n", "trn3") ==
         "13:5: nc_matmul_mx: dst must be float32 or bfloat16, got float16");
+  // accumulate=None over a PSUM tile only half of which holds an earlier product: the error names nc_matmul_mx.
+  CHECK(body_error(head + "    nisa.nc_matmul_mx(d, st, mv, ss, ms)\n    nisa.memset(dst=d[0:4, :], value=0.0)\n"
+                          "    nisa.nc_matmul_mx(d, st, mv, ss, ms)\n", "trn3") ==
+        "14:5: nc_matmul_mx: cannot infer accumulate for dst 'd': 64 of its 128 elements hold an earlier matmul "
+        "result and the others do not; pass accumulate=True or accumulate=False");
 }
 
 TEST_CASE("MX dtypes in the language: nl names, memset only with 0") {
