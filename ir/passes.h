@@ -73,6 +73,7 @@ struct SpillNote {
   std::string source;  // remat: that input's name
 };
 // spill_tensors rewrites for all of `tensors` in one pass over the ops; one note per tensor, in that order.
+SpillNote spill_note(const Kernel& k, int tensor);     // tensor, name, from and bytes filled in
 std::vector<char> spillable_tensors(const Kernel& k);  // per tensor: spillable
 std::vector<SpillNote> spill_tensors(Kernel& k, const std::vector<int>& tensors);
 

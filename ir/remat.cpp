@@ -45,15 +45,9 @@ std::vector<SpillNote> rematerialise_tensors(Kernel& k, const std::vector<int>& 
   std::vector<char> defining(k.ops.size(), 0);
   for (size_t i = 0; i < tensors.size(); ++i) {
     const int ti = tensors[i];
-    const Tensor& t = k.tensors[size_t(ti)];
-    SpillNote& note = notes[i];
-    note.tensor = ti;
-    note.name = t.name;
-    note.from = t.buffer;
+    SpillNote& note = notes[i] = spill_note(k, ti);
     note.remat = true;
     note.source = k.tensors[size_t(k.ops[size_t(def[size_t(ti)])].operands[1]->tensor)].name;
-    note.bytes = isa::dtype_size(t.dtype);
-    for (size_t d = 1; d < t.shape.size(); ++d) note.bytes *= t.shape[d];
     which[size_t(ti)] = int(i);
     defining[size_t(def[size_t(ti)])] = 1;
   }

@@ -64,18 +64,23 @@ std::vector<char> spillable_tensors(const Kernel& k) {
   return ok;
 }
 
+SpillNote spill_note(const Kernel& k, int tensor) {
+  const Tensor& t = k.tensors[size_t(tensor)];
+  SpillNote note;
+  note.tensor = tensor;
+  note.name = t.name;
+  note.from = t.buffer;
+  note.bytes = isa::dtype_size(t.dtype);
+  for (size_t i = 1; i < t.shape.size(); ++i) note.bytes *= t.shape[i];
+  return note;
+}
+
 std::vector<SpillNote> spill_tensors(Kernel& k, const std::vector<int>& tensors) {
   std::vector<SpillNote> notes(tensors.size());
   std::vector<int> which(k.tensors.size(), -1);  // tensor -> index into `tensors` (-1: not spilled)
   for (size_t n = 0; n < tensors.size(); ++n) {
     const int ti = tensors[n];
-    const Tensor& t = k.tensors[size_t(ti)];
-    SpillNote& note = notes[n];
-    note.tensor = ti;
-    note.name = t.name;
-    note.from = t.buffer;
-    note.bytes = isa::dtype_size(t.dtype);
-    for (size_t i = 1; i < t.shape.size(); ++i) note.bytes *= t.shape[i];
+    notes[n] = spill_note(k, ti);
     which[size_t(ti)] = int(n);
   }
   for (int ti : tensors) k.tensors[size_t(ti)].buffer = Buffer::hbm;

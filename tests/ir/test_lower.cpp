@@ -179,6 +179,24 @@ TEST_CASE("automatic SBUF allocation stays below what the compiler keeps; addres
   CHECK(error_of(k) == "no error");
 }
 
+// The kernel of the two spilling tests below: five SBUF tiles in this order, each memset, then two copies
+// between them (x0/x1, z/y), which keep x0, y, x1 and z live while w is placed.
+struct Pieces {
+  Kernel k;
+  int x0, y, x1, z, w;
+  explicit Pieces(const char* name) {
+    k.name = name;
+    x0 = add(k, "x0", {128, 256}, Buffer::sbuf, DType::float32, 1);
+    y = add(k, "y", {128, 256}, Buffer::sbuf, DType::float32, 2);
+    x1 = add(k, "x1", {128, 256}, Buffer::sbuf, DType::float32, 3);
+    z = add(k, "z", {128, 256}, Buffer::sbuf, DType::float32, 4);
+    w = add(k, "w", {128, 512}, Buffer::sbuf, DType::float32, 5);
+    for (int ti : {x0, y, x1, z, w}) k.ops.push_back(make(Opcode::memset, {k.full_view(ti)}, 10));
+    k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(x0), k.full_view(x1)}, 11));
+    k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(z), k.full_view(y)}, 12));
+  }
+};
+
 TEST_CASE("spilling: a victim whose block the failing tensor did not take goes back (the free space was in pieces)") {
   // SBUF of 4096 bytes per partition: x0 @0, y @1024, x1 @2048, z @3072, each 1024 B; w needs 2048 contiguous.
   // Victims x0, then x1 leave two 1 KiB holes; y goes too, and w takes [0, 2048): x1's block is free again, so
@@ -186,16 +204,9 @@ TEST_CASE("spilling: a victim whose block the failing tensor did not take goes b
   isa::TargetDesc t = trn2();
   t.sbuf_partition_bytes = 4096;
   t.sbuf_reserved_bytes = 0;
-  Kernel k;
-  k.name = "pieces";
-  int x0 = add(k, "x0", {128, 256}, Buffer::sbuf, DType::float32, 1);
-  int y = add(k, "y", {128, 256}, Buffer::sbuf, DType::float32, 2);
-  int x1 = add(k, "x1", {128, 256}, Buffer::sbuf, DType::float32, 3);
-  int z = add(k, "z", {128, 256}, Buffer::sbuf, DType::float32, 4);
-  int w = add(k, "w", {128, 512}, Buffer::sbuf, DType::float32, 5);
-  for (int ti : {x0, y, x1, z, w}) k.ops.push_back(make(Opcode::memset, {k.full_view(ti)}, 10));
-  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(x0), k.full_view(x1)}, 11));
-  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(z), k.full_view(y)}, 12));
+  Pieces pk("pieces");
+  Kernel& k = pk.k;
+  const int x0 = pk.x0, y = pk.y, x1 = pk.x1, w = pk.w;
   SpillChoice choice;
   std::vector<int> order{x0, x1, y};
   choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
@@ -219,16 +230,9 @@ TEST_CASE("spilling: when one victim leaves the free space in pieces, the cheape
   isa::TargetDesc t = trn2();
   t.sbuf_partition_bytes = 4096;
   t.sbuf_reserved_bytes = 0;
-  Kernel k;
-  k.name = "window";
-  int x0 = add(k, "x0", {128, 256}, Buffer::sbuf, DType::float32, 1);
-  int y = add(k, "y", {128, 256}, Buffer::sbuf, DType::float32, 2);
-  int x1 = add(k, "x1", {128, 256}, Buffer::sbuf, DType::float32, 3);
-  int z = add(k, "z", {128, 256}, Buffer::sbuf, DType::float32, 4);
-  int w = add(k, "w", {128, 512}, Buffer::sbuf, DType::float32, 5);
-  for (int ti : {x0, y, x1, z, w}) k.ops.push_back(make(Opcode::memset, {k.full_view(ti)}, 10));
-  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(x0), k.full_view(x1)}, 11));
-  k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(z), k.full_view(y)}, 12));
+  Pieces pk("window");
+  Kernel& k = pk.k;
+  const int x0 = pk.x0, y = pk.y, x1 = pk.x1, z = pk.z, w = pk.w;
   SpillChoice choice;
   choice.choose = [&](const std::vector<std::pair<int, int64_t>>&) { return x0; };
   choice.price = [&](int ti, int) { return ti == y ? 5.0 : ti == w ? 10.0 : 1.0; };
