@@ -92,6 +92,14 @@ struct Op {
   std::vector<DynOperand> dynamic;     // operands with a run-time offset (usually none)
 };
 
+// Calls f(slot, view, spec) for each present operand of `op`, in slot order, with its instruction-table spec.
+template <class F>
+void for_each_operand(const Op& op, F&& f) {
+  const isa::InstrInfo& in = isa::info(op.opcode);
+  for (int s = 0; s < in.num_operands; ++s)
+    if (const std::optional<View>& v = op.operands[size_t(s)]) f(s, *v, in.operands[size_t(s)]);
+}
+
 // Contract: ops execute in program order (the meaning of the kernel); params lists the tensor ids of the
 // kernel's tensor parameters in order; outputs lists the returned tensor ids in return order (a returned
 // parameter appears in both).

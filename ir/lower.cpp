@@ -109,16 +109,12 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
     std::vector<uint32_t> moves(cur.tensors.size(), 0);  // the reloads and spills spilling it would add
     for (size_t i = 0; i < cur.ops.size(); ++i) {
       const Op& op = cur.ops[i];
-      const isa::InstrInfo& in = isa::info(op.opcode);
-      for (int s = 0; s < in.num_operands; ++s) {
-        const auto& v = op.operands[size_t(s)];
-        if (!v) continue;
-        auto& u = uses[size_t(v->tensor)];
+      for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
+        auto& u = uses[size_t(v.tensor)];
         if (u.empty() || u.back() != i) u.push_back(uint32_t(i));
-        const isa::OperandSpec& o = in.operands[size_t(s)];
-        if (o.memories & isa::memory_bit(isa::Memory::HBM)) continue;  // a DMA reaches HBM itself
-        moves[size_t(v->tensor)] += o.written ? 1 + (op.params.accumulate || o.keeps) : 1;
-      }
+        if (o.memories & isa::memory_bit(isa::Memory::HBM)) return;  // a DMA reaches HBM itself
+        moves[size_t(v.tensor)] += o.written ? 1 + (op.params.accumulate || o.keeps) : 1;
+      });
     }
     // A copy of input data is re-loaded before each op reading it, one load less than it has reading ops.
     const std::vector<int> remat = rematerialisable_tensors(cur, can_spill);

@@ -13,12 +13,9 @@ std::vector<int> rematerialisable_tensors(const Kernel& k, const std::vector<cha
   std::vector<char> bad(n, 0), written(n, 0), used(n, 0);
   for (size_t i = 0; i < k.ops.size(); ++i) {
     const Op& op = k.ops[i];
-    const isa::InstrInfo& in = isa::info(op.opcode);
-    for (int s = 0; s < in.num_operands; ++s) {
-      const auto& v = op.operands[size_t(s)];
-      if (!v) continue;
-      const size_t t = size_t(v->tensor);
-      if (in.operands[size_t(s)].written) {
+    for_each_operand(op, [&](int s, const View& v, const isa::OperandSpec& o) {
+      const size_t t = size_t(v.tensor);
+      if (o.written) {
         written[t] = 1;
         // The defining copy: the tile's first use, a plain static dma_copy into it.
         const bool plain = op.opcode == isa::Opcode::dma_copy && s == 0 && op.dynamic.empty() &&
@@ -27,7 +24,7 @@ std::vector<int> rematerialisable_tensors(const Kernel& k, const std::vector<cha
         else bad[t] = 1;
       }
       used[t] = 1;
-    }
+    });
   }
   for (size_t t = 0; t < n; ++t) {
     if (def[t] < 0) continue;

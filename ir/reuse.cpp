@@ -49,12 +49,10 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
   const size_t n = k.ops.size();
   // Tensors written by more than one op (or by an op with run-time offsets) are never candidates.
   std::vector<int> writes(k.tensors.size(), 0);
-  for (const Op& op : k.ops) {
-    const isa::InstrInfo& in = isa::info(op.opcode);
-    for (int s = 0; s < in.num_operands; ++s)
-      if (op.operands[size_t(s)] && op.operands[size_t(s)]->tensor >= 0)
-        writes[size_t(op.operands[size_t(s)]->tensor)] += in.operands[s].written ? (op.dynamic.empty() ? 1 : 2) : 0;
-  }
+  for (const Op& op : k.ops)
+    for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
+      if (v.tensor >= 0) writes[size_t(v.tensor)] += o.written ? (op.dynamic.empty() ? 1 : 2) : 0;
+    });
   auto fresh_tile = [&](const View& v) {
     const Tensor& t = k.tensors[size_t(v.tensor)];
     if (t.role != Tensor::Role::Temp || t.address || writes[size_t(v.tensor)] != 1) return false;

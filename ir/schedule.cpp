@@ -86,14 +86,10 @@ std::optional<Kernel> schedule_for_pressure(const Kernel& k, Buffer mem, int64_t
     std::vector<Access> acc;
     for (size_t i = units[u].first; i <= units[u].second; ++i) {
       const Op& op = k.ops[i];
-      const isa::InstrInfo& in = isa::info(op.opcode);
-      for (int s = 0; s < in.num_operands; ++s) {
-        if (!op.operands[size_t(s)]) continue;
-        const int t = op.operands[size_t(s)]->tensor;
-        const bool w = in.operands[size_t(s)].written;
-        if (w && op.params.accumulate && s == 0) acc.push_back({t, false});
-        acc.push_back({t, w});
-      }
+      for_each_operand(op, [&](int s, const View& v, const isa::OperandSpec& o) {
+        if (o.written && op.params.accumulate && s == 0) acc.push_back({v.tensor, false});
+        acc.push_back({v.tensor, o.written});
+      });
     }
     return acc;
   };
