@@ -136,12 +136,14 @@ RunDoc load_run_document(const std::string& text, const std::string& label) {
   if (!j.is_object()) throw Error(label + ": not an nki-sim stats or profile document");
   RunDoc d;
   d.label = label;
-  d.kind = j.contains("schema") ? "profile" : "stats";
+  const auto schema = j.find("schema");
+  const bool profile = schema != j.end() && schema->is_string() && schema->get<std::string>().rfind("nki-sim-profile/", 0) == 0;
+  d.kind = profile ? "profile" : "stats";
   d.total_ns = num(j, "total_ns");
   if (auto cores = j.find("cores"); cores != j.end() && cores->is_array()) {
     for (size_t c = 0; c < cores->size(); ++c) {
       if (!(*cores)[c].is_object()) throw Error(label + ": core " + std::to_string(c) + " is not a document");
-      read_core((*cores)[c], "core" + std::to_string(c) + ".", d);
+      read_core((*cores)[c], cores->size() == 1 ? "" : "core" + std::to_string(c) + ".", d);
     }
     if (j.contains("target") && j["target"].is_string()) d.target = j["target"].get<std::string>();
   } else {

@@ -47,28 +47,19 @@ const char* const kEngines[] = {"tensor", "vector", "scalar", "gpsimd", "sync", 
 PointNumbers numbers(const SweepResult& r) {
   PointNumbers n;
   const json stats = json::parse(r.stats_json), prof = json::parse(r.profile_json);
-  const json& top = stats;
-  n.target = top.value("target", "");
-  n.end_ns = top.value("total_ns", 0.0);
-  std::vector<const json*> scores, pcores;
-  if (stats.contains("cores")) {
-    for (const json& c : stats["cores"]) scores.push_back(&c);
-    for (const json& c : prof["cores"]) pcores.push_back(&c);
-  } else {
-    scores.push_back(&stats);
-    pcores.push_back(&prof);
-  }
+  n.target = stats.value("target", "");
+  n.end_ns = stats.value("total_ns", 0.0);
   for (const char* e : kEngines) {
     double best = 0;
-    for (const json* c : scores) best = std::max(best, (*c)["engines"][e].value("utilization_percent", 0.0));
+    for (const json& c : stats["cores"]) best = std::max(best, c["engines"][e].value("utilization_percent", 0.0));
     n.active.push_back({e, best});
   }
-  for (const json* c : scores) n.mfu = std::max(n.mfu, c->value("mfu_estimated_percent", 0.0));
-  for (const json* c : pcores) {
-    const json& v = (*c)["verdict"];
+  for (const json& c : stats["cores"]) n.mfu = std::max(n.mfu, c.value("mfu_estimated_percent", 0.0));
+  for (const json& c : prof["cores"]) {
+    const json& v = c["verdict"];
     std::string e = v.value("engine", "");
     n.verdict += (n.verdict.empty() ? "" : "/") + v.value("kind", "") + (e.empty() ? "" : "(" + e + ")");
-    n.dma_bytes_per_ns += (*c)["dma"].value("bytes_per_ns", 0.0);
+    n.dma_bytes_per_ns += c["dma"].value("bytes_per_ns", 0.0);
   }
   return n;
 }

@@ -1,4 +1,4 @@
-// profile_json.cpp - --profile-json: the profile's analysis as JSON for scripts, schema "nki-sim-profile/1"
+// profile_json.cpp - --profile-json: the profile's analysis as JSON for scripts, schema "nki-sim-profile/2"
 // (docs/profile.md lists every field). Deterministic: the same run gives the same bytes.
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -21,7 +21,6 @@ ordered_json profile_document(const isa::Program& p, const Result& r, const isa:
                               const ProfileWaitFn& waited = nullptr) {
   const ProfileAnalysis a = analyze_profile(p, r, t, waited);
   ordered_json j;
-  j["schema"] = "nki-sim-profile/1";
   j["kernel"] = p.kernel_name;
   j["target"] = r.target;
   j["mode"] = r.mode;
@@ -94,12 +93,9 @@ void write_profile_json(std::span<const isa::Program> programs, const RunResult&
     };
     return profile_document(programs[c], r.cores[c], t, waited);
   };
-  if (r.cores.size() == 1) {
-    os << document(0).dump(2) << "\n";
-    return;
-  }
+  // Version 2: one shape for any core count (one core = cores[] of 1); version 1 wrote a single core flat.
   ordered_json j;
-  j["schema"] = "nki-sim-profile/1";
+  j["schema"] = "nki-sim-profile/2";
   j["lnc"] = r.cores.size();
   j["total_ns"] = r.total_ns;
   ordered_json cores = ordered_json::array();

@@ -94,12 +94,11 @@ int64_t signal_instruction(std::span<const isa::Program> programs, const RunResu
 
 }  // namespace
 
+// Schema "nki-sim-stats/2": one shape for any core count (one core = cores[] of 1); version 1 (unnamed) wrote a
+// single core's document flat.
 void write_stats_json(const RunResult& r, std::ostream& os) {
-  if (r.cores.size() == 1) {
-    os << stats_document(r.cores[0]).dump(2) << "\n";
-    return;
-  }
   ordered_json j;
+  j["schema"] = "nki-sim-stats/2";
   j["lnc"] = r.cores.size();
   j["target"] = r.cores.empty() ? "" : r.cores[0].target;
   j["total_ns"] = r.total_ns;

@@ -54,7 +54,7 @@ def measure(work):
         assert got.shape == (M, N) and got.dtype == np.float32, (label, got.shape, got.dtype)
         err = np.abs(got - want).max()
         assert err < 1e-3, f"step {label}: max error {err}"
-        s = json.load(open(stats))
+        s = json.load(open(stats))["cores"][0]
         cells[label] = [f"{s['total_ns'] / 1000:.2f} us", f"{s['engines']['tensor']['utilization_percent']:.1f}%",
                         f"{s['engines']['dma']['utilization_percent']:.1f}%", f"{s['dma']['bytes'] / 1e6:.1f} MB",
                         f"{s['mfu_estimated_percent']:.1f}%"]

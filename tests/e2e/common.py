@@ -98,3 +98,11 @@ def finish():
 def load_json(path):
     with open(path) as f:
         return json.load(f)
+
+
+def load_core(path, schema="nki-sim-stats/2"):
+    """The one core's document of a one-core --stats (or, with schema="nki-sim-profile/2", --profile-json) file,
+    after checking the file's shape: {schema, lnc: 1, ..., cores: [that document]}."""
+    doc = load_json(path)
+    check_equal((doc.get("schema"), doc.get("lnc"), len(doc.get("cores", []))), (schema, 1, 1), f"{path}: the shape")
+    return doc["cores"][0]

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from common import check, check_equal, finish, load_json, run, save, tmpdir
+from common import check, check_equal, finish, load_core, run, save, tmpdir
 
 HEADER = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n\n"
 COPY = HEADER + """@nki.jit
@@ -116,7 +116,7 @@ def profile(path, *args):
     out = os.path.join(d, f"p{len(os.listdir(d))}.json")
     rc, so, se = run(path, "--inputs", x, "-q", "-o", os.path.join(d, "o"), "--profile-json", out, *args)
     check_equal(rc, 0, f"{path} {args}: {se}")
-    return load_json(out)
+    return load_core(out, "nki-sim-profile/2")
 
 
 pc, ps = profile(copy_py, "--target", "trn1"), profile(scale_py, "--target", "trn1")

@@ -150,7 +150,7 @@ rc, so, se = run(big, "--inputs", px, "-o", os.path.join(d, "o3"), "-q", "--html
 check_equal(rc, 0, f"many --html exit code ({se})")
 if rc == 0:
     with open(stats) as f:
-        n = json.load(f)["instructions"]
+        n = json.load(f)["cores"][0]["instructions"]
     check(n >= 100000, f"the big kernel runs 100k+ instructions ({n})")
     check(os.path.getsize(page3) < 40 * 1024 * 1024, f"compact data: {os.path.getsize(page3)} bytes")
     dom, data = check_page(page3, "many", ENGINES, time_limit=15)

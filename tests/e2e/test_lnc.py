@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from common import SRC, check, check_equal, finish, load_json, run, save, tmpdir
+from common import SRC, check, check_equal, finish, load_core, load_json, run, save, tmpdir
 
 K = os.path.join(SRC, "tests", "e2e", "kernels", "lnc.py")
 d = tmpdir()
@@ -42,7 +42,7 @@ check({e["pid"] for e in t["traceEvents"] if e.get("ph") == "X"} == {1, 2}, "tra
 # The same kernel at LNC=1 adds everything on one core, and --lnc 1 is the default.
 rc1, _, se1, res1 = out_of("lnc_add", "--inputs", pa, pb, "--lnc", "1", "--stats", os.path.join(d, "s1.json"))
 check(rc1 == 0 and np.array_equal(res1, a + b), f"lnc_add --lnc 1 ({se1})")
-s1 = load_json(os.path.join(d, "s1.json"))
+s1 = load_core(os.path.join(d, "s1.json"))
 check_equal(s1["engines"]["vector"]["instructions"], 8, "LNC=1: one core does all 4 adds + 4 store triggers")
 check(s["total_ns"] < s1["total_ns"], f"two cores finish first ({s['total_ns']} vs {s1['total_ns']} ns)")
 

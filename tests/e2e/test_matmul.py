@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from common import EXAMPLES, check, check_equal, finish, load_json, run, save, tmpdir, to_bf16
+from common import EXAMPLES, check, check_equal, finish, load_core, run, save, tmpdir, to_bf16
 
 KERNEL = os.path.join(EXAMPLES, "matmul_bf16.py")
 d = tmpdir()
@@ -33,7 +33,7 @@ check(np.all(err <= bound), f"within the fp32 accumulation bound (worst ratio {n
 check(np.max(err) > 0, "fp32 accumulation is not float64 (some rounding happened)")
 
 # Stats: 2 x 2 output tiles x 4 K tiles = 16 matmuls = 16 LoadStationary + 16 MultiplyMoving.
-s = load_json(os.path.join(d, "s.json"))
+s = load_core(os.path.join(d, "s.json"))
 check_equal(s["engines"]["tensor"]["instructions"], 32, "tensor instructions")
 check(s["engines"]["tensor"]["busy_ns"] >= 16 * 512 / 2.4 - 1e-6, f"tensor busy >= 16 x 512 cycles ({s['engines']['tensor']['busy_ns']})")
 

@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from common import check, check_equal, finish, load_json, run, save, tmpdir, write_kernel
+from common import check, check_equal, finish, load_core, run, save, tmpdir, write_kernel
 
 d = tmpdir()
 rng = np.random.default_rng(12)
@@ -49,7 +49,7 @@ if rc == 0:
             acc = acc + a[:, j * 8192:(j + 1) * 8192]  # fp32, in the kernel's order
         g[b] = acc
     check(np.array_equal(np.load(os.path.join(out, "output_0.npy")), g), "outputs match numpy")
-    s = load_json(stats)
+    s = load_core(stats)
     check_equal(s["dma"]["transfers"], 18, "16 loads (two per tile) and 2 stores; no spill store")
     check_equal(s["dma"]["hbm_read_bytes"], 2 * 8 * 128 * 8192 * 4, "each tile read from the input twice")
     check_equal(s["dma"]["hbm_write_bytes"], 2 * 128 * 8192 * 4, "only the outputs written")

@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from common import check, check_equal, finish, load_json, run, save, tmpdir, write_kernel
+from common import check, check_equal, finish, load_core, run, save, tmpdir, write_kernel
 
 d = tmpdir()
 rng = np.random.default_rng(11)
@@ -56,7 +56,7 @@ check_equal(se, kernel + ":13:13: note: in program order the tensors live at onc
             "everything fits without spilling\n", "the reorder note")
 if rc == 0:
     check(np.array_equal(np.load(os.path.join(out, "output_0.npy")), golden(a, 8, 8192)), "outputs match numpy")
-    s = load_json(stats)
+    s = load_core(stats)
     check_equal(s["dma"]["transfers"], 11, "the copy, 8 loads and 2 stores: no reload or spill DMA")
     check_equal(s["dma"]["hbm_read_bytes"], 2 * 8 * 128 * 8192 * 4, "the copy, and each tile read from HBM once")
 

@@ -81,8 +81,8 @@ for name in examples:
     check(len(o1) > 0 and o1 == o2, f"{name}: --program outputs are byte-identical to the kernel run")
     s1, s2 = json.loads(read(stats1)), json.loads(read(stats2))
     for key in ("total_ns", "instructions", "engines", "dma"):
-        if key in s1:
-            check_equal(s2.get(key), s1[key], f"{name}: stats {key} equal between kernel and --program runs")
+        check_equal([c.get(key) for c in s2["cores"]], [c[key] for c in s1["cores"]],
+                    f"{name}: stats {key} equal between kernel and --program runs")
     check("total_ns" in s1 and s1["total_ns"] > 0, f"{name}: stats report a positive total_ns")
 
 finish()

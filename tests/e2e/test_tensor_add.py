@@ -5,7 +5,7 @@ import numpy as np
 
 np.seterr(over="ignore")  # the inputs include 3e38 + 3e38 on purpose
 
-from common import EXAMPLES, check, check_equal, finish, load_json, run, save, tmpdir, to_bf16
+from common import EXAMPLES, check, check_equal, finish, load_core, load_json, run, save, tmpdir, to_bf16
 
 KERNEL = os.path.join(EXAMPLES, "tensor_add.py")
 d = tmpdir()
@@ -29,7 +29,7 @@ check("tensor_add on trn2" in so and "vector" in so, f"summary printed: {so!r}")
 check(not os.path.exists(os.path.join(out, "input_a_input.npy")), "inputs not written when unmodified")
 
 # Stats JSON has the contract's fields.
-s = load_json(os.path.join(d, "s.json"))
+s = load_core(os.path.join(d, "s.json"))
 for key in ("target", "total_ns", "total_cycles", "instructions", "engines"):
     check(key in s, f"stats has {key}")
 check_equal(s["target"], "trn2", "stats target")

@@ -50,7 +50,7 @@ std::vector<sim::HostArray> small_inputs() {
 }
 std::string stats_text(const sim::Result& r) {  // the stats of a one-core run whose core is r
   std::ostringstream os;
-  sim::write_stats_json(sim::RunResult{{r}}, os);
+  sim::write_stats_json(sim::RunResult{{r}, {}, {}, r.total_ns}, os);
   return os.str();
 }
 std::string trace_text(const sim::Result& r) {
@@ -172,7 +172,13 @@ TEST_CASE("trace flows follow the semaphores, usage counters rise and fall") {
 
 TEST_CASE("write_stats_json has the totals and every engine") {
   auto r = sim::simulate(small_kernel(), small_inputs());
-  json j = json::parse(stats_text(r));
+  const json top = json::parse(stats_text(r));  // one core: the one shape, cores[] of 1
+  CHECK(top["schema"] == "nki-sim-stats/2");
+  CHECK(top["lnc"] == 1);
+  CHECK(top["total_ns"].get<double>() == r.total_ns);
+  CHECK(top["device_ns"].get<double>() == r.device_ns);
+  REQUIRE(top["cores"].size() == 1);
+  const json& j = top["cores"][0];
   CHECK(j["target"] == "trn2");
   CHECK(j["total_ns"].get<double>() == r.total_ns);
   CHECK(j["total_cycles"].get<uint64_t>() == r.total_cycles);
@@ -213,8 +219,8 @@ TEST_CASE("functional and timing-only runs") {
   CHECK(rt.outputs.empty());
   CHECK(rt.total_ns == timed.total_ns);
   json a = json::parse(stats_text(rt)), b = json::parse(stats_text(timed));
-  CHECK(a["mode"] == "timing-only");
-  a["mode"] = "timed";
+  CHECK(a["cores"][0]["mode"] == "timing-only");
+  a["cores"][0]["mode"] = "timed";
   CHECK(a == b);
   auto rt2 = sim::simulate(small_kernel(), std::vector<sim::HostArray>{}, to);  // no inputs needed
   CHECK(rt2.total_ns == timed.total_ns);
