@@ -28,9 +28,7 @@ Compiled decode(const RunRequest& req) {
     c.target = *t;
   }
   for (const isa::Program& p : c.programs) isa::check_program_fits(p, c.target, path);
-  if (c.lnc() > int(c.target.max_lnc))
-    throw Error(path + ": an LNC=" + std::to_string(c.lnc()) + " program, but " + c.target.name +
-                " supports only LNC=" + std::to_string(int(c.target.max_lnc)));
+  isa::check_lnc(c.target, c.lnc(), SourceLoc{path});
   return c;
 }
 

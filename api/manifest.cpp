@@ -6,6 +6,7 @@
 
 #include "api/sha256.h"
 #include "isa/diagnostic.h"
+#include "isa/target.h"
 
 #ifndef NKISIM_VERSION
 #define NKISIM_VERSION "unknown"
@@ -129,7 +130,8 @@ Manifest read_manifest(const std::string& dir) {
   m.include_dirs = r.paths(k, "include_dirs");
   m.target = r.str(j, "target");
   const ordered_json& lnc = r.at(j, "lnc");
-  if (!lnc.is_number_integer() || lnc.get<int64_t>() < 1 || lnc.get<int64_t>() > 2) r.fail("'lnc' must be 1 or 2");
+  if (!lnc.is_number_integer()) r.fail("'lnc' must be an integer");
+  if (std::optional<isa::TargetDesc> t = isa::find_target(m.target)) isa::check_lnc(*t, lnc.get<int64_t>(), SourceLoc{r.where});
   m.lnc = int(lnc.get<int64_t>());
   m.grid = r.ints(j, "grid");
   m.inputs = r.tensors(j, "inputs");

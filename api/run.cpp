@@ -17,9 +17,7 @@ Compiled compile_kernel(CompileRequest req) {
   for (auto& [name, v] : req.params)
     if (name == "hbm_capacity_bytes") copts.hbm_capacity_bytes = v;  // the front end checks HBM tensors with it
   int lnc = req.lnc.value_or(1);
-  if (lnc < 1 || lnc > int(req.target.max_lnc))
-    throw Error("LNC=" + std::to_string(lnc) + ": " + req.target.name + " supports only LNC=" +
-                std::to_string(int(req.target.max_lnc)));
+  isa::check_lnc(req.target, lnc);
   // Without an explicit LNC (and no legacy grid) the kernel file decides: an nki.jit kernel launched as
   // kernel[2] in the file runs as LNC=2 (docs/lnc.md). Core 0's compile tells; it is the whole compile at LNC=1.
   std::optional<ir::Kernel> first;
@@ -38,9 +36,7 @@ Compiled compile_kernel(CompileRequest req) {
       std::optional<isa::TargetDesc> t = isa::find_target(kernel.target);
       if (!t) throw Error(req.kernel_path + ": unknown target '" + kernel.target + "'");
       for (auto& [name, v] : req.params) isa::set_target_param(*t, name, v);
-      if (lnc > int(t->max_lnc))
-        throw Error(req.kernel_path + ": an LNC=" + std::to_string(lnc) + " kernel, but its platform_target " +
-                    t->name + " supports only LNC=" + std::to_string(int(t->max_lnc)));
+      isa::check_lnc(*t, lnc, SourceLoc{req.kernel_path});
       out.target = *t;
     }
     for (const std::string& f : kernel.source_files)

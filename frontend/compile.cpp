@@ -276,7 +276,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     std::vector<int64_t> grid = opts.grid;
     int lnc = opts.lnc ? opts.lnc : 1;
     if (grid.empty() && !opts.host_call && (fn->legacy_jit || opts.lnc == 0)) {
-      std::vector<int64_t> g = file_launch_grid(in, m, fn, int(target->max_lnc));
+      std::vector<int64_t> g = file_launch_grid(in, m, fn, *target);
       if (fn->legacy_jit) grid = std::move(g);
       else if (!g.empty()) lnc = int(g[0]);
     }

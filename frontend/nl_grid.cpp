@@ -75,7 +75,7 @@ bool static_int(const Expr* e, int64_t* out) {
 
 }  // namespace
 
-std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionObj* fn, int max_lnc) {
+std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionObj* fn, const isa::TargetDesc& t) {
   std::vector<Sym> names;
   for (auto& [k, v] : m->globals)
     if (v.is(VK::Function) && v.as<FunctionObj>() == fn) names.push_back(k);
@@ -113,11 +113,7 @@ std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionOb
                         "[...]: an nki.jit kernel is launched as kernel[1] or kernel[2] (the logical "
                         "NeuronCore size)",
                     loc);
-      if (g[0] > max_lnc)
-        throw Error(kname + "[" + std::to_string(g[0]) + "] launches the kernel on " + std::to_string(g[0]) +
-                        " cores (LNC=" + std::to_string(g[0]) + "), but " + in.kernel.target +
-                        " supports only LNC=" + std::to_string(max_lnc),
-                    loc);
+      isa::check_lnc(t, g[0], loc);
       if (first && g != grid)
         throw Error("the file launches " + kname + " on " + std::to_string(grid[0]) + " core" +
                         (grid[0] == 1 ? "" : "s") + " at line " + std::to_string(first->line) + " and on " +

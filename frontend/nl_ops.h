@@ -162,9 +162,9 @@ bool legacy(Interp& in);  // the kernel is a legacy (neuronxcc.nki.jit) kernel
 // Runs the kernel once per program id of a launch grid (row-major), returning program 0's result.
 Value run_grid(Interp& in, FunctionObj* fn, CallArgs& a, const std::vector<int64_t>& grid);
 // The launch grid the file spells for kernel `fn` of module `m` (`fn[4, 2](...)` in host code), empty when it
-// spells none. For an nki.jit kernel it is {N}, the logical core size: N is 1 or 2 and at most `max_lnc`
-// (else a located error).
-std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionObj* fn, int max_lnc);
+// spells none. For an nki.jit kernel it is {N}, the logical core size: N is 1 or 2 and an LNC target `t` runs
+// (isa::check_lnc; else a located error).
+std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionObj* fn, const isa::TargetDesc& t);
 void install_nl_grid(Interp& in, ModuleObj* nl);  // nl.nc, nl.spmd_dim
 
 void install_nl_ops(Interp& in, ModuleObj* nl);

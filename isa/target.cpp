@@ -342,4 +342,12 @@ void check_program_fits(const Program& p, const TargetDesc& t, const std::string
     if (std::string e = tensor_fit_error(h, capacity, cap); !e.empty()) throw Error(e, loc);
 }
 
+void check_lnc(const TargetDesc& t, int64_t lnc, std::optional<SourceLoc> loc) {
+  const int64_t max = int64_t(t.max_lnc);
+  if (lnc >= 1 && lnc <= max) return;
+  throw Error("LNC=" + std::to_string(lnc) + ": " + t.name + " supports " +
+                  (max == 1 ? std::string("only LNC=1") : "LNC=1 to " + std::to_string(max)),
+              std::move(loc));
+}
+
 }  // namespace nkisim::isa

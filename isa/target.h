@@ -108,5 +108,8 @@ bool set_target_param(TargetDesc& t, std::string_view name, double value);
 // HBM capacity, with overflow-checked arithmetic. Throws an Error located at `file` (the program file; may be
 // empty) naming the culprit.
 void check_program_fits(const Program& p, const TargetDesc& t, const std::string& file);
+// The LNC rule, checked here only: `lnc` physical cores per logical core run on `t` when 1 <= lnc <= max_lnc.
+// Throws Error("LNC=2: trn1 supports only LNC=1", loc) otherwise ("... supports LNC=1 to 2" where max_lnc is 2).
+void check_lnc(const TargetDesc& t, int64_t lnc, std::optional<SourceLoc> loc = std::nullopt);
 
 }  // namespace nkisim::isa

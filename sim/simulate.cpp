@@ -143,8 +143,7 @@ RunResult simulate(std::span<const isa::Program> programs, std::span<const HostA
   std::optional<isa::TargetDesc> target = opts.target;
   if (!target) target = isa::find_target(programs[0].target);
   if (!target) throw Error("unknown target '" + programs[0].target + "'");
-  if (double(n) > target->max_lnc)
-    throw Error(target->name + " supports LNC up to " + std::to_string(int(target->max_lnc)) + ", not " + std::to_string(n));
+  isa::check_lnc(*target, int64_t(n));
   check_core_layouts(programs);
   uint64_t hbm_bytes = 0;
   for (const isa::Program& p : programs) isa::check_program_fits(p, *target, "");  // before anything is allocated

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "isa/diagnostic.h"
+#include "isa/target.h"
 
 namespace nkisim::cli {
 
@@ -54,6 +55,15 @@ inline uint64_t count_option(const po::variables_map& vm, const char* option, ui
   if (!ok || v == 0 || v > max)
     throw UsageError(std::string("--") + option + " expects a positive whole number, got '" + text + "'");
   return v;
+}
+
+// --lnc N: isa::check_lnc against the target, as a usage error.
+inline void check_lnc_option(const isa::TargetDesc& t, int lnc) {
+  try {
+    isa::check_lnc(t, lnc);
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
 }
 
 // Input files (programs, assembly) larger than this are refused: --help and README.md list it.

@@ -420,10 +420,7 @@ int run(int argc, char** argv) {
   phases.lap("inputs");
 
   int lnc = vm.count("lnc") ? vm["lnc"].as<int>() : 1;
-  if (lnc != 1 && lnc != 2) throw cli::UsageError("--lnc must be 1 or 2, got " + std::to_string(lnc));
-  if (lnc > int(target->max_lnc))
-    throw cli::UsageError("--lnc " + std::to_string(lnc) + ": " + target->name + " supports only LNC=" +
-                          std::to_string(int(target->max_lnc)));
+  cli::check_lnc_option(*target, lnc);
   // The policy (compile or decode, the target, the cores, the simulation) lives in api::compile_and_run.
   api::RunRequest req;
   req.compile = api::CompileRequest{kernel_path, copts, *target, params, std::nullopt, emit_kind == "ir"};

@@ -92,7 +92,7 @@ int bundle(int argc, char** argv) {
   if (vm.count("grid")) req.compile.copts.grid = grid_spec(vm["grid"].as<std::string>());
   if (vm.count("lnc")) {
     const int lnc = vm["lnc"].as<int>();
-    if (lnc != 1 && lnc != 2) throw UsageError("--lnc must be 1 or 2, got " + std::to_string(lnc));
+    check_lnc_option(*target, lnc);
     req.compile.lnc = lnc;
   } else if (vm.count("grid")) {
     req.compile.lnc = 1;

@@ -375,7 +375,8 @@ for change, message in [
         (lambda m: m["files"].update({"/etc/passwd": "0"}), "'files': '/etc/passwd' is not a path inside the bundle"),
         (lambda m: m["kernel"].update(sources="kernel/tensor_add.py"), "'sources' must be a list of paths"),
         (lambda m: m.update(format_version=2), "bundle format_version 2 is not supported"),
-        (lambda m: m.update(lnc=3), "'lnc' must be 1 or 2"),
+        (lambda m: m.update(lnc=3), "LNC=3: trn2 supports LNC=1 to 2"),
+        (lambda m: m.update(lnc="2"), "'lnc' must be an integer"),
         (lambda m: m["files"].pop("inputs/0_a_input.npy"), "'inputs/0_a_input.npy' is used but not listed under 'files'"),
         (lambda m: m.pop("target"), "missing key 'target'")]:
     m = json.loads(json.dumps(base))

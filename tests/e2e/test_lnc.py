@@ -85,9 +85,9 @@ check(rc == 0 and res is not None and res.ravel().tolist() == [20, 21], f"lnc_id
 # Usage errors (exit 2) and located errors (exit 1).
 rc, _, se = run(K, "-k", "lnc_add", "--inputs", pa, pb, "--lnc", "2", "--target", "trn1", "-o", d)
 check_equal(rc, 2, "trn1 --lnc 2 is a usage error")
-check("nki-sim: error: --lnc 2: trn1 supports only LNC=1" in se, f"trn1 message: {se!r}")
+check("nki-sim: error: LNC=2: trn1 supports only LNC=1" in se, f"trn1 message: {se!r}")
 rc, _, se = run(K, "-k", "lnc_add", "--inputs", pa, pb, "--lnc", "3", "-o", d)
-check(rc == 2 and "--lnc must be 1 or 2, got 3" in se, f"--lnc 3: {rc} {se!r}")
+check(rc == 2 and "nki-sim: error: LNC=3: trn2 supports LNC=1 to 2" in se, f"--lnc 3: {rc} {se!r}")
 # --functional, --emit, --program, --profile and --explain with --lnc 2: tests/e2e/test_lnc_program.py.
 rc, _, se = run(K, "-k", "lnc_barrier", "--inputs", pp, "-o", d)
 check(rc == 1 and "lnc.py:44:9: error: core_barrier: needs an LNC=2 launch (kernel[2], nki-sim --lnc 2); this "

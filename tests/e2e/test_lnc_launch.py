@@ -110,10 +110,12 @@ check(rc == 0 and open(ir).read().count("# core ") == 2, f"--emit ir of a kernel
 
 # Errors: trn1 has no LNC=2 (the file's launch is a located error, --lnc 2 a usage error), kernel[4], two launches.
 rc, _, se = run(k2, "--inputs", pa, pb, "-o", d, "--target", "trn1")
-check(rc == 1 and f"add2.py:{LAUNCH_LINE}:45: error: lnc_add[2] launches the kernel on 2 cores (LNC=2), but trn1 "
-      "supports only LNC=1" in se, f"kernel[2] on trn1: {rc} {se!r}")
+check(rc == 1 and f"add2.py:{LAUNCH_LINE}:45: error: LNC=2: trn1 supports only LNC=1" in se, f"kernel[2] on trn1: {rc} {se!r}")
 rc, _, se = run(k2, "--inputs", pa, pb, "-o", d, "--target", "trn1", "--lnc", "2")
-check(rc == 2 and "nki-sim: error: --lnc 2: trn1 supports only LNC=1" in se, f"--lnc 2 on trn1: {rc} {se!r}")
+check(rc == 2 and "nki-sim: error: LNC=2: trn1 supports only LNC=1" in se, f"--lnc 2 on trn1: {rc} {se!r}")
+pt = kernel("add_pt", "lnc_add", ADD.replace("@nki.jit", '@nki.jit(platform_target="trn1")'))
+rc, _, se = run(pt, "--inputs", pa, pb, "-o", d, "--lnc", "2")
+check_equal((rc, se), (1, f"{pt}: error: LNC=2: trn1 supports only LNC=1\n"), "--lnc 2 of a platform_target=trn1 kernel")
 rc, _, se = run(kernel("add4", "lnc_add[4]"), "--inputs", pa, pb, "-o", d)
 check(rc == 1 and f"add4.py:{LAUNCH_LINE}:45: error: lnc_add[...]: an nki.jit kernel is launched as kernel[1] or "
       "kernel[2] (the logical NeuronCore size)" in se, f"kernel[4]: {rc} {se!r}")

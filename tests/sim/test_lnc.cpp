@@ -115,5 +115,5 @@ TEST_CASE("LNC: a barrier only one core reaches is a located error; a single-cor
   sim::Options trn1;
   trn1.target = *isa::find_target("trn1");
   ps[1] = ps[0];
-  CHECK_THROWS_WITH(sim::simulate(ps, {}, trn1), "trn1 supports LNC up to 1, not 2");
+  CHECK_THROWS_WITH(sim::simulate(ps, {}, trn1), "LNC=2: trn1 supports only LNC=1");
 }
