@@ -163,9 +163,12 @@ void ExecContext::add_instruction_note(const isa::Instruction& ins, Error& err) 
 }
 
 void ExecContext::charge_work(const isa::Instruction& ins) {
+  // Slots past the row's operands are not part of the instruction (validation ignores them too): reading
+  // them would also touch cache lines of the instruction that nothing else needs.
   uint64_t n = 1;
-  for (const isa::AccessPattern& ap : ins.operands)
-    if (ap.present()) n = std::max(n, ap.total_elements());
+  const int nops = size_t(ins.op) < size_t(isa::kNumOpcodes) ? isa::info(ins.op).num_operands : isa::kMaxOperands;
+  for (int s = 0; s < nops; ++s)
+    if (ins.operands[s].present()) n = std::max(n, ins.operands[s].total_elements());
   run_elements += n;
   if (run_elements > run_elements_budget)
     fail(ins, "run-time budget: the program executed more than " + std::to_string(run_elements_budget) +
