@@ -182,9 +182,12 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
     const char* name = slot < inf.num_operands ? inf.operands[slot].name : "?";
     return std::string(inf.mnemonic) + ": operand '" + name + "' ";
   };
+  // One named result, initialised in place: returned by NRVO, not copied (a copy of the freshly written View
+  // stalls on store forwarding). describe() only computes; the checks below decide what is an error.
+  View v = ap.present() ? describe(ap) : View{};
   if (!ap.present()) {
     if (slot < inf.num_operands && inf.operands[slot].required) fail(ins, head() + "is missing");
-    return View{};
+    return v;
   }
   if (slot >= inf.num_operands)
     fail(ins, std::string(inf.mnemonic) + ": unexpected operand in slot " + std::to_string(slot));
@@ -192,7 +195,6 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
     const std::string why = isa::mx_operand_error(ins, slot);
     if (!why.empty()) fail(ins, std::string(inf.mnemonic) + ": " + why);
   }
-  View v = describe(ap);
   const MemorySpace& space = mem.of(ap.mem);
   std::string why = check_bounds(v, space.partitions(), space.partition_bytes());
   if (!why.empty()) fail(ins, head() + (writes ? "writes " : "reads ") + why);
