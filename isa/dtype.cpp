@@ -171,8 +171,7 @@ inline uint32_t to_int(float v) {
 }  // namespace
 
 std::string_view dtype_name(DType t) { return info(t).name; }
-unsigned dtype_size(DType t) { return info(t).size; }
-DTypeKind dtype_kind(DType t) { return info(t).kind; }
+static_assert(std::size(kInfo) == std::size(dtype_detail::kSize));
 std::string_view dtype_numpy_descr(DType t) { return info(t).descr; }
 bool is_numpy_native(DType t) { return info(t).descr[1] != 'V'; }
 

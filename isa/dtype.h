@@ -21,8 +21,20 @@ inline constexpr int kNumDTypes = 0
 enum class DTypeKind : uint8_t { Bool, SInt, UInt, Float, Packed };  // Packed: MX x4 dtypes (isa/mx.h)
 
 std::string_view dtype_name(DType t);
-unsigned dtype_size(DType t);          // bytes per element
-DTypeKind dtype_kind(DType t);
+namespace dtype_detail {  // the size and kind columns of dtypes.def, inline: the simulator asks per operand
+inline constexpr uint8_t kSize[] = {
+#define DTYPE(id, name, bytes, kind, descr) uint8_t(bytes),
+#include "isa/dtypes.def"
+#undef DTYPE
+};
+inline constexpr DTypeKind kKind[] = {
+#define DTYPE(id, name, bytes, kind, descr) DTypeKind::kind,
+#include "isa/dtypes.def"
+#undef DTYPE
+};
+}  // namespace dtype_detail
+inline unsigned dtype_size(DType t) { return dtype_detail::kSize[static_cast<unsigned>(t)]; }  // bytes per element
+inline DTypeKind dtype_kind(DType t) { return dtype_detail::kKind[static_cast<unsigned>(t)]; }
 std::string_view dtype_numpy_descr(DType t);  // e.g. "<f4"; "<V2" for bfloat16
 std::optional<DType> parse_dtype(std::string_view name);  // accepts the NKI names (and "bool")
 inline bool is_float(DType t) { return dtype_kind(t) == DTypeKind::Float; }

@@ -132,9 +132,8 @@ const char* const kEngines[] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
 
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == size_t(kNumOpcodes));
 
-const InstrInfo& info(Opcode op) { return kTable[size_t(op)]; }
-
-uint16_t traits(Opcode op) { return trait_names::kTraits[size_t(op)]; }
+const InstrInfo* const instr_detail::kInfo = kTable;
+const uint16_t* const instr_detail::kTraits = trait_names::kTraits;
 
 uint64_t param_mask(Opcode op) { return param_names::kParamMasks[size_t(op)]; }
 std::string_view param_key(ParamId p) { return kParamKeys[size_t(p)]; }

@@ -105,8 +105,12 @@ struct InstrInfo {
   uint8_t num_operands;
   std::array<OperandSpec, kMaxOperands> operands;
 };
-const InstrInfo& info(Opcode op);
-uint16_t traits(Opcode op);  // Trait mask
+namespace instr_detail {  // the tables behind info() and traits() (isa/instruction.cpp), inline: asked per instruction
+extern const InstrInfo* const kInfo;
+extern const uint16_t* const kTraits;
+}  // namespace instr_detail
+inline const InstrInfo& info(Opcode op) { return instr_detail::kInfo[size_t(op)]; }
+inline uint16_t traits(Opcode op) { return instr_detail::kTraits[size_t(op)]; }  // Trait mask
 inline bool has_trait(Opcode op, Trait t) { return (traits(op) & uint16_t(t)) != 0; }
 std::optional<Opcode> parse_opcode(std::string_view mnemonic);
 

@@ -163,9 +163,12 @@ void ExecContext::add_instruction_note(const isa::Instruction& ins, Error& err) 
 }
 
 void ExecContext::charge_work(const isa::Instruction& ins) {
+  // Slots past the row's operands are not part of the instruction (validation ignores them too): reading
+  // them would also touch cache lines of the instruction that nothing else needs.
   uint64_t n = 1;
-  for (const isa::AccessPattern& ap : ins.operands)
-    if (ap.present()) n = std::max(n, ap.total_elements());
+  const int nops = size_t(ins.op) < size_t(isa::kNumOpcodes) ? isa::info(ins.op).num_operands : isa::kMaxOperands;
+  for (int s = 0; s < nops; ++s)
+    if (ins.operands[s].present()) n = std::max(n, ins.operands[s].total_elements());
   run_elements += n;
   if (run_elements > run_elements_budget)
     fail(ins, "run-time budget: the program executed more than " + std::to_string(run_elements_budget) +
@@ -179,9 +182,12 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
     const char* name = slot < inf.num_operands ? inf.operands[slot].name : "?";
     return std::string(inf.mnemonic) + ": operand '" + name + "' ";
   };
+  // One named result, initialised in place: returned by NRVO, not copied (a copy of the freshly written View
+  // stalls on store forwarding). describe() only computes; the checks below decide what is an error.
+  View v = ap.present() ? describe(ap) : View{};
   if (!ap.present()) {
     if (slot < inf.num_operands && inf.operands[slot].required) fail(ins, head() + "is missing");
-    return View{};
+    return v;
   }
   if (slot >= inf.num_operands)
     fail(ins, std::string(inf.mnemonic) + ": unexpected operand in slot " + std::to_string(slot));
@@ -189,7 +195,6 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
     const std::string why = isa::mx_operand_error(ins, slot);
     if (!why.empty()) fail(ins, std::string(inf.mnemonic) + ": " + why);
   }
-  View v = describe(ap);
   const MemorySpace& space = mem.of(ap.mem);
   std::string why = check_bounds(v, space.partitions(), space.partition_bytes());
   if (!why.empty()) fail(ins, head() + (writes ? "writes " : "reads ") + why);
