@@ -7,7 +7,7 @@ prints, for each published point, the simulated figure next to the published one
 then the median and maximum error. The corpora are not part of this repository; nothing here copies them.
 
   /usr/bin/python3 bench/fidelity.py --samples DIR --sdk DIR [--nki-library DIR] [--nki-sim build/nki-sim]
-                                     [--json FILE] [--only mamba|matmul|rmsnorm]
+                                     [--json FILE] [--only mamba|matmul|rmsnorm] [--param NAME=VALUE ...]
 
 Published figures (device time and engine-active percentages from neuron-profile) and their sources. The Mamba
 tutorial's Vector-active percentages are the profiler's "Selection Summary" over the Vector engine's own
@@ -233,9 +233,12 @@ def main():
     ap.add_argument("--nki-sim", default=os.path.join(HERE, "..", "build", "nki-sim"))
     ap.add_argument("--only", choices=["mamba", "matmul", "rmsnorm"])
     ap.add_argument("--json", help="write the rows as JSON")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="a target parameter override passed to every run (sensitivity studies)")
     a = ap.parse_args()
     roots = {"samples": a.samples, "sdk": a.sdk, "library": a.nki_library}
     rows = []
+    params = [arg for p in a.param for arg in ("--param", p)]
     with tempfile.TemporaryDirectory() as tmp:
         for name, corpus, rel, kernel, target, shapes, published in POINTS:
             if a.only and not kernel.startswith(a.only) and not name.startswith(a.only):
@@ -244,7 +247,7 @@ def main():
                 continue
             path = os.path.join(roots[corpus], rel)
             window = "engine" if corpus == "samples" else "run"
-            got, err = simulate(a.nki_sim, path, kernel, target, inputs(shapes, tmp), tmp, window)
+            got, err = simulate(a.nki_sim, path, kernel, target, inputs(shapes, tmp), tmp, window, params)
             add_rows(rows, "calibration", name, target, published, got, err)
             add_rows(rows, "extended", name, target, EXTRA.get(name, {}), got, err)
         for name, group, corpus, rel, kernel, target, shapes, published in EXTENDED:
@@ -255,7 +258,7 @@ def main():
             wrapper = os.path.join(tmp, "rmsnorm_quant_case.py")
             with open(wrapper, "w") as f:
                 f.write(RMSNORM_WRAPPER)
-            extra = ["-I", os.path.join(roots[corpus], "src", "nkilib_src"), "--lnc", "2"]
+            extra = ["-I", os.path.join(roots[corpus], "src", "nkilib_src"), "--lnc", "2"] + params
             spans = [m for m in published if m.startswith("span_us:")]
             got, err = simulate(a.nki_sim, wrapper, kernel + "_case", target, inputs(shapes, tmp), tmp, "run",
                                 extra, spans)
