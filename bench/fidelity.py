@@ -7,7 +7,7 @@ prints, for each published point, the simulated figure next to the published one
 then the median and maximum error. The corpora are not part of this repository; nothing here copies them.
 
   /usr/bin/python3 bench/fidelity.py --samples DIR --sdk DIR [--nki-library DIR] [--nki-sim build/nki-sim]
-                                     [--json FILE] [--only mamba|matmul|rmsnorm]
+                                     [--json FILE] [--only mamba|matmul|rmsnorm] [--no-trend] [--param NAME=VALUE ...]
 
 Published figures (device time and engine-active percentages from neuron-profile) and their sources. The Mamba
 tutorial's Vector-active percentages are the profiler's "Selection Summary" over the Vector engine's own
@@ -196,6 +196,37 @@ def simulate(nki_sim, kernel_file, kernel, target, paths, folder, window, extra_
     return got, None
 
 
+# The trend over sequence length (issue 19: the published v2 and v3 sweeps are close to linear in L; v3 tiles L and
+# stops spilling): device time per element of L at C=4096 on trn1, with the published points where there are some.
+TREND_LENGTHS = (512, 1024, 2048, 4096, 8192)
+TREND_PUBLISHED = {("mamba_v2", 512): 1610.0, ("mamba_v2", 8192): 53330.0, ("mamba_v3", 8192): 27800.0}
+
+
+def trend(nki_sim, samples, folder, params):
+    """Prints mamba_v2 / mamba_v3 device time per element of L over TREND_LENGTHS and whether the run spilled."""
+    print("%-10s %6s %12s %14s %14s  %s" % ("trend", "L", "device_us", "us per L", "published", "spilled"))
+    for kernel in ("mamba_v2", "mamba_v3"):
+        per = []
+        for length in TREND_LENGTHS:
+            stats = os.path.join(folder, "trend.json")
+            cmd = [nki_sim, os.path.join(samples, MAMBA), "-k", kernel, "--target", "trn1", "--timing-only", "--stats",
+                   stats, "-q", *params, "--inputs"] + inputs(("mamba", 4096, length), folder)
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                print("%-10s %6d %12s  %s" % (kernel, length, "-", (r.stderr.strip().splitlines() or ["?"])[0]))
+                continue
+            with open(stats) as f:
+                us = json.load(f)["device_ns"] / 1e3
+            per.append(us / length)
+            pub = TREND_PUBLISHED.get((kernel, length))
+            print("%-10s %6d %12.2f %14.3f %14s  %s" % (kernel, length, us, us / length,
+                                                        "%.3f" % (pub / length) if pub else "",
+                                                        "yes" if "spilled to HBM" in r.stderr else "no"))
+        if per:
+            print("%-10s per-L time from the shortest to the longest: x%.2f" % (kernel, per[-1] / per[0]))
+    print()
+
+
 def add_rows(rows, group, name, target, published, got, err):
     for metric, want in published.items():
         value = None if got is None else got.get(metric)
@@ -233,9 +264,14 @@ def main():
     ap.add_argument("--nki-sim", default=os.path.join(HERE, "..", "build", "nki-sim"))
     ap.add_argument("--only", choices=["mamba", "matmul", "rmsnorm"])
     ap.add_argument("--json", help="write the rows as JSON")
+    ap.add_argument("--no-trend", action="store_true",
+                    help="skip the mamba_v2 / v3 sweep over sequence length (C=4096, trn1; ~10 s)")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="a target parameter override passed to every run (sensitivity studies)")
     a = ap.parse_args()
     roots = {"samples": a.samples, "sdk": a.sdk, "library": a.nki_library}
     rows = []
+    params = [arg for p in a.param for arg in ("--param", p)]
     with tempfile.TemporaryDirectory() as tmp:
         for name, corpus, rel, kernel, target, shapes, published in POINTS:
             if a.only and not kernel.startswith(a.only) and not name.startswith(a.only):
@@ -244,7 +280,7 @@ def main():
                 continue
             path = os.path.join(roots[corpus], rel)
             window = "engine" if corpus == "samples" else "run"
-            got, err = simulate(a.nki_sim, path, kernel, target, inputs(shapes, tmp), tmp, window)
+            got, err = simulate(a.nki_sim, path, kernel, target, inputs(shapes, tmp), tmp, window, params)
             add_rows(rows, "calibration", name, target, published, got, err)
             add_rows(rows, "extended", name, target, EXTRA.get(name, {}), got, err)
         for name, group, corpus, rel, kernel, target, shapes, published in EXTENDED:
@@ -255,11 +291,13 @@ def main():
             wrapper = os.path.join(tmp, "rmsnorm_quant_case.py")
             with open(wrapper, "w") as f:
                 f.write(RMSNORM_WRAPPER)
-            extra = ["-I", os.path.join(roots[corpus], "src", "nkilib_src"), "--lnc", "2"]
+            extra = ["-I", os.path.join(roots[corpus], "src", "nkilib_src"), "--lnc", "2"] + params
             spans = [m for m in published if m.startswith("span_us:")]
             got, err = simulate(a.nki_sim, wrapper, kernel + "_case", target, inputs(shapes, tmp), tmp, "run",
                                 extra, spans)
             add_rows(rows, group, name, target, published, got, err)
+        if not a.no_trend and a.samples and a.only in (None, "mamba"):
+            trend(a.nki_sim, a.samples, tmp, params)
     print_group([r for r in rows if r["group"] == "calibration"], "calibration point")
     print_group([r for r in rows if r["group"] == "extended"], "extended point")
     print_group([r for r in rows if r["group"] == "targets"], "published target (not counted)")

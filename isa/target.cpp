@@ -231,7 +231,7 @@ const TargetParam kParams[] = {
     P(act_read_accumulator_cycles, 0, 1e6, false, "cycles", "ScalarE accumulator read-out (activation reduce_res)"),
     P(access_overhead_cycles, 0, 1e6, false, "cycles", "SBUF/PSUM access initiation, exposed on RAW-dependent instructions"),
     P(dep_static_cycles, 0, 1e6, false, "cycles", "static overhead of a RAW-dependent back-to-back instruction"),
-    P(vector_raw_handoff_cycles, 0, 1e6, false, "cycles", "Vector: a RAW-dependent instruction's start after its producer's end"),
+    P(vector_raw_handoff_cycles, 0, 1e6, false, "cycles", "Vector: a RAW-dependent instruction's start after its producer's end (or the releasing semaphore update)"),
     P(scalar_raw_handoff_cycles, 0, 1e6, false, "cycles", "Scalar: a RAW-dependent instruction's start after its producer's end"),
     P(kernel_launch_ns, 0, 1e9, false, "ns", "runtime preamble before the kernel's first instruction (device_ns)"),
     P(kernel_teardown_ns, 0, 1e9, false, "ns", "runtime teardown after the kernel's last completion (device_ns)"),

@@ -191,6 +191,7 @@ void Scheduler::try_issue(int e) {
     if (compute) {
       const double before = c.t;
       hazard_constraint(e, op, c);
+      if (now_ > s.free_at && op.nwait) semaphore_handoff(e, c);
       if (c.t > before) active_from = before;
       if (op.psum_mask && t_.psum_bank_conflicts != 0) psum_constraint(e, op, c);
     }

@@ -297,6 +297,7 @@ class Scheduler {
 
   // ---- scheduler_pe.cpp ----
   void hazard_constraint(int e, const OpInfo& op, StartCalc& c) const;
+  void semaphore_handoff(int e, StartCalc& c) const;
   void hazard_record(int e, const OpInfo& op, double end, uint32_t id);
   void init_handoff();
   void psum_constraint(int e, const OpInfo& op, StartCalc& c) const;

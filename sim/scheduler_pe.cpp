@@ -7,7 +7,8 @@
 //   waits until that result is committed: producer end + the engine's hand-off (vector_raw_handoff_cycles,
 //   scalar_raw_handoff_cycles; GpSimd: dep_static_cycles + access_overhead_cycles for the write to land, +
 //   access_overhead_cycles for the consumer's read request that could not be issued ahead) (machine.md §2
-//   PERF Opt #5a, §6, §9 ARCH2; isa/target.cpp has the measurements).
+//   PERF Opt #5a, §6, §9 ARCH2; isa/target.cpp has the measurements). A Vector instruction released by a
+//   semaphore update waits the same hand-off after it (semaphore_handoff).
 // * PSUM banks: Vector and Scalar accesses to the same PSUM bank serialise (NC-v3+); on NC-v2 any two
 //   Vector/Scalar PSUM accesses do (machine.md §10).
 #include <algorithm>
@@ -54,6 +55,14 @@ void Scheduler::hazard_constraint(int e, const OpInfo& op, StartCalc& c) const {
   for (uint32_t k = 0; k < op.nread; ++k)
     for (const WriteRec& w : ring)
       if (w.ready > c.t && overlaps(op.fps[k], w.fp)) c.raise(w.ready, StallCause::dependency, TimingRef{TimingRef::Instr, w.gid});
+}
+
+// A Vector instruction a semaphore held (the engine was ready before the releasing update at now_): its read
+// request could not be issued ahead either, so it starts a hand-off after the update, as after a same-engine
+// producer; the engine holds it meanwhile (active time). The matmul tutorial's M,N,K profile (SDK
+// nki/img/how-to/v5-zoom.png) draws such a tensor_tensor at 0.69 us for 512 cycles (0.533 us) of streaming.
+void Scheduler::semaphore_handoff(int e, StartCalc& c) const {
+  if (e == int(Engine::Vector) && handoff_on_[size_t(e)]) c.t = std::max(c.t, now_ + handoff_ns_[size_t(e)]);
 }
 
 // The hand-off latency of a result to a dependent instruction on engine e (hazard_record), computed once.

@@ -218,26 +218,28 @@ check(q["verdict"]["kind"] != "dma-latency-bound", f"lat: dma_fixed_ns=0 verdict
 check("exposed-dma-latency" not in [k for k, _ in kinds(q)], "lat: no latency warning without latency")
 
 # engine-bound (vector): 20 dependent [128, 2048] fp32 adds (2048 cycles each at 1.12 GHz); the store's
-# trigger is on Vector too (64 cycles). The 19 same-engine RAW hand-offs are the dependency share.
+# trigger is on Vector too (64 cycles). The 20 RAW hand-offs are the dependency share: 19 same-engine, and the
+# first add's after the load's semaphore update.
 p = profile("vec", "--inputs", x2048)
 check_equal(p["verdict"], {"kind": "engine-bound", "engine": "vector"}, "vec: verdict")
 c = p["end_time_ns_by_cause"]
 close(c["vector"], (20 * 2048 + TRIGGER_CYCLES) / VEC_GHZ, "vec: Vector time on the path")
-close(c["dependency"], 19 * DEP_CYCLES / VEC_GHZ, "vec: 19 RAW hand-offs")
+close(c["dependency"], 20 * DEP_CYCLES / VEC_GHZ, "vec: 20 RAW hand-offs")
 close(cause_sum(p), p["total_ns"], "vec: the causes add up")
 # Active time counts the RAW hand-offs too: the engine's own interlock, not a semaphore wait (the profiler's
 # "processing at least one instruction (excluding semaphore waits)").
-close(p["engines"]["vector"]["busy_ns"], (20 * 2048 + TRIGGER_CYCLES + 19 * DEP_CYCLES) / VEC_GHZ, "vec: Vector active")
+close(p["engines"]["vector"]["busy_ns"], (20 * 2048 + TRIGGER_CYCLES + 20 * DEP_CYCLES) / VEC_GHZ, "vec: Vector active")
 check_equal(kinds(p), [("idle-engines", "scalar"), ("idle-engines", "gpsimd")], "vec: idle peers of the bound engine")
 check_equal(p["warnings"][0]["value"], 0, "vec: scalar active 0%")
 sv = [s for s in p["stalls_by_cause"] if s["cause"] == "same-engine dependency"]
 check(len(sv) == 1 and sv[0]["count"] == 19 and abs(sv[0]["total_ns"] - 19 * DEP_CYCLES / VEC_GHZ) < 1e-6,
       f"vec: 19 same-engine waits {sv}")
 
-# dependency-bound: 64 dependent [128, 1] adds (MIN_II = 64 cycles each), each waiting 220 cycles for the last.
+# dependency-bound: 64 dependent [128, 1] adds (MIN_II = 64 cycles each), each waiting a hand-off for the last (the
+# first for the load's semaphore update).
 p = profile("vec", "--inputs", x1, "--arg", "reps=64")
 check_equal(p["verdict"], {"kind": "dependency-bound", "engine": ""}, "dep: verdict")
-close(p["end_time_ns_by_cause"]["dependency"], 63 * DEP_CYCLES / VEC_GHZ, "dep: 63 hand-offs")
+close(p["end_time_ns_by_cause"]["dependency"], 64 * DEP_CYCLES / VEC_GHZ, "dep: 64 hand-offs")
 close(p["end_time_ns_by_cause"]["vector"], 65 * MIN_II / VEC_GHZ, "dep: 64 adds + the store's trigger")
 check_equal([k for k, _ in kinds(p)], ["small-dma-rows", "small-dma-rows", "exposed-dma-latency", "idle-engines"],
             "dep: warnings (4-byte rows)")

@@ -162,6 +162,33 @@ TEST_CASE("back-to-back dependent instructions on one engine wait for the result
   }
 }
 
+TEST_CASE("a Vector instruction a semaphore held starts a hand-off after the update, active meanwhile") {
+  for (const char* tn : kTargets) {
+    CAPTURE(tn);
+    const auto t = target(tn);
+    const double ds = cyc(1000, Engine::Scalar, t), dv = cyc(512, Engine::Vector, t);
+    const double handoff = cyc(t.vector_raw_handoff_cycles, Engine::Vector, t);
+    auto act = make(Opcode::activation, {sbuf(DType::float32, 0, 128, 0, 1000), sbuf(DType::float32, 0, 128, 8192, 1000)});
+    auto cp = [](int64_t dst, int64_t src) {
+      return make(Opcode::tensor_copy, {sbuf(DType::float32, 0, 128, dst, 512), sbuf(DType::float32, 0, 128, src, 512)});
+    };
+    Builder b;
+    b.add(Engine::Scalar, act).updates.push_back({0, 1});
+    b.add(Engine::Vector, cp(16384, 0)).waits.push_back({0, 1});  // held until the Scalar update at ds
+    b.add(Engine::Vector, cp(24576, 0)).waits.push_back({0, 1});  // its wait already holds: back to back
+    auto r = timed(b.p, t);
+    CHECK(rec(r, Engine::Vector, 0).start_ns == doctest::Approx(ds + handoff));
+    CHECK(rec(r, Engine::Vector, 0).cause == sim::StallCause::semaphore);
+    CHECK(rec(r, Engine::Vector, 1).start_ns == doctest::Approx(ds + handoff + dv));
+    CHECK(r.engines["vector"].busy_ns == doctest::Approx(handoff + 2 * dv));
+    // Scalar keeps starting at the update (its hand-off is measured on same-engine chains only).
+    Builder b2;
+    b2.add(Engine::Vector, cp(16384, 0)).updates.push_back({0, 1});
+    b2.add(Engine::Scalar, act).waits.push_back({0, 1});
+    CHECK(rec(timed(b2.p, t), Engine::Scalar, 0).start_ns == doctest::Approx(dv));
+  }
+}
+
 TEST_CASE("independent engines overlap, semaphores serialise dependent instructions") {
   const auto t = target("trn2");
   const double dv = cyc(1024, Engine::Vector, t), ds = cyc(1000, Engine::Scalar, t);

@@ -213,7 +213,8 @@ TEST_CASE("DMA completion updates semaphores, stats count bytes, transfers, HBM 
   b.p.streams[1].back().updates.push_back({1, 1});
   auto r = timed(b.p, t);
   const double d = engine_ns(t, 8, 2048, 16);
-  const double v_end = trigger(t) + t.dma_fixed_ns + d + 1024 / t.vector_ghz;
+  // The add waits for the load's completion, then the Vector hand-off (docs/cost-model.md, rule 3).
+  const double v_end = trigger(t) + t.dma_fixed_ns + d + (t.vector_raw_handoff_cycles + 1024) / t.vector_ghz;
   CHECK(rec(r, Engine::Vector, 0).end_ns == doctest::Approx(v_end));
   CHECK(rec(r, Engine::Vector, 0).pred == sim::TimingRef{sim::TimingRef::Transfer, 0});
   CHECK(r.total_ns == doctest::Approx(v_end + 64 / t.scalar_ghz + t.dma_fixed_ns + d));
