@@ -545,9 +545,4 @@ std::string repr_basic(const Value& v) {
   }
 }
 
-std::string str_basic(const Value& v) {
-  if (v.is(VK::Str) && !v.as<StrObj>()->bytes) return str_of(v);
-  return repr_basic(v);
-}
-
 }  // namespace nkisim::frontend

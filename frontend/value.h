@@ -289,7 +289,6 @@ bool is_truthy_basic(const Value& v, bool* known);  // *known=false for values n
 std::string repr_basic(const Value& v);             // repr() for built-in types
 // repr() of a tuple, list, dict or set with `elem` for the items (repr_basic and Interp::repr share it).
 std::string repr_container(const Value& v, std::string (*elem)(const Value&, void*), void* ctx);
-std::string str_basic(const Value& v);              // str() for built-in types
 std::string float_repr(double d);                   // Python's shortest round-trip repr
 std::string nki_repr(const Value& v);               // Buffer/NkiOp/Enum values (nki_lang.cpp)
 const std::string& str_of(const Value& v);          // the text of a Str value

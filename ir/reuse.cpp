@@ -10,16 +10,7 @@ namespace nkisim::ir {
 namespace {
 
 bool pure_elementwise(const Op& op) {
-  switch (op.opcode) {
-    case isa::Opcode::tensor_tensor:
-    case isa::Opcode::tensor_scalar:
-    case isa::Opcode::tensor_copy:
-    case isa::Opcode::activation:
-      break;
-    default:
-      return false;
-  }
-  return op.ctl == Ctl::none && op.dynamic.empty() && op.params.reduce_cmd == isa::ReduceCmd::idle &&
+  return isa::has_trait(op.opcode, isa::Trait::REUSE) && op.ctl == Ctl::none && op.dynamic.empty() && op.params.reduce_cmd == isa::ReduceCmd::idle &&
          !op.params.accumulate;
 }
 

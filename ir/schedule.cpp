@@ -15,29 +15,10 @@ namespace {
 // side effect): free to move past any op they do not conflict with. Everything else stays where it is and
 // splits the kernel into independent stretches.
 bool movable(const Op& op) {
-  if (op.ctl != Ctl::none || !op.dynamic.empty()) return false;
-  using isa::Opcode;
-  switch (op.opcode) {
-    case Opcode::dma_copy:
-    case Opcode::tensor_tensor:
-    case Opcode::tensor_scalar:
-    case Opcode::tensor_copy:
-    case Opcode::memset:
-    case Opcode::tensor_reduce:
-    case Opcode::tensor_tensor_scan:
-    case Opcode::scalar_tensor_tensor:
-    case Opcode::iota:
-    case Opcode::reciprocal:
-    case Opcode::exponential:
-    case Opcode::nc_transpose_pe:
-    case Opcode::load_stationary:  // with the multiply_moving ops that follow it (one unit, below)
-    case Opcode::multiply_moving:
-      return true;
-    case Opcode::activation:  // the Scalar accumulator registers are engine state
-      return op.params.reduce_cmd == isa::ReduceCmd::idle;
-    default:
-      return false;
-  }
+  // An accumulator command (activation's Scalar, exponential's Vector accumulators) is engine state. A
+  // load_stationary moves with the multiply_moving ops that follow it (one unit, below).
+  return op.ctl == Ctl::none && op.dynamic.empty() && isa::has_trait(op.opcode, isa::Trait::REORDER) &&
+         op.params.reduce_cmd == isa::ReduceCmd::idle;
 }
 
 constexpr size_t kLookahead = 256;  // ready units examined when none fits (bounds the cost on huge stretches)
@@ -59,9 +40,9 @@ std::optional<Kernel> schedule_for_pressure(const Kernel& k, Buffer mem, int64_t
     const Op& op = k.ops[i];
     size_t j = i;
     bool fixed = !movable(op);
-    if (op.opcode == isa::Opcode::load_stationary) {
-      while (j + 1 < n && k.ops[j + 1].opcode == isa::Opcode::multiply_moving && movable(k.ops[j + 1])) ++j;
-    } else if (op.opcode == isa::Opcode::multiply_moving) {
+    if (isa::has_trait(op.opcode, isa::Trait::PE_LOAD)) {
+      while (j + 1 < n && isa::has_trait(k.ops[j + 1].opcode, isa::Trait::PE_MOVE) && movable(k.ops[j + 1])) ++j;
+    } else if (isa::has_trait(op.opcode, isa::Trait::PE_MOVE)) {
       fixed = true;
     }
     units.emplace_back(i, j);

@@ -91,6 +91,8 @@ enum class Trait : uint16_t {
   PE_LOAD = 1u << 6,     // loads the PE array's stationary (the load path)
   PE_MOVE = 1u << 7,     // streams a moving tensor through the loaded stationary into PSUM (the multiply path)
   PE_ARRAY = 1u << 8,    // occupies the whole PE array (both paths)
+  REORDER = 1u << 9,     // the reorder pass (ir/schedule.cpp) may move it when it runs no accumulator command
+  REUSE = 1u << 10,      // recomputation removal (ir/reuse.cpp) may drop a repeat of it (element-wise, no state)
 };
 
 // One row of the instruction table.

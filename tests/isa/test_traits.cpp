@@ -10,7 +10,10 @@ TEST_CASE("traits: what kind of instruction each row is") {
   CHECK(has_trait(Opcode::dma_transpose, Trait::DMA));
   CHECK(has_trait(Opcode::dma_compute, Trait::DMA));
   CHECK_FALSE(has_trait(Opcode::tensor_copy, Trait::DMA));
-  CHECK(traits(Opcode::tensor_tensor) == 0);
+  CHECK(traits(Opcode::tensor_tensor) == uint16_t(uint16_t(Trait::REORDER) | uint16_t(Trait::REUSE)));
+  CHECK(traits(Opcode::tensor_scalar_reduce) == 0);
+  CHECK(has_trait(Opcode::exponential, Trait::REORDER));
+  CHECK_FALSE(has_trait(Opcode::exponential, Trait::REUSE));
   CHECK(traits(Opcode::reg_set) == uint16_t(uint16_t(Trait::SEQUENCER) | uint16_t(Trait::REGISTER) |
                                             uint16_t(Trait::REG_WRITE)));
   CHECK(has_trait(Opcode::reg_store, Trait::REGISTER));
@@ -45,6 +48,9 @@ TEST_CASE("traits: invariants over the whole table") {
     const bool tensor_datapath = in.engines == E_T;
     CHECK(((t & pe) != 0) == tensor_datapath);
     if (t & pe) CHECK(((t & pe) & ((t & pe) - 1)) == 0);
+    // What recomputation removal may drop, the reorder pass may move; neither touches the control flow.
+    if (has_trait(op, Trait::REUSE)) CHECK(has_trait(op, Trait::REORDER));
+    if (has_trait(op, Trait::REORDER)) CHECK((t & (uint16_t(Trait::SEQUENCER) | uint16_t(Trait::CONTROL))) == 0);
   }
 }
 
