@@ -196,8 +196,8 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
     if (!why.empty()) fail(ins, std::string(inf.mnemonic) + ": " + why);
   }
   const MemorySpace& space = mem.of(ap.mem);
-  std::string why = check_bounds(v, space.partitions(), space.partition_bytes());
-  if (!why.empty()) fail(ins, head() + (writes ? "writes " : "reads ") + why);
+  if (!in_bounds(v, space.partitions(), space.partition_bytes()))
+    fail(ins, head() + (writes ? "writes " : "reads ") + check_bounds(v, space.partitions(), space.partition_bytes()));
   if (ap.dyn.present()) check_dynamic(ins, slot);
   return v;
 }
