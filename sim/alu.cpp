@@ -247,6 +247,8 @@ __attribute__((always_inline)) inline void row_tt16(const float* x, const float*
 template <class F>
 __attribute__((always_inline)) inline void by_row_len(size_t n, F&& f) {
   if (n == 64) f(std::integral_constant<size_t, 64>{});
+  else if (n == 128) f(std::integral_constant<size_t, 128>{});
+  else if (n == 256) f(std::integral_constant<size_t, 256>{});
   else f(n);
 }
 

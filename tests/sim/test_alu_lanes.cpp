@@ -80,7 +80,7 @@ std::vector<float> data_b(size_t count, uint32_t seed) {
 }  // namespace
 
 TEST_CASE("alu_tt_f32_rows (16-lane rows) equals alu_tt_f32 bit for bit on specials, every aliasing, both directions") {
-  for (size_t n : {size_t(64), size_t(37), size_t(16), size_t(5), size_t(100)}) {
+  for (size_t n : {size_t(64), size_t(37), size_t(16), size_t(5), size_t(100), size_t(128), size_t(256)}) {
     const ptrdiff_t stride = ptrdiff_t(n) + 11;
     const uint32_t P = uint32_t((specials().size() * specials().size()) / n + 3);  // every special pair
     const size_t count = size_t(P) * size_t(stride);
@@ -113,7 +113,7 @@ TEST_CASE("alu_tt_f32_rows (16-lane rows) equals alu_tt_f32 bit for bit on speci
 
 TEST_CASE("alu_ts2_f32_rows (16-lane rows) equals alu_ts_f32 op0 then op1 bit for bit on specials and special scalars") {
   const auto sp = specials();
-  for (size_t n : {size_t(64), size_t(21)}) {
+  for (size_t n : {size_t(64), size_t(21), size_t(128), size_t(256)}) {
     const ptrdiff_t stride = ptrdiff_t(n) + 5;
     const uint32_t P = uint32_t(sp.size());  // row i's scalars are specials i and P-1-i
     const size_t count = size_t(P) * size_t(stride);
