@@ -232,9 +232,14 @@ View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
     if (!v.empty()) prepare_hbm(space, v);
     if (writes && !v.empty()) track_hbm_write(v);
   } else {
-    const int64_t shift = ap.dyn.present() ? dynamic_shift(ins, slot, v) : 0;  // a run-time offset (dyn)
-    v.lo += shift;
-    v.hi += shift;
+    // A run-time offset (dyn) moves the extents; only then are they touched: GCC adds a shift to lo and hi with
+    // one 16-byte load of the two fields describe() has just stored separately, a store-forwarding stall.
+    int64_t shift = 0;
+    if (ap.dyn.present()) {
+      shift = dynamic_shift(ins, slot, v);
+      v.lo += shift;
+      v.hi += shift;
+    }
     v.base = space.ptr(v.start_partition, 0) + ap.offset + shift;
     v.pstep = int64_t(space.pitch());
     if (!v.empty()) space.prepare(v.start_partition, v.partitions, uint64_t(v.lo), uint64_t(v.hi));
