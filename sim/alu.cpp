@@ -215,7 +215,7 @@ inline T lanes(T a, T b) {
 // a multiply, the payload that survives follows the operand order the compiler picks, and the unrolled loop
 // picked the other one (the single-block loop's choice is kept, so outputs stay byte-identical).
 template <AluOp Op>
-inline void row_tt16(const float* x, const float* y, float* z, size_t n) {
+__attribute__((always_inline)) inline void row_tt16(const float* x, const float* y, float* z, size_t n) {
   size_t j = 0;
   for (; j + 4 * kLanes <= n; j += 4 * kLanes) {
 #if defined(__AVX512F__)
@@ -242,6 +242,16 @@ inline void row_tt16(const float* x, const float* y, float* z, size_t n) {
   for (; j < n; ++j) z[j] = lanes<Op, true>(x[j], y[j]);
 }
 
+// Calls f(len) with len a compile-time constant for the common row lengths (a [128, 64] fp32 tile has rows of
+// 64), else with n: the row functions are inlined into f's loop, so a constant length unrolls each row fully.
+template <class F>
+__attribute__((always_inline)) inline void by_row_len(size_t n, F&& f) {
+  if (n == 64) f(std::integral_constant<size_t, 64>{});
+  else if (n == 128) f(std::integral_constant<size_t, 128>{});
+  else if (n == 256) f(std::integral_constant<size_t, 256>{});
+  else f(n);
+}
+
 // The other ops: a row of dst is the row of an input or disjoint from both (callers guarantee it), so each case
 // gets non-aliasing pointers and vectorises; one loop over possibly-aliasing pointers would fail the compiler's
 // overlap check whenever dst is an input (the common in-place case) and run scalar.
@@ -249,7 +259,11 @@ template <AluOp Op>
 void rows_tt(const float* a, ptrdiff_t as, const float* b, ptrdiff_t bs, float* out, ptrdiff_t os, size_t n,
              uint32_t P) {
   if constexpr (kHasLanes<Op>) {
-    for (uint32_t i = 0; i < P; ++i) row_tt16<Op>(a + i * as, b + i * bs, out + i * os, n);
+    by_row_len(n, [=](auto len) {  // by value: the stores would otherwise make the compiler reload captures
+      const float *x = a, *y = b;
+      float* z = out;
+      for (uint32_t i = 0; i < P; ++i, x += as, y += bs, z += os) row_tt16<Op>(x, y, z, len);
+    });
     return;
   }
   for (uint32_t i = 0; i < P; ++i) {
@@ -349,10 +363,7 @@ template <AluOp Op0, AluOp Op1>
 void rows_ts2(const float* a, ptrdiff_t as, const float* s0, float imm0, const float* s1, float imm1, ptrdiff_t ss,
               float* out, ptrdiff_t os, size_t n, uint32_t P) {
   static_assert(kHasLanes<Op0> && kHasLanes<Op1>);
-  for (uint32_t i = 0; i < P; ++i) {
-    const float c0 = s0 ? s0[ptrdiff_t(i) * ss] : imm0, c1 = s1 ? s1[ptrdiff_t(i) * ss] : imm1;
-    const float* x = a + ptrdiff_t(i) * as;
-    float* y = out + ptrdiff_t(i) * os;
+  auto row = [](const float* x, float* y, float c0, float c1, size_t n) __attribute__((always_inline)) {
     const F16 v0 = splat16(c0), v1 = splat16(c1);
     size_t j = 0;
     for (; j + 4 * kLanes <= n; j += 4 * kLanes) {  // four blocks per step, loads before stores (as row_tt16)
@@ -362,7 +373,19 @@ void rows_ts2(const float* a, ptrdiff_t as, const float* s0, float imm0, const f
     }
     for (; j + kLanes <= n; j += kLanes) store16(y + j, second<Op0, Op1>(lanes<Op0>(load16(x + j), v0), v1));
     for (; j < n; ++j) y[j] = second<Op0, Op1>(lanes<Op0>(x[j], c0), c1);
-  }
+  };
+  by_row_len(n, [=](auto len) {  // by value, as in rows_tt
+    const float* x = a;
+    float* y = out;
+    if (!s0 && !s1) {  // immediates (the common case): no per-row scalar loads or broadcasts
+      for (uint32_t i = 0; i < P; ++i, x += as, y += os) row(x, y, imm0, imm1, len);
+      return;
+    }
+    for (uint32_t i = 0; i < P; ++i, x += as, y += os) {
+      const float c0 = s0 ? s0[ptrdiff_t(i) * ss] : imm0, c1 = s1 ? s1[ptrdiff_t(i) * ss] : imm1;
+      row(x, y, c0, c1, len);
+    }
+  });
 }
 // One op with its operands swapped: s op x.
 template <AluOp Op>

@@ -196,8 +196,8 @@ View ExecContext::check(const isa::Instruction& ins, int slot, bool writes) cons
     if (!why.empty()) fail(ins, std::string(inf.mnemonic) + ": " + why);
   }
   const MemorySpace& space = mem.of(ap.mem);
-  std::string why = check_bounds(v, space.partitions(), space.partition_bytes());
-  if (!why.empty()) fail(ins, head() + (writes ? "writes " : "reads ") + why);
+  if (!in_bounds(v, space.partitions(), space.partition_bytes()))
+    fail(ins, head() + (writes ? "writes " : "reads ") + check_bounds(v, space.partitions(), space.partition_bytes()));
   if (ap.dyn.present()) check_dynamic(ins, slot);
   return v;
 }
@@ -232,9 +232,14 @@ View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
     if (!v.empty()) prepare_hbm(space, v);
     if (writes && !v.empty()) track_hbm_write(v);
   } else {
-    const int64_t shift = ap.dyn.present() ? dynamic_shift(ins, slot, v) : 0;  // a run-time offset (dyn)
-    v.lo += shift;
-    v.hi += shift;
+    // A run-time offset (dyn) moves the extents; only then are they touched: GCC adds a shift to lo and hi with
+    // one 16-byte load of the two fields describe() has just stored separately, a store-forwarding stall.
+    int64_t shift = 0;
+    if (ap.dyn.present()) {
+      shift = dynamic_shift(ins, slot, v);
+      v.lo += shift;
+      v.hi += shift;
+    }
     v.base = space.ptr(v.start_partition, 0) + ap.offset + shift;
     v.pstep = int64_t(space.pitch());
     if (!v.empty()) space.prepare(v.start_partition, v.partitions, uint64_t(v.lo), uint64_t(v.hi));

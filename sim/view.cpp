@@ -14,6 +14,18 @@ View describe(const isa::AccessPattern& ap) {
   v.esize = isa::dtype_size(ap.dtype);
   v.partitions = ap.num_partitions;
   v.start_partition = ap.mem == Memory::HBM ? 0 : ap.start_partition;
+  if (ap.mem != Memory::HBM && ap.num_dims == 1 && ap.dims[0].count > 1 && ap.num_partitions) {
+    // An on-chip [P, F] tile (most operands): what the general code below computes for it, without its loops.
+    const int64_t st = int64_t(uint64_t(ap.dims[0].stride) * v.esize);  // a 32-bit stride: no wrap
+    const __int128 span = __int128(ap.dims[0].count - 1) * st;
+    const __int128 big = __int128(1) << 62;
+    v.lo = int64_t(std::clamp((span < 0 ? span : 0) + ap.offset, -big, big));
+    v.hi = int64_t(std::clamp((span < 0 ? 0 : span) + ap.offset + v.esize, -big, big));
+    v.step[0] = st;
+    v.count[0] = ap.dims[0].count;
+    v.free_elems = ap.dims[0].count;
+    return v;
+  }
 
   // Extents in bytes, in 128-bit arithmetic so absurd strides cannot overflow.
   __int128 lo = 0, hi = 0;  // offsets of the first/last element relative to ap.offset
@@ -92,11 +104,9 @@ static const char* mem_label(Memory m) {
 }
 
 std::string check_bounds(const View& v, uint32_t partitions, uint64_t partition_bytes) {
-  if (v.empty()) return {};
+  if (in_bounds(v, partitions, partition_bytes)) return {};  // the common case builds no strings
   const bool hbm = v.mem == Memory::HBM;
   const bool bad_partitions = !hbm && uint64_t(v.start_partition) + v.partitions > partitions;
-  const bool bad_bytes = v.lo < 0 || uint64_t(v.hi) > partition_bytes;
-  if (!bad_partitions && !bad_bytes) return {};  // the common case builds no strings
   std::ostringstream os;
   if (hbm) {
     os << "outside HBM bytes [0, " << partition_bytes << ") (bytes [" << v.lo << ", " << v.hi << "))";

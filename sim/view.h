@@ -41,6 +41,12 @@ View describe(const isa::AccessPattern& ap);
 // Returns "" if `v` fits a memory of `partitions` x `partition_bytes` (HBM: 1 x hbm bytes), otherwise the
 // reason, e.g. "outside SBUF partition bytes [0, 196608) (bytes [196600, 196616))".
 std::string check_bounds(const View& v, uint32_t partitions, uint64_t partition_bytes);
+// check_bounds(...) == "" without building a string (the per-operand test of every executed instruction).
+inline bool in_bounds(const View& v, uint32_t partitions, uint64_t partition_bytes) {
+  if (v.empty()) return true;
+  const bool bad_partitions = v.mem != isa::Memory::HBM && uint64_t(v.start_partition) + v.partitions > partitions;
+  return !bad_partitions && v.lo >= 0 && uint64_t(v.hi) <= partition_bytes;
+}
 
 // Calls f(uint8_t* first, size_t n, int64_t step) for every innermost run of partition i, in element order.
 template <class F>

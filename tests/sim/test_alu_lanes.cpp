@@ -80,7 +80,7 @@ std::vector<float> data_b(size_t count, uint32_t seed) {
 }  // namespace
 
 TEST_CASE("alu_tt_f32_rows (16-lane rows) equals alu_tt_f32 bit for bit on specials, every aliasing, both directions") {
-  for (size_t n : {size_t(64), size_t(37), size_t(16), size_t(5), size_t(100)}) {
+  for (size_t n : {size_t(64), size_t(37), size_t(16), size_t(5), size_t(100), size_t(128), size_t(256)}) {
     const ptrdiff_t stride = ptrdiff_t(n) + 11;
     const uint32_t P = uint32_t((specials().size() * specials().size()) / n + 3);  // every special pair
     const size_t count = size_t(P) * size_t(stride);
@@ -113,7 +113,7 @@ TEST_CASE("alu_tt_f32_rows (16-lane rows) equals alu_tt_f32 bit for bit on speci
 
 TEST_CASE("alu_ts2_f32_rows (16-lane rows) equals alu_ts_f32 op0 then op1 bit for bit on specials and special scalars") {
   const auto sp = specials();
-  for (size_t n : {size_t(64), size_t(21)}) {
+  for (size_t n : {size_t(64), size_t(21), size_t(128), size_t(256)}) {
     const ptrdiff_t stride = ptrdiff_t(n) + 5;
     const uint32_t P = uint32_t(sp.size());  // row i's scalars are specials i and P-1-i
     const size_t count = size_t(P) * size_t(stride);
@@ -145,17 +145,24 @@ TEST_CASE("alu_ts2_f32_rows (16-lane rows) equals alu_ts_f32 op0 then op1 bit fo
             sim::alu_ts2_f32_rows(t0, t1, s, in.data() + o * stride, s * stride, dst + o * stride, s * stride, n, P);
             CHECK(diff(in_place ? in : out, ref) == "");
           }
-          // Immediates instead of columns: each special in turn.
+          // Immediates instead of columns: each special in turn, in place or not, both directions.
           for (size_t k = 0; k < sp.size(); k += 3) {
-            std::vector<float> r2(count, 7.0f), o2(count, 7.0f);
+            std::vector<float> r2(count, 7.0f);
+            if (in_place) r2 = a0;
             for (uint32_t i = 0; i < P; ++i) {
               float* y = r2.data() + i * stride;
               sim::alu_ts_f32(op0, a0.data() + i * stride, sp[k], rev0, y, n);
               if (op1 != isa::AluOp::bypass) sim::alu_ts_f32(op1, y, sp[sp.size() - 1 - k], false, y, n);
             }
             const sim::TsOp t0{op0, nullptr, sp[k], rev0}, t1{op1, nullptr, sp[sp.size() - 1 - k], false};
-            sim::alu_ts2_f32_rows(t0, t1, 1, a0.data(), stride, o2.data(), stride, n, P);
-            CHECK(diff(o2, r2) == "");
+            for (bool backward : {false, true}) {
+              CAPTURE(backward);
+              std::vector<float> o2(count, 7.0f), in = a0;
+              float* dst = in_place ? in.data() : o2.data();
+              const ptrdiff_t o = backward ? ptrdiff_t(P - 1) * stride : 0, s = backward ? -stride : stride;
+              sim::alu_ts2_f32_rows(t0, t1, 1, in.data() + o, s, dst + o, s, n, P);
+              CHECK(diff(in_place ? in : o2, r2) == "");
+            }
           }
         }
   }
