@@ -97,6 +97,8 @@ void MemorySpace::init(uint32_t partitions, uint64_t partition_bytes, uint64_t h
   chunk_ready_.assign(size_t(partitions) * chunks_per_partition_, 0);
   column_ready_.assign(chunks_per_partition_, 0);
   column_full_.assign((chunks_per_partition_ + 63) / 64, 0);
+  mask_words_ = partitions > 1 ? (partitions + 63) / 64 : 0;
+  column_mask_.assign(size_t(mask_words_) * chunks_per_partition_, 0);
   line_valid_.assign(partitions == 1 ? chunks_per_partition_ : 0, 0);
   ready_count_ = 0;
 }
@@ -168,8 +170,21 @@ void MemorySpace::mark(uint32_t p, uint64_t c, bool fill) {
     std::memset(ptr(p, b0), kSentinelByte, b1 - b0);
   }
   flag = 1;
+  if (mask_words_) column_mask_[c * mask_words_ + p / 64] |= uint64_t(1) << (p % 64);
   if (++column_ready_[c] == partitions_) column_full_[c / 64] |= uint64_t(1) << (c % 64);
   ++ready_count_;
+}
+
+// Whether chunk c of every partition in [p0, p0 + np) is ready (a multi-partition space).
+bool MemorySpace::column_has(uint64_t c, uint32_t p0, uint32_t np) const {
+  const uint64_t* m = column_mask_.data() + c * mask_words_;
+  for (uint32_t p = p0, end = p0 + np; p < end;) {
+    const uint32_t b = p % 64, n = std::min<uint32_t>(64 - b, end - p);
+    const uint64_t want = (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1) << b;
+    if ((m[p / 64] & want) != want) return false;
+    p += n;
+  }
+  return true;
 }
 
 // The valid-line mask of a whole chunk c (its last chunk may hold fewer than 64 lines).
@@ -232,7 +247,7 @@ void MemorySpace::prepare_slow(uint32_t p0, uint32_t np, uint64_t lo, uint64_t h
       c += 64;
       continue;
     }
-    if (!(full >> (c % 64) & 1))  // else every partition has this chunk already
+    if (!(full >> (c % 64) & 1) && !column_has(c, p0, np))  // else these partitions have this chunk already
       for (uint32_t p = p0; p < p0 + np; ++p) mark(p, c, true);
     ++c;
   }
@@ -246,6 +261,7 @@ void MemorySpace::prepare_overwrite(uint32_t p0, uint32_t np, uint64_t lo, uint6
   }
   uint64_t c0 = lo / kChunkBytes, c1 = std::min((hi + kChunkBytes - 1) / kChunkBytes, chunks_per_partition_);
   for (uint64_t c = c0; c < c1; ++c) {
+    if (column_has(c, p0, np)) continue;  // mark() would find every flag set
     uint64_t b0 = c * kChunkBytes, b1 = std::min(b0 + kChunkBytes, partition_bytes_);
     bool partial = b0 < lo || b1 > hi;  // partly overwritten chunks still need the sentinel elsewhere
     for (uint32_t p = p0; p < p0 + np; ++p) mark(p, c, partial);

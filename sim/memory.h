@@ -80,6 +80,7 @@ class MemorySpace {
   uint64_t lines_of_chunk(uint64_t c) const;
   std::pair<uintptr_t, uintptr_t> huge_span(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
   void mark(uint32_t p, uint64_t c, bool fill);
+  bool column_has(uint64_t c, uint32_t p0, uint32_t np) const;
   static constexpr uint64_t kChunkBytes = 4096;
   // Partition sizes are multiples of 64 KiB (SBUF 192 KiB, PSUM 16 KiB), so without padding the same
   // offset of every partition maps to the same host cache sets and a [128, F] tile thrashes L1 and L2.
@@ -94,6 +95,10 @@ class MemorySpace {
   std::vector<uint8_t> chunk_ready_;     // [partition][chunk]
   std::vector<uint32_t> column_ready_;   // [chunk]: partitions whose chunk is ready
   std::vector<uint64_t> column_full_;    // bit per chunk: every partition has it (prepare_slow skips 64 at once)
+  // Multi-partition spaces: [chunk][mask_words_] bit per partition whose chunk is ready, so a tile on fewer
+  // than all partitions (whose chunks never become full columns) skips its ready chunks in one test.
+  std::vector<uint64_t> column_mask_;
+  uint32_t mask_words_ = 0;
   // One-partition spaces (HBM): bit per 64-byte line of each chunk not yet ready, set when the line is valid
   // (written, or sentinel-filled). A strided tile writes parts of many chunks: only the lines it leaves
   // unwritten and something reads get the sentinel, not whole chunks that later tiles overwrite anyway.

@@ -374,3 +374,28 @@ TEST_CASE("MemorySpace::prepare over ranges mixing ready and fresh chunks: ready
   CHECK(all(0, 10, 0xFF));
   CHECK(all(250, 256, 0xFF));
 }
+
+TEST_CASE("MemorySpace::prepare on part of the partitions: their ready chunks kept, the others' chunks 0xFF") {
+  // 128 partitions of 64 KiB (16 chunks each). A [96, 8 KiB] tile is written at byte 4096 of partitions 8..103
+  // (prepare_overwrite: ready without a fill); later accesses over all 128 partitions, and again over 8..103,
+  // must keep its bytes and give every other partition's chunks the sentinel.
+  nkisim::sim::MemorySpace m;
+  m.init(128, 64 << 10);
+  m.prepare_overwrite(8, 96, 4096, 3 * 4096);
+  for (uint32_t p = 8; p < 104; ++p) std::memset(m.ptr(p, 4096), 0x5A, 2 * 4096);
+  m.prepare(8, 96, 0, 4 * 4096);        // chunks 1, 2 ready on 8..103; 0 and 3 fresh there
+  m.prepare_overwrite(8, 96, 4096, 3 * 4096);  // all ready: nothing is filled
+  m.prepare(0, 128, 4096, 3 * 4096);    // chunks 1, 2: fresh on 0..7 and 104..127 only
+  auto is = [&](uint32_t p, uint64_t c, uint8_t v) {
+    for (uint64_t b = c * 4096; b < (c + 1) * 4096; ++b)
+      if (*m.ptr(p, b) != v) return false;
+    return true;
+  };
+  for (uint32_t p = 0; p < 128; ++p) {
+    CAPTURE(p);
+    const bool tile = p >= 8 && p < 104;
+    CHECK(is(p, 1, tile ? 0x5A : 0xFF));
+    CHECK(is(p, 2, tile ? 0x5A : 0xFF));
+    if (tile) CHECK(is(p, 0, 0xFF));
+  }
+}
