@@ -12,8 +12,21 @@ import numpy as np
 from common import check, check_equal, finish, load_core, run, save, tmpdir, write_kernel
 
 d = tmpdir()
+
 rng = np.random.default_rng(12)
 f32 = np.float32
+
+
+def sums(tile):
+    """The kernels' outputs: out[b] = b + tile(b, 0) + ... + tile(b, 7), in fp32 in the kernel's order."""
+    g = []
+    for b in range(2):
+        acc = np.full(tile(b, 0).shape, b, f32)
+        for j in range(8):
+            acc = acc + tile(b, j)
+        g.append(acc)
+    return np.stack(g)
+
 
 kernel = write_kernel(d, "twice", """@nki.jit
 def sum_twice(a, n=8, f=8192, m=2):
@@ -42,12 +55,7 @@ check_equal(rc, 0, f"exit code (stderr: {se})")
 check_equal(se, kernel + ":11:13: note: 8 tensors made here (the first 't_7', 32768 bytes per partition each) do not "
             "fit in SBUF; re-loaded from input 'a' before each use (16 loads)\n", "the note")
 if rc == 0:
-    g = np.zeros((2, 128, 8192), f32)
-    for b in range(2):
-        acc = np.full((128, 8192), b, f32)
-        for j in range(8):
-            acc = acc + a[:, j * 8192:(j + 1) * 8192]  # fp32, in the kernel's order
-        g[b] = acc
+    g = sums(lambda b, j: a[:, j * 8192:(j + 1) * 8192])
     check(np.array_equal(np.load(os.path.join(out, "output_0.npy")), g), "outputs match numpy")
     s = load_core(stats)
     check_equal(s["dma"]["transfers"], 18, "16 loads (two per tile) and 2 stores; no spill store")
@@ -92,12 +100,7 @@ check_equal(rc, 0, f"halves: exit code (stderr: {se})")
 check_equal(se, halves + ":12:13: note: 8 tensors made here (the first 't_7', 32768 bytes per partition each) do not "
             "fit in SBUF; re-loaded from input 'a' before each use (24 loads)\n", "halves: the note")
 if rc == 0:
-    g = np.zeros((2, 128, 4096), f32)
-    for b in range(2):
-        acc = np.full((128, 4096), b, f32)
-        for j in range(8):
-            acc = acc + a[:, j * 8192 + b * 4096:j * 8192 + (b + 1) * 4096]
-        g[b] = acc
+    g = sums(lambda b, j: a[:, j * 8192 + b * 4096:j * 8192 + (b + 1) * 4096])
     check(np.array_equal(np.load(os.path.join(out2, "output_0.npy")), g), "halves: the sums match numpy")
     check(np.array_equal(np.load(os.path.join(out2, "output_1.npy")), a), "halves: the stored tiles are the input")
 
