@@ -12,6 +12,8 @@
 //   dma_engine_bytes_per_ns, lowered to an equal split of hbm_bytes_per_ns between the engines moving HBM
 //   data (those busy when the share starts, at least the engines of this transfer) when that is the
 //   bottleneck.
+// * A transfer's engines start dma_engine_stagger_ns apart, the last one at its eligibility: the shares are
+//   timed together there, and the DMA active time and the transfer's data start count from the first engine.
 // * An engine with nothing to move for a transfer reports it once the transfer is at the head of the queue
 //   there. The transfer completes when every engine has reported: its effect and semaphore updates apply.
 #include <algorithm>
@@ -197,13 +199,21 @@ void Scheduler::start_share(uint32_t d, size_t q, uint32_t x) {
   const double data_start = std::max(now_, en.last_start + t_.dma_share_interval_ns);
   en.last_start = data_start;
   const double dur = data_start - now_ + tr.dur;
-  if (tr.first_start < 0) tr.first_start = data_start;
+  double from = now_;  // DMA activity (the union of the engines' shares) from here
+  if (tr.first_start < 0) {
+    // The engines that move data start one after another, dma_engine_stagger_ns apart, the last one when the
+    // fixed latency has passed (the shares here start together at that time): the first one moved data
+    // (engines - 1) staggers sooner, not before the trigger. Where earlier shares still run, that is covered.
+    const double lead = t_.dma_engine_stagger_ns * double(tr.nshares > 1 ? tr.nshares - 1 : 0);
+    tr.first_start = std::max(data_start - lead, tr.enqueue);
+    from = std::min(from, tr.first_start);
+  }
   en.busy = true;
   en.busy_queue = uint16_t(q);
   en.transfer = x;
   en.share_pred = why;
   if (now_ + dur > dma_cover_) {
-    dma_busy_ += now_ + dur - std::max(now_, dma_cover_);
+    dma_busy_ += now_ + dur - std::max(from, dma_cover_);
     dma_cover_ = now_ + dur;
   }
   if (o_.trace) trace_slice("dma.e" + std::to_string(d), ins_at(tr.engine, tr.index), now_, dur, tr.gid);

@@ -18,6 +18,8 @@ double engine_ns(const isa::TargetDesc& t, double rows, double row_bytes, double
   return rows * t.dma_buffer_overhead_ns + rows * row_bytes / rate;
 }
 double trigger(const isa::TargetDesc& t) { return t.dma_trigger_cycles / t.sync_ghz; }
+// How much sooner than the last the first of a transfer's `engines` engines starts moving data.
+double lead(const isa::TargetDesc& t, double engines) { return t.dma_engine_stagger_ns * (engines - 1); }
 }  // namespace
 
 TEST_CASE("DMA: one transfer = trigger + fixed + the slowest engine's share, for sizes and partition counts") {
@@ -39,8 +41,10 @@ TEST_CASE("DMA: one transfer = trigger + fixed + the slowest engine's share, for
         CHECK(r.transfers[0].engines == uint32_t(engines));
         CHECK(r.transfers[0].buffers == P);
         CHECK(r.transfers[0].bytes == 4.0 * F * P);
-        CHECK(r.transfers[0].done_ns - r.transfers[0].start_ns == doctest::Approx(d));
-        CHECK(r.engines["dma"].busy_ns == doctest::Approx(d));
+        // Its first engine starts lead() sooner than the others: the transfer's data interval and the DMA
+        // active time include it; its completion does not move.
+        CHECK(r.transfers[0].done_ns - r.transfers[0].start_ns == doctest::Approx(d + lead(t, engines)));
+        CHECK(r.engines["dma"].busy_ns == doctest::Approx(d + lead(t, engines)));
       }
   }
 }
@@ -121,9 +125,9 @@ TEST_CASE("DMA: an engine starts at most one share per dma_share_interval_ns") {
     const double d = engine_ns(t, 8, 512, 16);
     REQUIRE(d + trigger(t) < t.dma_share_interval_ns);
     const double first = trigger(t) + t.dma_fixed_ns;
-    CHECK(r.transfers[0].start_ns == doctest::Approx(first));
+    CHECK(r.transfers[0].start_ns == doctest::Approx(first - lead(t, 16)));
     CHECK(r.transfers[0].done_ns == doctest::Approx(first + d));
-    CHECK(r.transfers[1].start_ns == doctest::Approx(first + t.dma_share_interval_ns));
+    CHECK(r.transfers[1].start_ns == doctest::Approx(first + t.dma_share_interval_ns - lead(t, 16)));
     CHECK(r.total_ns == doctest::Approx(first + t.dma_share_interval_ns + d));
     // With the limit off, the second follows the first's data at once.
     auto t0 = t;
@@ -147,7 +151,8 @@ TEST_CASE("DMA bandwidth saturates at the published per-partition sizes (DMABW)"
         last = std::max(last, x.done_ns);
         bytes += x.bytes;
       }
-      return bytes / (last - first) / peak;
+      // From the start of the last engine (the first starts lead() sooner: a latency, not a rate).
+      return bytes / (last - first - lead(t, 16)) / peak;
     };
     CAPTURE(tn);
     CHECK(efficiency(4096) >= 0.95);  // ">= 4 KiB per partition saturates"
@@ -224,4 +229,44 @@ TEST_CASE("DMA completion updates semaphores, stats count bytes, transfers, HBM 
   CHECK(r.hbm_write_bytes == 128 * 2048.0);
   CHECK(r.mbu_estimated_percent == doctest::Approx(100 * 2 * 128 * 2048.0 / r.total_ns / t.hbm_peak_bytes_per_ns));
   CHECK(r.engines["dma"].instructions == 2);
+}
+
+TEST_CASE("DMA: a transfer's engines start dma_engine_stagger_ns apart, the last one at its eligibility") {
+  auto t = target("trn2");
+  t.dma_engine_stagger_ns = 50;  // a what-if, larger than the target's, so the checks separate it from rounding
+  const double first = trigger(t) + t.dma_fixed_ns;
+  const double d = engine_ns(t, 8, 4096, 16);
+  {  // One 128-partition transfer: 16 engines, the first starts 15 staggers sooner; the completion does not move.
+    Builder b;
+    b.add(Engine::Sync, dma_load(b, 0, 128, 1024));
+    auto r = timed(b.p, t);
+    CHECK(r.total_ns == doctest::Approx(first + d));
+    CHECK(r.transfers[0].start_ns == doctest::Approx(first - 15 * 50));
+    CHECK(r.engines["dma"].busy_ns == doctest::Approx(d + 15 * 50));
+  }
+  {  // One engine: nothing to stagger.
+    Builder b;
+    b.add(Engine::Sync, dma_load(b, 0, 8, 1024));
+    auto r = timed(b.p, t);
+    CHECK(r.transfers[0].start_ns == doctest::Approx(first));
+    CHECK(r.engines["dma"].busy_ns == doctest::Approx(engine_ns(t, 8, 4096, 1)));
+  }
+  {  // Back to back in one queue: the second transfer's first engines start while the first's still move data,
+     // so only the first transfer's lead adds to the DMA active time.
+    Builder b;
+    b.add(Engine::Sync, dma_load(b, 0, 128, 1024, 0, 0));
+    b.add(Engine::Sync, dma_load(b, 0, 128, 1024, 65536, 0));
+    auto r = timed(b.p, t);
+    CHECK(r.total_ns == doctest::Approx(first + 2 * d));
+    CHECK(r.engines["dma"].busy_ns == doctest::Approx(2 * d + 15 * 50));
+  }
+  {  // Never before the trigger: with no fixed latency the lead is cut at the trigger's completion.
+    auto t0 = t;
+    t0.dma_fixed_ns = 0;
+    Builder b;
+    b.add(Engine::Sync, dma_load(b, 0, 128, 1024));
+    auto r = timed(b.p, t0);
+    CHECK(r.transfers[0].start_ns == doctest::Approx(trigger(t0)));
+    CHECK(r.total_ns == doctest::Approx(trigger(t0) + d));
+  }
 }
