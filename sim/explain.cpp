@@ -80,6 +80,9 @@ void explain_one(const isa::Program& p, const Result& r, const isa::TargetDesc& 
              x.queue, x.bytes, x.buffers, x.engines, x.hbm_read, x.hbm_write, x.dge);
     s += printf_string("            enqueued %.3f ns, eligible %.3f ns (+ dma_fixed_ns %.0f), data %.3f .. %.3f ns\n",
              x.enqueue_ns, x.eligible_ns, t.dma_fixed_ns, x.start_ns, x.done_ns);
+    if (x.engines > 1 && t.dma_engine_stagger_ns > 0)
+      s += printf_string("            its %u engines start dma_engine_stagger_ns %.3g ns apart, the last at eligibility\n",
+               x.engines, t.dma_engine_stagger_ns);
     std::vector<DmaShare> plan;
     dma_transfer_plan(ins, t, plan);
     if (!plan.empty()) {
