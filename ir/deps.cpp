@@ -75,6 +75,7 @@ std::pair<uint8_t, uint8_t> RegionAnalysis::add(const UnitDesc& u, std::span<con
     for (const Access& a : acc) {
       if (a.write != writes) continue;
       if (!writes && a.ap->mem == isa::Memory::HBM && !may_be_written(*a.ap)) continue;  // no producer there
+      if (writes && a.ap->mem == isa::Memory::HBM) settle_reads(*a.ap);  // its earlier readers
       for_each_cell_state(*a.ap, map_for(a.ap->mem), per_quadrant(a.ap->mem), [&](Cell& c) {
         if (c.last_write >= 0 && c.last_write != self) prod_.push_back(c.last_write);
         if (writes)
@@ -149,8 +150,15 @@ void RegionAnalysis::record(int32_t self, uint8_t stream, std::span<const Access
   auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g_ : sbuf_g_; };
   for (const Access& a : acc) {
     if (a.write != writes) continue;
-    if (writes && a.ap->mem == isa::Memory::HBM) {
+    if (a.ap->mem == isa::Memory::HBM) {
       const auto [g0, g1] = hbm_granules(*a.ap, kHbmGranule);
+      if (!writes) {  // applied when a write meets it (settle_reads)
+        deferred_.push_back(DeferredRead{self, stream, *a.ap});
+        deferred_g0_ = std::min(deferred_g0_, g0);
+        deferred_g1_ = std::max(deferred_g1_, g1);
+        continue;
+      }
+      settle_reads(*a.ap);
       written_g0_ = std::min(written_g0_, g0);
       written_g1_ = std::max(written_g1_, g1);
     }
@@ -161,6 +169,18 @@ void RegionAnalysis::record(int32_t self, uint8_t stream, std::span<const Access
         c.read(stream, self);
     });
   }
+}
+
+// Applies the deferred HBM reads, in order, before a write whose granules meet their hull (record()).
+void RegionAnalysis::settle_reads(const isa::AccessPattern& write) {
+  if (deferred_.empty()) return;
+  const auto [g0, g1] = hbm_granules(write, kHbmGranule);
+  if (g1 <= deferred_g0_ || deferred_g1_ <= g0) return;
+  for (const DeferredRead& d : deferred_)
+    for_each_cell_state(d.ap, hbm_, 0, [&](Cell& c) { c.read(d.stream, d.self); });
+  deferred_.clear();
+  deferred_g0_ = INT64_MAX;
+  deferred_g1_ = INT64_MIN;
 }
 
 // Whether some HBM granule the access touches may have been written (by a unit recorded so far): a read of
