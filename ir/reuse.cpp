@@ -69,35 +69,38 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
     const isa::InstrInfo& in = isa::info(orig.opcode);
     const bool maybe = depth == 0 && pure_elementwise(orig) && in.num_operands > 0 && in.operands[0].written &&
                        orig.operands[0];
-    if (maybe) {  // a copy with the renamed operands (only candidates are copied)
+    View dst;
+    if (maybe) {
+      dst = *orig.operands[0];
+      dst.tensor = renamed(dst.tensor);
+    }
+    if (maybe && fresh_tile(dst)) {  // a candidate: a copy with the renamed operands
       Op op = orig;
       for (auto& v : op.operands)
         if (v) v->tensor = renamed(v->tensor);
-      if (fresh_tile(*op.operands[0])) {
-        int first_src = -1;
-        for (int s = 1; s < in.num_operands && first_src < 0; ++s)
-          if (op.operands[size_t(s)]) first_src = op.operands[size_t(s)]->tensor;
-        auto& list = seen[{int(op.opcode), first_src}];
-        for (auto it = list.rbegin(); it != list.rend() && !drop[j]; ++it) {
-          const Op& prev = ops[op_slot[*it]];
-          if (!same_computation(prev, op)) continue;
-          const int ti = prev.operands[0]->tensor, tj = op.operands[0]->tensor;
-          const Tensor &a = k.tensors[size_t(ti)], &b = k.tensors[size_t(tj)];
-          if (a.buffer != b.buffer || a.dtype != b.dtype || a.shape != b.shape) continue;
-          bool unchanged = true;  // no source was written since the earlier op
-          for (int s = 1; s < in.num_operands && unchanged; ++s)
-            if (op.operands[size_t(s)] && op.operands[size_t(s)]->tensor >= 0)
-              unchanged = last_write[size_t(op.operands[size_t(s)]->tensor)] < int64_t(*it);
-          if (!unchanged) continue;
-          drop[j] = 1;
-          rename[size_t(tj)] = ti;
-          any = true;
-        }
-        if (!drop[j]) {
-          op_slot[j] = ops.size();
-          ops.push_back(std::move(op));
-          list.push_back(j);
-        }
+      int first_src = -1;
+      for (int s = 1; s < in.num_operands && first_src < 0; ++s)
+        if (op.operands[size_t(s)]) first_src = op.operands[size_t(s)]->tensor;
+      auto& list = seen[{int(op.opcode), first_src}];
+      for (auto it = list.rbegin(); it != list.rend() && !drop[j]; ++it) {
+        const Op& prev = ops[op_slot[*it]];
+        if (!same_computation(prev, op)) continue;
+        const int ti = prev.operands[0]->tensor, tj = op.operands[0]->tensor;
+        const Tensor &a = k.tensors[size_t(ti)], &b = k.tensors[size_t(tj)];
+        if (a.buffer != b.buffer || a.dtype != b.dtype || a.shape != b.shape) continue;
+        bool unchanged = true;  // no source was written since the earlier op
+        for (int s = 1; s < in.num_operands && unchanged; ++s)
+          if (op.operands[size_t(s)] && op.operands[size_t(s)]->tensor >= 0)
+            unchanged = last_write[size_t(op.operands[size_t(s)]->tensor)] < int64_t(*it);
+        if (!unchanged) continue;
+        drop[j] = 1;
+        rename[size_t(tj)] = ti;
+        any = true;
+      }
+      if (!drop[j]) {
+        op_slot[j] = ops.size();
+        ops.push_back(std::move(op));
+        list.push_back(j);
       }
     }
     if (drop[j]) continue;
