@@ -101,25 +101,35 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
   for (;;) {
     const Kernel& cur = spilled ? *spilled : k;
     SpillChoice choice;
-    const std::vector<char> can_spill = spillable_tensors(cur);
     // At an overflow, the live tensor whose spill adds the fewest DMA transfers per op of the live range it frees
     // goes (a tile used once in a long range rather than an accumulator read and written everywhere); on a tie the
     // one whose next use is the furthest away (Belady's rule), then the larger. docs/spill.md, "The rule".
-    std::vector<std::vector<uint32_t>> uses(cur.tensors.size());  // the ops touching each tensor, in order
-    std::vector<uint32_t> moves(cur.tensors.size(), 0);  // the reloads and spills spilling it would add
-    for (size_t i = 0; i < cur.ops.size(); ++i) {
-      const Op& op = cur.ops[i];
-      for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
-        auto& u = uses[size_t(v.tensor)];
-        if (u.empty() || u.back() != i) u.push_back(uint32_t(i));
-        if (o.memories & isa::memory_bit(isa::Memory::HBM)) return;  // a DMA reaches HBM itself
-        moves[size_t(v.tensor)] += o.written ? 1 + (op.params.accumulate || o.keeps) : 1;
-      });
-    }
-    // A copy of input data is re-loaded before each op reading it, one load less than it has reading ops.
-    const std::vector<int> remat = rematerialisable_tensors(cur, can_spill);
-    for (size_t ti = 0; ti < cur.tensors.size(); ++ti)
-      if (remat[ti] >= 0) moves[ti] = uses[ti].size() > 2 ? uint32_t(uses[ti].size() - 2) : 0;
+    // What that weighs is computed at the first overflow (weigh): most kernels have none.
+    std::vector<char> can_spill;
+    std::vector<std::vector<uint32_t>> uses;  // the ops touching each tensor, in order
+    std::vector<uint32_t> moves;              // the reloads and spills spilling it would add
+    std::vector<int> remat;
+    bool weighed = false;
+    auto weigh = [&] {
+      if (weighed) return;
+      weighed = true;
+      can_spill = spillable_tensors(cur);
+      uses.assign(cur.tensors.size(), {});
+      moves.assign(cur.tensors.size(), 0);
+      for (size_t i = 0; i < cur.ops.size(); ++i) {
+        const Op& op = cur.ops[i];
+        for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
+          auto& u = uses[size_t(v.tensor)];
+          if (u.empty() || u.back() != i) u.push_back(uint32_t(i));
+          if (o.memories & isa::memory_bit(isa::Memory::HBM)) return;  // a DMA reaches HBM itself
+          moves[size_t(v.tensor)] += o.written ? 1 + (op.params.accumulate || o.keeps) : 1;
+        });
+      }
+      // A copy of input data is re-loaded before each op reading it, one load less than it has reading ops.
+      remat = rematerialisable_tensors(cur, can_spill);
+      for (size_t ti = 0; ti < cur.tensors.size(); ++ti)
+        if (remat[ti] >= 0) moves[ti] = uses[ti].size() > 2 ? uint32_t(uses[ti].size() - 2) : 0;
+    };
     auto next_use = [&](int ti, uint32_t now) {  // the first op at or after `now` touching the tensor
       const auto& u = uses[size_t(ti)];
       auto it = std::lower_bound(u.begin(), u.end(), now);
@@ -128,6 +138,7 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
     auto first_use = [&](int ti) { return uses[size_t(ti)].empty() ? 0u : uses[size_t(ti)].front(); };
     // The spill cost of a live tensor when `failing` does not fit (infinity: it may not go).
     auto price = [&](int ti, int failing) {
+      weigh();
       constexpr double never = std::numeric_limits<double>::infinity();
       if (size_t(ti) >= k.tensors.size() || !can_spill[size_t(ti)]) return never;  // a staging tile of an earlier round
       const uint32_t now = first_use(failing);
@@ -139,6 +150,7 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
     choice.price = price;
     int first_failing = -1;  // the first tensor that did not fit
     choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
+      weigh();
       const int failing = live.front().first;
       if (first_failing < 0) first_failing = failing;
       const uint32_t now = first_use(failing);
@@ -165,6 +177,7 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
       throw;
     }
     if (!first && choice.error) first = choice.error;
+    if (!choice.spilled.empty()) weigh();
     // Only copies of input data chosen: they are re-loaded where they are used, in program order (the matmul
     // tutorial's M,N-blocked step: its profile's MBU is the rhs tiles loaded once per use). Else the reordering.
     const bool only_copies = std::all_of(choice.spilled.begin(), choice.spilled.end(),
