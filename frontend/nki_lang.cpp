@@ -88,12 +88,12 @@ std::string nki_repr(const Value& v) {
 
 Value new_tensor(Interp& in, ir::Tensor t) {
   // Unique names: a second `a_tile` becomes `a_tile_1`, and so on.
-  int& uses = in.nki->name_uses[t.name];
+  auto& names = in.nki->name_uses;
+  int& uses = names[t.name];
   if (uses++ > 0) {
-    std::string base = t.name;
+    const std::string base = t.name;
     do t.name = base + "_" + std::to_string(uses++ - 1);
-    while (in.nki->name_uses.count(t.name));
-    in.nki->name_uses[t.name] = 1;
+    while (!names.try_emplace(t.name, 1).second);  // a name taken already: the next number
   }
   int id = in.kernel.add_tensor(std::move(t));
   return make<TensorObj>(id, ir::full_view(in.kernel.tensors[id], id), &in.kernel);
