@@ -70,6 +70,9 @@ std::pair<uint8_t, uint8_t> RegionAnalysis::add(const UnitDesc& u, std::span<con
   // Producers: reads first, then writes, so an in-place unit does not depend on itself.
   prod_.clear();
   size_t raw_end = 0;  // prod_[0, raw_end): producers of data the unit reads (before sorting)
+  auto produced_by = [&](int32_t p) {  // the cells of one access mostly share their producers: kept once in a row
+    if (p != self && (prod_.empty() || prod_.back() != p)) prod_.push_back(p);
+  };
   for (bool writes : {false, true}) {
     if (writes) raw_end = prod_.size();
     for (const Access& a : acc) {
@@ -77,12 +80,9 @@ std::pair<uint8_t, uint8_t> RegionAnalysis::add(const UnitDesc& u, std::span<con
       if (!writes && a.ap->mem == isa::Memory::HBM && !may_be_written(*a.ap)) continue;  // no producer there
       if (writes && a.ap->mem == isa::Memory::HBM) settle_reads(*a.ap);  // its earlier readers
       for_each_cell_state(*a.ap, map_for(a.ap->mem), per_quadrant(a.ap->mem), [&](Cell& c) {
-        if (c.last_write >= 0 && c.last_write != self) prod_.push_back(c.last_write);
+        if (c.last_write >= 0) produced_by(c.last_write);
         if (writes)
-          for (uint32_t r = c.readers; r; r &= r - 1) {
-            const int32_t reader = c.read_by(std::countr_zero(r));
-            if (reader != self) prod_.push_back(reader);
-          }
+          for (uint32_t r = c.readers; r; r &= r - 1) produced_by(c.read_by(std::countr_zero(r)));
       });
     }
   }
