@@ -91,8 +91,8 @@ int main(int argc, char** argv) {
         best_lower = std::min(best_lower, std::chrono::duration<double>(t3 - t2).count());
       }
     }
-    std::printf("instructions: %zu\ncompile_to_ir: %.3f s (cpu %.3f s)\n", ops, best, best_cpu);
-    if (lower) std::printf("lower: %.3f s (cpu %.3f s)\n", best_lower, best_lower_cpu);
+    std::printf("instructions: %zu\ncompile_to_ir: %.4f s (cpu %.4f s)\n", ops, best, best_cpu);
+    if (lower) std::printf("lower: %.4f s (cpu %.4f s)\n", best_lower, best_lower_cpu);
   } catch (const Error& e) {
     std::fputs(format_diagnostic(e, read_source_line).c_str(), stderr);
     return 1;

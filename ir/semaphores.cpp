@@ -51,6 +51,7 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
   region.finish();
   for (size_t i = 0; i < n; ++i) {
     isa::Instruction& ins = p.streams[region.trigger(i)][position[i]];
+    if (!region.waits(i).empty()) ins.waits.reserve(region.waits(i).size());
     for (const deps::Wait& w : region.waits(i))
       ins.waits.push_back(isa::SemWait{uint16_t(w.stream), uint32_t(w.value)});
     if (region.signals(i)) ins.updates.push_back(isa::SemUpdate{uint16_t(region.stream(i)), 1});
