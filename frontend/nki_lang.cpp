@@ -263,7 +263,7 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
     op.params.imm0 = float(fill->num());
     op.loc = in.loc_of(in.current_site());
     op.call_chain = in.call_chain();
-    in.kernel.ops.push_back(std::move(op));
+    in.kernel.add_op(std::move(op));
   }
   if (lead > 0) {  // the user's view: block dims, then the partition dim, then the free dims
     auto* to = tensor.as<TensorObj>();

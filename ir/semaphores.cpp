@@ -6,6 +6,7 @@
 
 #include "ir/deps.h"
 #include "ir/passes.h"
+#include "ir/prefault.h"
 
 namespace nkisim::ir {
 
@@ -46,6 +47,7 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     ins.engine = isa::Engine(trig);
     if (stream >= deps::kEngineStreams) ins.params.dma_queue = uint16_t(stream - deps::kEngineStreams);
     position[i] = uint32_t(p.streams[trig].size());
+    prefault_append(p.streams[trig]);
     p.streams[trig].push_back(std::move(ins));
   }
   region.finish();
