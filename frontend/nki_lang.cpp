@@ -2,6 +2,7 @@
 // op codes, enums, tile_size, ranges, nl.ndarray/zeros/ds, @nki.jit. The nki.isa instructions live in
 // nki_isa_<family>.cpp (frontend/isa_builder.h), tensor attributes and indexing in nki_tensor.cpp.
 #include <cmath>
+#include <iterator>
 
 #include "frontend/isa_builder.h"
 #include "frontend/nki.h"
@@ -177,11 +178,13 @@ void charge_hbm(Interp& in, uint64_t bytes, const char* fname) {
 
 // nl.ndarray(shape, dtype, buffer=nl.sbuf, name='', address=None) and its zeros/ones/full variants.
 Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill, bool fill_param = false) {
-  std::vector<ParamSpec> ps = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"address"}};
-  if (fill) ps = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}};
-  if (fill_param) ps = {{"shape", true}, {"fill_value", true}, {"dtype", true}, {"buffer"}, {"name"}};
+  static const ParamSpec plain[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"address"}};
+  static const ParamSpec filled[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}};
+  static const ParamSpec fill_valued[] = {{"shape", true}, {"fill_value", true}, {"dtype", true}, {"buffer"}, {"name"}};
   Value args[5];
-  bind_args(fname, ps.data(), ps.size(), a, args);
+  if (fill_param) bind_args(fname, fill_valued, std::size(fill_valued), a, args);
+  else if (fill) bind_args(fname, filled, std::size(filled), a, args);
+  else bind_args(fname, plain, std::size(plain), a, args);
   int off = fill_param ? 1 : 0;
   ir::Tensor t;
   int lead = 0;  // leading block dims before nl.par_dim
