@@ -40,10 +40,12 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
   const size_t n = k.ops.size();
   // Tensors written by more than one op (or by an op with run-time offsets) are never candidates.
   std::vector<int> writes(k.tensors.size(), 0);
-  for (const Op& op : k.ops)
-    for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
-      if (v.tensor >= 0) writes[size_t(v.tensor)] += o.written ? (op.dynamic.empty() ? 1 : 2) : 0;
-    });
+  for (const Op& op : k.ops) {
+    const isa::InstrInfo& in = isa::info(op.opcode);
+    for (int s = 0; s < in.num_operands; ++s)  // (the written slots only: fewer of the op's bytes read)
+      if (in.operands[s].written && op.operands[size_t(s)] && op.operands[size_t(s)]->tensor >= 0)
+        writes[size_t(op.operands[size_t(s)]->tensor)] += op.dynamic.empty() ? 1 : 2;
+  }
   auto fresh_tile = [&](const View& v) {
     const Tensor& t = k.tensors[size_t(v.tensor)];
     if (t.role != Tensor::Role::Temp || t.address || writes[size_t(v.tensor)] != 1) return false;
@@ -51,6 +53,19 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
     const View full = k.full_view(v.tensor);
     return v.dtype == t.dtype && v.offset == 0 && v.num_elements() == t.num_elements() && v.dims == full.dims;
   };
+  // An element-wise op at top level writing a fresh tile: a candidate (below) when its destination, renamed, is.
+  auto may_drop = [&](const Op& op, int depth) {
+    const isa::InstrInfo& in = isa::info(op.opcode);
+    return depth == 0 && pure_elementwise(op) && in.num_operands > 0 && in.operands[0].written && op.operands[0];
+  };
+  // A drop needs two candidates. Renaming never changes a candidate's destination (a renamed tile's one writer is
+  // the dropped op), so they are counted first: most kernels have none.
+  size_t candidates = 0;
+  for (int depth = 0; const Op& op : k.ops) {
+    depth += (op.ctl == Ctl::loop_begin) - (op.ctl == Ctl::loop_end);
+    candidates += may_drop(op, depth) && fresh_tile(*op.operands[0]);
+  }
+  if (candidates < 2) return std::nullopt;
 
   std::vector<int> rename(k.tensors.size(), -1);
   auto renamed = [&](int t) { return t >= 0 && rename[size_t(t)] >= 0 ? rename[size_t(t)] : t; };
@@ -67,8 +82,7 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
     if (orig.ctl == Ctl::loop_begin) ++depth;
     if (orig.ctl == Ctl::loop_end) --depth;
     const isa::InstrInfo& in = isa::info(orig.opcode);
-    const bool maybe = depth == 0 && pure_elementwise(orig) && in.num_operands > 0 && in.operands[0].written &&
-                       orig.operands[0];
+    const bool maybe = may_drop(orig, depth);
     View dst;
     if (maybe) {
       dst = *orig.operands[0];
