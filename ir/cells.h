@@ -45,6 +45,10 @@ class Cell {
   Cell(Cell&&) noexcept = default;
   Cell& operator=(Cell&&) noexcept = default;
 
+  // Cheaply known to be in the same state as `o` (both with their readers inline): same_state() then holds.
+  bool same_inline(const Cell& o) const {
+    return last_write == o.last_write && readers == o.readers && !all_ && !o.all_ && inline_ == o.inline_;
+  }
   // The latest op of stream s that read the cell (s must be in `readers`).
   int32_t read_by(int s) const { return all_ ? (*all_)[size_t(s)] : inline_[rank(s)]; }
   // A write: no readers since.

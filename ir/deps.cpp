@@ -79,7 +79,13 @@ std::pair<uint8_t, uint8_t> RegionAnalysis::add(const UnitDesc& u, std::span<con
       if (a.write != writes) continue;
       if (!writes && a.ap->mem == isa::Memory::HBM && !may_be_written(*a.ap)) continue;  // no producer there
       if (writes && a.ap->mem == isa::Memory::HBM) settle_reads(*a.ap);  // its earlier readers
+      // On chip (cells in place, one per granule), the cell before, whose producers are in prod_ already: a tile's
+      // cells are mostly in one state. (HBM visits may hand over a temporary copy: no skipping there.)
+      const bool on_chip = a.ap->mem != isa::Memory::HBM;
+      const Cell* prev = nullptr;
       for_each_cell_state(*a.ap, map_for(a.ap->mem), per_quadrant(a.ap->mem), [&](Cell& c) {
+        if (prev && c.same_inline(*prev)) return;
+        if (on_chip) prev = &c;
         if (c.last_write >= 0) produced_by(c.last_write);
         if (writes)
           for (uint32_t r = c.readers; r; r &= r - 1) produced_by(c.read_by(std::countr_zero(r)));
