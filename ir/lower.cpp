@@ -241,11 +241,12 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   p.target = target.name;
   p.kernel_name = kernel.name;
   p.strings = kernel.strings;
-  std::vector<isa::Engine> engines = assign_engines(kernel);
+  EngineCounts counts;  // for the streams' capacity, below
+  std::vector<isa::Engine> engines = assign_engines(kernel, &counts);
   std::optional<Kernel> spilled;
   std::vector<Placement> pl = allocate_spilling(kernel, target, p, spilled, notes);
   const Kernel& k = spilled ? *spilled : kernel;
-  if (spilled) engines = assign_engines(k);  // the rewritten ops
+  if (spilled) engines = assign_engines(k, &counts);  // the rewritten ops
   if (tiles)  // names for --check findings
     for (size_t i = 0; i < k.tensors.size() && i < pl.size(); ++i)
       if (pl[i].allocated && is_on_chip(k.tensors[i].buffer) && !k.tensors[i].shape.empty())
@@ -271,14 +272,8 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   // Stream capacity up front, so emit_with_semaphores does not move the (large) instructions again each
   // time a stream grows: each engine's own ops plus room for DMAs it may trigger (a DMA runs from the engine
   // that produced its input, else Sync). Unused capacity costs only address space.
-  std::array<size_t, isa::kNumEngines> per_engine{};
-  size_t dmas = 0;
-  for (size_t i = 0; i < k.ops.size(); ++i) {
-    if (isa::has_trait(k.ops[i].opcode, isa::Trait::DMA)) ++dmas;
-    else if (size_t(engines[i]) < per_engine.size()) ++per_engine[size_t(engines[i])];
-  }
-  for (size_t e = 0; e < per_engine.size(); ++e)
-    p.streams[e].reserve(p.streams[e].size() + per_engine[e] + std::min(dmas, k.ops.size() / 4));
+  for (size_t e = 0; e < counts.per_engine.size(); ++e)
+    p.streams[e].reserve(p.streams[e].size() + counts.per_engine[e] + std::min(counts.dmas, k.ops.size() / 4));
   emit_with_semaphores(k, engines, make, target, p, path);
   assign_core_barriers(k, p);
   // The hardware rules of every instruction (isa/verify.h), once each sits in its final stream; a violation is
