@@ -38,13 +38,21 @@ bool same_computation(const Op& a, const Op& b) {
 
 std::optional<Kernel> reuse_recomputations(const Kernel& k) {
   const size_t n = k.ops.size();
+  // An element-wise op at top level writing a fresh tile: a candidate (below) when its destination, renamed, is.
+  auto may_drop = [&](const Op& op, int depth) {
+    const isa::InstrInfo& in = isa::info(op.opcode);
+    return depth == 0 && pure_elementwise(op) && in.num_operands > 0 && in.operands[0].written && op.operands[0];
+  };
   // Tensors written by more than one op (or by an op with run-time offsets) are never candidates.
   std::vector<int> writes(k.tensors.size(), 0);
-  for (const Op& op : k.ops) {
+  std::vector<uint32_t> maybe;  // the ops may_drop allows, found in the same pass
+  for (int depth = 0; const Op& op : k.ops) {
     const isa::InstrInfo& in = isa::info(op.opcode);
     for (int s = 0; s < in.num_operands; ++s)  // (the written slots only: fewer of the op's bytes read)
       if (in.operands[s].written && op.operands[size_t(s)] && op.operands[size_t(s)]->tensor >= 0)
         writes[size_t(op.operands[size_t(s)]->tensor)] += op.dynamic.empty() ? 1 : 2;
+    depth += (op.ctl == Ctl::loop_begin) - (op.ctl == Ctl::loop_end);
+    if (may_drop(op, depth)) maybe.push_back(uint32_t(&op - k.ops.data()));
   }
   auto fresh_tile = [&](const View& v) {
     const Tensor& t = k.tensors[size_t(v.tensor)];
@@ -53,18 +61,10 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
     const View full = k.full_view(v.tensor);
     return v.dtype == t.dtype && v.offset == 0 && v.num_elements() == t.num_elements() && v.dims == full.dims;
   };
-  // An element-wise op at top level writing a fresh tile: a candidate (below) when its destination, renamed, is.
-  auto may_drop = [&](const Op& op, int depth) {
-    const isa::InstrInfo& in = isa::info(op.opcode);
-    return depth == 0 && pure_elementwise(op) && in.num_operands > 0 && in.operands[0].written && op.operands[0];
-  };
   // A drop needs two candidates. Renaming never changes a candidate's destination (a renamed tile's one writer is
   // the dropped op), so they are counted first: most kernels have none.
   size_t candidates = 0;
-  for (int depth = 0; const Op& op : k.ops) {
-    depth += (op.ctl == Ctl::loop_begin) - (op.ctl == Ctl::loop_end);
-    candidates += may_drop(op, depth) && fresh_tile(*op.operands[0]);
-  }
+  for (uint32_t j : maybe) candidates += fresh_tile(*k.ops[j].operands[0]);
   if (candidates < 2) return std::nullopt;
 
   std::vector<int> rename(k.tensors.size(), -1);
