@@ -1,6 +1,7 @@
 // nki_lang.cpp - the nki, nki.language and nki.isa namespaces (+ neuronxcc.nki aliases): dtypes, buffers,
 // op codes, enums, tile_size, ranges, nl.ndarray/zeros/ds, @nki.jit. The nki.isa instructions live in
 // nki_isa_<family>.cpp (frontend/isa_builder.h), tensor attributes and indexing in nki_tensor.cpp.
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 
@@ -87,14 +88,36 @@ std::string nki_repr(const Value& v) {
 
 // ---------------------------------------------------------------- tensors
 
+namespace {
+// Whether new_tensor made `name` (base_k, k >= 1 without leading zeros) from its base.
+bool made_unique(const NkiState& s, const std::string& name) {
+  const size_t us = name.rfind('_');
+  if (us == std::string::npos || us + 1 == name.size() || name.size() - us - 1 > 18 || name[us + 1] == '0')
+    return false;
+  int64_t k = 0;
+  for (size_t i = us + 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    k = k * 10 + (name[i] - '0');
+  }
+  auto it = s.name_suffixes.find(name.substr(0, us));
+  return it != s.name_suffixes.end() && std::binary_search(it->second.begin(), it->second.end(), k);
+}
+}  // namespace
+
 Value new_tensor(Interp& in, ir::Tensor t) {
-  // Unique names: a second `a_tile` becomes `a_tile_1`, and so on.
-  auto& names = in.nki->name_uses;
-  int& uses = names[t.name];
+  // Unique names: a second `a_tile` becomes `a_tile_1`, and so on (the next number whose name is not taken).
+  NkiState& s = *in.nki;
+  auto [it, fresh] = s.name_uses.try_emplace(t.name, 0);
+  if (fresh && made_unique(s, t.name)) it->second = 1;  // a name made earlier is taken like one given
+  int& uses = it->second;
   if (uses++ > 0) {
     const std::string base = t.name;
-    do t.name = base + "_" + std::to_string(uses++ - 1);
-    while (!names.try_emplace(t.name, 1).second);  // a name taken already: the next number
+    int64_t k;
+    do {
+      k = uses++ - 1;
+      t.name = base + "_" + std::to_string(k);
+    } while (s.name_uses.count(t.name) || made_unique(s, t.name));
+    s.name_suffixes[base].push_back(k);
   }
   int id = in.kernel.add_tensor(std::move(t));
   return make<TensorObj>(id, ir::full_view(in.kernel.tensors[id], id), &in.kernel);
