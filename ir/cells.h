@@ -47,7 +47,9 @@ class Cell {
 
   // Cheaply known to be in the same state as `o` (both with their readers inline): same_state() then holds.
   bool same_inline(const Cell& o) const {
-    return last_write == o.last_write && readers == o.readers && !all_ && !o.all_ && inline_ == o.inline_;
+    static_assert(kInlineReaders == 4);  // (compared one by one: std::array's == calls memcmp)
+    return last_write == o.last_write && readers == o.readers && !all_ && !o.all_ && inline_[0] == o.inline_[0] &&
+           inline_[1] == o.inline_[1] && inline_[2] == o.inline_[2] && inline_[3] == o.inline_[3];
   }
   // The latest op of stream s that read the cell (s must be in `readers`).
   int32_t read_by(int s) const { return all_ ? (*all_)[size_t(s)] : inline_[rank(s)]; }
