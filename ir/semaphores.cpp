@@ -3,6 +3,7 @@
 // its stream; its waits and updates are added once the whole region has been analysed. Kernels with registers or
 // dynamic loops go to emit_with_loops (ir/loops.cpp), which analyses its regions with the same RegionAnalysis.
 #include <array>
+#include <cstdint>
 #include <deque>
 
 #include "ir/deps.h"
@@ -53,12 +54,13 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
   }
   region.finish();
   // Each stream in order (its instructions one after another in memory, not interleaved by program order).
-  std::array<std::vector<uint32_t>, isa::kNumEngines> unit_at;  // per stream position: the op
-  for (size_t e = 0; e < unit_at.size(); ++e) unit_at[e].resize(p.streams[e].size());
+  std::array<std::vector<uint32_t>, isa::kNumEngines> unit_at;  // per stream position: the op (or none)
+  for (size_t e = 0; e < unit_at.size(); ++e) unit_at[e].assign(p.streams[e].size(), UINT32_MAX);
   for (size_t i = 0; i < n; ++i) unit_at[region.trigger(i)][position[i]] = uint32_t(i);
   for (size_t e = 0; e < unit_at.size(); ++e)
     for (size_t at = 0; at < unit_at[e].size(); ++at) {
       const size_t i = unit_at[e][at];
+      if (i == UINT32_MAX) continue;
       isa::Instruction& ins = p.streams[e][at];
       if (!region.waits(i).empty()) ins.waits.reserve(region.waits(i).size());
       for (const deps::Wait& w : region.waits(i))
