@@ -95,8 +95,11 @@ SourceLoc Interp::loc_in(const ModuleObj* m, const Node* n) const {
 SourceLoc Interp::loc_of(const Node* n) const { return loc_in(cur_module_, n); }
 
 std::vector<SourceLoc> Interp::call_chain() const {
-  std::vector<SourceLoc> out;
-  out.reserve(sites_.size());
+  std::vector<SourceLoc> out;  // usually empty: no allocation then (one per emitted op otherwise)
+  size_t n = 0;
+  for (const Site& s : sites_) n += s.node != nullptr;
+  if (n == 0) return out;
+  out.reserve(n);
   for (auto it = sites_.rbegin(); it != sites_.rend(); ++it)
     if (it->node) out.push_back(loc_in(it->module, it->node));
   return out;

@@ -137,7 +137,7 @@ class OpBuilder {
     if (!verified_) verify_at_call(in_, op_, fname_, args_);
     op_.loc = in_.loc_of(in_.current_site());
     op_.call_chain = in_.call_chain();
-    in_.kernel.ops.push_back(std::move(op_));
+    in_.kernel.add_op(std::move(op_));
     return Value();
   }
 

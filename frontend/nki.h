@@ -67,7 +67,10 @@ struct TensorObj : Object {
 };
 
 struct NkiState {
-  std::unordered_map<std::string, int> name_uses;  // for unique tensor names
+  std::unordered_map<std::string, int> name_uses;  // for unique tensor names: the names taken as given
+  // The numbers k of the names base_k that new_tensor made from `base`, increasing (the names themselves are
+  // not kept: a big kernel makes thousands).
+  std::unordered_map<std::string, std::vector<int64_t>> name_suffixes;
   const Node* hint_call = nullptr;                 // `name = nl.ndarray(...)`: the call and the name
   Sym hint_name = 0;
   int nc_version = 3;

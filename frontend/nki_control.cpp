@@ -17,7 +17,7 @@ void push_op(Interp& in, ir::Op op, const Node* site) {
   op.loc = in.loc_of(site);
   op.call_chain = in.call_chain();
   if (op.ctl != ir::Ctl::none) nl_state(in).control_ops++;
-  in.kernel.ops.push_back(std::move(op));
+  in.kernel.add_op(std::move(op));
 }
 
 int new_vreg(Interp& in) { return in.kernel.num_vregs++; }

@@ -1,7 +1,9 @@
 // nki_lang.cpp - the nki, nki.language and nki.isa namespaces (+ neuronxcc.nki aliases): dtypes, buffers,
 // op codes, enums, tile_size, ranges, nl.ndarray/zeros/ds, @nki.jit. The nki.isa instructions live in
 // nki_isa_<family>.cpp (frontend/isa_builder.h), tensor attributes and indexing in nki_tensor.cpp.
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "frontend/isa_builder.h"
 #include "frontend/nki.h"
@@ -86,14 +88,36 @@ std::string nki_repr(const Value& v) {
 
 // ---------------------------------------------------------------- tensors
 
+namespace {
+// Whether new_tensor made `name` (base_k, k >= 1 without leading zeros) from its base.
+bool made_unique(const NkiState& s, const std::string& name) {
+  const size_t us = name.rfind('_');
+  if (us == std::string::npos || us + 1 == name.size() || name.size() - us - 1 > 18 || name[us + 1] == '0')
+    return false;
+  int64_t k = 0;
+  for (size_t i = us + 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    k = k * 10 + (name[i] - '0');
+  }
+  auto it = s.name_suffixes.find(name.substr(0, us));
+  return it != s.name_suffixes.end() && std::binary_search(it->second.begin(), it->second.end(), k);
+}
+}  // namespace
+
 Value new_tensor(Interp& in, ir::Tensor t) {
-  // Unique names: a second `a_tile` becomes `a_tile_1`, and so on.
-  int& uses = in.nki->name_uses[t.name];
+  // Unique names: a second `a_tile` becomes `a_tile_1`, and so on (the next number whose name is not taken).
+  NkiState& s = *in.nki;
+  auto [it, fresh] = s.name_uses.try_emplace(t.name, 0);
+  if (fresh && made_unique(s, t.name)) it->second = 1;  // a name made earlier is taken like one given
+  int& uses = it->second;
   if (uses++ > 0) {
-    std::string base = t.name;
-    do t.name = base + "_" + std::to_string(uses++ - 1);
-    while (in.nki->name_uses.count(t.name));
-    in.nki->name_uses[t.name] = 1;
+    const std::string base = t.name;
+    int64_t k;
+    do {
+      k = uses++ - 1;
+      t.name = base + "_" + std::to_string(k);
+    } while (s.name_uses.count(t.name) || made_unique(s, t.name));
+    s.name_suffixes[base].push_back(k);
   }
   int id = in.kernel.add_tensor(std::move(t));
   return make<TensorObj>(id, ir::full_view(in.kernel.tensors[id], id), &in.kernel);
@@ -177,11 +201,13 @@ void charge_hbm(Interp& in, uint64_t bytes, const char* fname) {
 
 // nl.ndarray(shape, dtype, buffer=nl.sbuf, name='', address=None) and its zeros/ones/full variants.
 Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill, bool fill_param = false) {
-  std::vector<ParamSpec> ps = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"address"}};
-  if (fill) ps = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}};
-  if (fill_param) ps = {{"shape", true}, {"fill_value", true}, {"dtype", true}, {"buffer"}, {"name"}};
+  static const ParamSpec plain[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"address"}};
+  static const ParamSpec filled[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}};
+  static const ParamSpec fill_valued[] = {{"shape", true}, {"fill_value", true}, {"dtype", true}, {"buffer"}, {"name"}};
   Value args[5];
-  bind_args(fname, ps.data(), ps.size(), a, args);
+  if (fill_param) bind_args(fname, fill_valued, std::size(fill_valued), a, args);
+  else if (fill) bind_args(fname, filled, std::size(filled), a, args);
+  else bind_args(fname, plain, std::size(plain), a, args);
   int off = fill_param ? 1 : 0;
   ir::Tensor t;
   int lead = 0;  // leading block dims before nl.par_dim
@@ -263,7 +289,7 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
     op.params.imm0 = float(fill->num());
     op.loc = in.loc_of(in.current_site());
     op.call_chain = in.call_chain();
-    in.kernel.ops.push_back(std::move(op));
+    in.kernel.add_op(std::move(op));
   }
   if (lead > 0) {  // the user's view: block dims, then the partition dim, then the free dims
     auto* to = tensor.as<TensorObj>();

@@ -12,15 +12,13 @@ std::string opname(const Op& op, int slot) {
   return std::string(in.mnemonic) + ": operand '" + in.operands[slot].name + "'";
 }
 
-// Drops size-1 dims and merges an outer dim into the next inner one when they are contiguous.
-std::vector<ViewDim> canonical_free_dims(const ViewDims& dims, size_t first) {
-  std::vector<ViewDim> out;
+// Drops size-1 dims and merges an outer dim into the next inner one when they are contiguous (inline: no
+// allocation, twice per operand of every instruction).
+ViewDims canonical_free_dims(const ViewDims& dims, size_t first) {
+  ViewDims merged;
   for (size_t i = first; i < dims.size(); ++i) {
-    if (dims[i].count == 1) continue;
-    out.push_back(dims[i]);
-  }
-  std::vector<ViewDim> merged;
-  for (auto& d : out) {
+    const ViewDim& d = dims[i];
+    if (d.count == 1) continue;
     if (!merged.empty() && merged.back().stride == d.stride * d.count) {
       merged.back() = ViewDim{d.stride, merged.back().count * d.count};
       continue;
@@ -42,7 +40,7 @@ isa::AccessPattern to_access_pattern(const Kernel& k, const Placement& p, const 
   for (auto& d : v.dims)
     if (d.count <= 0) throw error_at(op, opname(op, slot) + " is empty (a dimension has size " + std::to_string(d.count) + ")");
 
-  std::vector<ViewDim> free;
+  ViewDims free;
   if (p.mem == isa::Memory::HBM) {
     ap.offset = p.address + v.offset * es;
     if (v.dims.size() <= 1) {

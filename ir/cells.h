@@ -45,6 +45,12 @@ class Cell {
   Cell(Cell&&) noexcept = default;
   Cell& operator=(Cell&&) noexcept = default;
 
+  // Cheaply known to be in the same state as `o` (both with their readers inline): same_state() then holds.
+  bool same_inline(const Cell& o) const {
+    static_assert(kInlineReaders == 4);  // (compared one by one: std::array's == calls memcmp)
+    return last_write == o.last_write && readers == o.readers && !all_ && !o.all_ && inline_[0] == o.inline_[0] &&
+           inline_[1] == o.inline_[1] && inline_[2] == o.inline_[2] && inline_[3] == o.inline_[3];
+  }
   // The latest op of stream s that read the cell (s must be in `readers`).
   int32_t read_by(int s) const { return all_ ? (*all_)[size_t(s)] : inline_[rank(s)]; }
   // A write: no readers since.
@@ -295,14 +301,18 @@ class CellRuns {
 // Cells of one memory: a flat array for on-chip memories (quadrant x granule), runs for HBM.
 class CellMap {
  public:
-  CellMap(int64_t granule, int64_t flat_cells) : granule_(granule), flat_(size_t(flat_cells)) {}
+  // granule: a power of two (bytes)
+  CellMap(int64_t granule, int64_t flat_cells)
+      : granule_(granule), shift_(std::countr_zero(uint64_t(granule))), flat_(size_t(flat_cells)) {}
   Cell& at(int64_t key) { return flat_.empty() ? runs_.at(key) : flat_[size_t(key)]; }
   int64_t granule() const { return granule_; }
+  int granule_shift() const { return shift_; }  // granule == 1 << granule_shift()
   bool flat() const { return !flat_.empty(); }
   CellRuns& runs() { return runs_; }
 
  private:
   int64_t granule_;
+  int shift_;
   std::vector<Cell> flat_;
   CellRuns runs_;
 };
@@ -359,6 +369,7 @@ void for_each_cell_state(const isa::AccessPattern& ap, CellMap& m, int64_t granu
     return;
   }
   const int64_t es = isa::dtype_size(ap.dtype), granule = m.granule();
+  const int shift = m.granule_shift();
   const auto [lo, hi] = free_extent(ap);
   struct Scope {  // f once per cell of the access (CellRuns::visit)
     CellRuns& r;
@@ -373,7 +384,7 @@ void for_each_cell_state(const isa::AccessPattern& ap, CellMap& m, int64_t granu
       for (int64_t g = b0 / granule; g * granule < b1; ++g) m.runs().visit(g, g + 1, f);
       continue;
     }
-    const int64_t g0 = b0 / granule, g1 = std::max(g0, (b1 + granule - 1) / granule);
+    const int64_t g0 = b0 >> shift, g1 = std::max(g0, (b1 + granule - 1) >> shift);  // b0 >= 0: divisions
     if (c0 < c1 && g0 >= c0 && g0 <= c1) {
       c1 = std::max(c1, g1);
       continue;

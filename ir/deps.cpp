@@ -70,18 +70,25 @@ std::pair<uint8_t, uint8_t> RegionAnalysis::add(const UnitDesc& u, std::span<con
   // Producers: reads first, then writes, so an in-place unit does not depend on itself.
   prod_.clear();
   size_t raw_end = 0;  // prod_[0, raw_end): producers of data the unit reads (before sorting)
+  auto produced_by = [&](int32_t p) {  // the cells of one access mostly share their producers: kept once in a row
+    if (p != self && (prod_.empty() || prod_.back() != p)) prod_.push_back(p);
+  };
   for (bool writes : {false, true}) {
     if (writes) raw_end = prod_.size();
     for (const Access& a : acc) {
       if (a.write != writes) continue;
       if (!writes && a.ap->mem == isa::Memory::HBM && !may_be_written(*a.ap)) continue;  // no producer there
+      if (writes && a.ap->mem == isa::Memory::HBM) settle_reads(*a.ap);  // its earlier readers
+      // On chip (cells in place, one per granule), the cell before, whose producers are in prod_ already: a tile's
+      // cells are mostly in one state. (HBM visits may hand over a temporary copy: no skipping there.)
+      const bool on_chip = a.ap->mem != isa::Memory::HBM;
+      const Cell* prev = nullptr;
       for_each_cell_state(*a.ap, map_for(a.ap->mem), per_quadrant(a.ap->mem), [&](Cell& c) {
-        if (c.last_write >= 0 && c.last_write != self) prod_.push_back(c.last_write);
+        if (prev && c.same_inline(*prev)) return;
+        if (on_chip) prev = &c;
+        if (c.last_write >= 0) produced_by(c.last_write);
         if (writes)
-          for (uint32_t r = c.readers; r; r &= r - 1) {
-            const int32_t reader = c.read_by(std::countr_zero(r));
-            if (reader != self) prod_.push_back(reader);
-          }
+          for (uint32_t r = c.readers; r; r &= r - 1) produced_by(c.read_by(std::countr_zero(r)));
       });
     }
   }
@@ -149,8 +156,15 @@ void RegionAnalysis::record(int32_t self, uint8_t stream, std::span<const Access
   auto per_quadrant = [&](isa::Memory m) { return m == isa::Memory::PSUM ? psum_g_ : sbuf_g_; };
   for (const Access& a : acc) {
     if (a.write != writes) continue;
-    if (writes && a.ap->mem == isa::Memory::HBM) {
+    if (a.ap->mem == isa::Memory::HBM) {
       const auto [g0, g1] = hbm_granules(*a.ap, kHbmGranule);
+      if (!writes) {  // applied when a write meets it (settle_reads)
+        deferred_.push_back(DeferredRead{self, stream, *a.ap});
+        deferred_g0_ = std::min(deferred_g0_, g0);
+        deferred_g1_ = std::max(deferred_g1_, g1);
+        continue;
+      }
+      settle_reads(*a.ap);
       written_g0_ = std::min(written_g0_, g0);
       written_g1_ = std::max(written_g1_, g1);
     }
@@ -161,6 +175,18 @@ void RegionAnalysis::record(int32_t self, uint8_t stream, std::span<const Access
         c.read(stream, self);
     });
   }
+}
+
+// Applies the deferred HBM reads, in order, before a write whose granules meet their hull (record()).
+void RegionAnalysis::settle_reads(const isa::AccessPattern& write) {
+  if (deferred_.empty()) return;
+  const auto [g0, g1] = hbm_granules(write, kHbmGranule);
+  if (g1 <= deferred_g0_ || deferred_g1_ <= g0) return;
+  for (const DeferredRead& d : deferred_)
+    for_each_cell_state(d.ap, hbm_, 0, [&](Cell& c) { c.read(d.stream, d.self); });
+  deferred_.clear();
+  deferred_g0_ = INT64_MAX;
+  deferred_g1_ = INT64_MIN;
 }
 
 // Whether some HBM granule the access touches may have been written (by a unit recorded so far): a read of

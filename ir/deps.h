@@ -117,6 +117,7 @@ class RegionAnalysis {
   bool needs_wait(size_t consumer, int32_t producer) const;
   bool may_be_written(const isa::AccessPattern& ap) const;
   void record(int32_t self, uint8_t stream, std::span<const Access> acc, bool writes);
+  void settle_reads(const isa::AccessPattern& write);
   void flush_group();
 
   const isa::TargetDesc& t_;
@@ -127,6 +128,17 @@ class RegionAnalysis {
   int64_t sbuf_g_, psum_g_;
   cells::CellMap sbuf_, psum_, hbm_;
   int64_t written_g0_ = INT64_MAX, written_g1_ = INT64_MIN;  // hull of the HBM granules written so far
+  // HBM reads not yet applied to their cells. A read's record matters only to a later write of its granules (the
+  // producers of a read are the last writers), so record() keeps HBM reads here, in order, until a write whose
+  // granules meet their hull (settle_reads): each cell then sees the same reads and writes in the same order.
+  // A kernel's input that nothing writes is never visited for its reads.
+  struct DeferredRead {
+    int32_t self;
+    uint8_t stream;
+    isa::AccessPattern ap;
+  };
+  std::vector<DeferredRead> deferred_;
+  int64_t deferred_g0_ = INT64_MAX, deferred_g1_ = INT64_MIN;  // hull of their granules
   std::array<int32_t, kMaxStreams> last_dma_;
   std::vector<uint8_t> trigger_, stream_, dma_;
   std::vector<int32_t> group_;

@@ -9,15 +9,19 @@ Error error_at(const Op& op, std::string msg) {
   return e;
 }
 
-std::vector<isa::Engine> assign_engines(const Kernel& k) {
+std::vector<isa::Engine> assign_engines(const Kernel& k, EngineCounts* counts) {
   std::vector<isa::Engine> out;
   out.reserve(k.ops.size());
+  if (counts) *counts = EngineCounts{};
   for (auto& op : k.ops) {
     const isa::InstrInfo& in = isa::info(op.opcode);
     isa::Engine e = op.engine.value_or(in.default_engine);
     if (!(in.engines & isa::engine_bit(e)))
       throw error_at(op, std::string(in.mnemonic) + " cannot run on the " + std::string(isa::engine_name(e)) + " engine");
     out.push_back(e);
+    if (!counts) continue;
+    if (isa::has_trait(op.opcode, isa::Trait::DMA)) ++counts->dmas;
+    else if (size_t(e) < counts->per_engine.size()) ++counts->per_engine[size_t(e)];
   }
   return out;
 }

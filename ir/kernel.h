@@ -9,6 +9,7 @@
 #include "isa/diagnostic.h"
 #include "isa/instruction.h"
 #include "ir/inline_vec.h"
+#include "ir/prefault.h"
 
 namespace nkisim::ir {
 
@@ -126,6 +127,19 @@ struct Kernel {
   int add_tensor(Tensor t) {
     tensors.push_back(std::move(t));
     return int(tensors.size()) - 1;
+  }
+  // Appends an op (the front end, one at a time). An Op is ~1 KB: a big kernel's ops take megabytes of fresh
+  // pages, mapped ahead a MiB at a time (ir/prefault.h), also those the ops move into when `ops` grows.
+  void add_op(Op op) {
+    if (ops.size() == ops.capacity()) {
+      std::vector<Op> grown;
+      grown.reserve(std::max<size_t>(64, 2 * ops.capacity()));
+      prefault(grown.data(), grown.data() + ops.size());
+      for (Op& o : ops) grown.push_back(std::move(o));
+      ops.swap(grown);
+    }
+    prefault_append(ops);
+    ops.push_back(std::move(op));
   }
   View full_view(int tensor) const;  // the whole tensor, row-major
 };

@@ -101,25 +101,35 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
   for (;;) {
     const Kernel& cur = spilled ? *spilled : k;
     SpillChoice choice;
-    const std::vector<char> can_spill = spillable_tensors(cur);
     // At an overflow, the live tensor whose spill adds the fewest DMA transfers per op of the live range it frees
     // goes (a tile used once in a long range rather than an accumulator read and written everywhere); on a tie the
     // one whose next use is the furthest away (Belady's rule), then the larger. docs/spill.md, "The rule".
-    std::vector<std::vector<uint32_t>> uses(cur.tensors.size());  // the ops touching each tensor, in order
-    std::vector<uint32_t> moves(cur.tensors.size(), 0);  // the reloads and spills spilling it would add
-    for (size_t i = 0; i < cur.ops.size(); ++i) {
-      const Op& op = cur.ops[i];
-      for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
-        auto& u = uses[size_t(v.tensor)];
-        if (u.empty() || u.back() != i) u.push_back(uint32_t(i));
-        if (o.memories & isa::memory_bit(isa::Memory::HBM)) return;  // a DMA reaches HBM itself
-        moves[size_t(v.tensor)] += o.written ? 1 + (op.params.accumulate || o.keeps) : 1;
-      });
-    }
-    // A copy of input data is re-loaded before each op reading it, one load less than it has reading ops.
-    const std::vector<int> remat = rematerialisable_tensors(cur, can_spill);
-    for (size_t ti = 0; ti < cur.tensors.size(); ++ti)
-      if (remat[ti] >= 0) moves[ti] = uses[ti].size() > 2 ? uint32_t(uses[ti].size() - 2) : 0;
+    // What that weighs is computed at the first overflow (weigh): most kernels have none.
+    std::vector<char> can_spill;
+    std::vector<std::vector<uint32_t>> uses;  // the ops touching each tensor, in order
+    std::vector<uint32_t> moves;              // the reloads and spills spilling it would add
+    std::vector<int> remat;
+    bool weighed = false;
+    auto weigh = [&] {
+      if (weighed) return;
+      weighed = true;
+      can_spill = spillable_tensors(cur);
+      uses.assign(cur.tensors.size(), {});
+      moves.assign(cur.tensors.size(), 0);
+      for (size_t i = 0; i < cur.ops.size(); ++i) {
+        const Op& op = cur.ops[i];
+        for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
+          auto& u = uses[size_t(v.tensor)];
+          if (u.empty() || u.back() != i) u.push_back(uint32_t(i));
+          if (o.memories & isa::memory_bit(isa::Memory::HBM)) return;  // a DMA reaches HBM itself
+          moves[size_t(v.tensor)] += o.written ? 1 + (op.params.accumulate || o.keeps) : 1;
+        });
+      }
+      // A copy of input data is re-loaded before each op reading it, one load less than it has reading ops.
+      remat = rematerialisable_tensors(cur, can_spill);
+      for (size_t ti = 0; ti < cur.tensors.size(); ++ti)
+        if (remat[ti] >= 0) moves[ti] = uses[ti].size() > 2 ? uint32_t(uses[ti].size() - 2) : 0;
+    };
     auto next_use = [&](int ti, uint32_t now) {  // the first op at or after `now` touching the tensor
       const auto& u = uses[size_t(ti)];
       auto it = std::lower_bound(u.begin(), u.end(), now);
@@ -128,6 +138,7 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
     auto first_use = [&](int ti) { return uses[size_t(ti)].empty() ? 0u : uses[size_t(ti)].front(); };
     // The spill cost of a live tensor when `failing` does not fit (infinity: it may not go).
     auto price = [&](int ti, int failing) {
+      weigh();
       constexpr double never = std::numeric_limits<double>::infinity();
       if (size_t(ti) >= k.tensors.size() || !can_spill[size_t(ti)]) return never;  // a staging tile of an earlier round
       const uint32_t now = first_use(failing);
@@ -139,6 +150,7 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
     choice.price = price;
     int first_failing = -1;  // the first tensor that did not fit
     choice.choose = [&](const std::vector<std::pair<int, int64_t>>& live) {
+      weigh();
       const int failing = live.front().first;
       if (first_failing < 0) first_failing = failing;
       const uint32_t now = first_use(failing);
@@ -165,6 +177,7 @@ std::vector<Placement> allocate_spilling(const Kernel& k, const isa::TargetDesc&
       throw;
     }
     if (!first && choice.error) first = choice.error;
+    if (!choice.spilled.empty()) weigh();
     // Only copies of input data chosen: they are re-loaded where they are used, in program order (the matmul
     // tutorial's M,N-blocked step: its profile's MBU is the rhs tiles loaded once per use). Else the reordering.
     const bool only_copies = std::all_of(choice.spilled.begin(), choice.spilled.end(),
@@ -228,11 +241,12 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   p.target = target.name;
   p.kernel_name = kernel.name;
   p.strings = kernel.strings;
-  std::vector<isa::Engine> engines = assign_engines(kernel);
+  EngineCounts counts;  // for the streams' capacity, below
+  std::vector<isa::Engine> engines = assign_engines(kernel, &counts);
   std::optional<Kernel> spilled;
   std::vector<Placement> pl = allocate_spilling(kernel, target, p, spilled, notes);
   const Kernel& k = spilled ? *spilled : kernel;
-  if (spilled) engines = assign_engines(k);  // the rewritten ops
+  if (spilled) engines = assign_engines(k, &counts);  // the rewritten ops
   if (tiles)  // names for --check findings
     for (size_t i = 0; i < k.tensors.size() && i < pl.size(); ++i)
       if (pl[i].allocated && is_on_chip(k.tensors[i].buffer) && !k.tensors[i].shape.empty())
@@ -258,14 +272,8 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   // Stream capacity up front, so emit_with_semaphores does not move the (large) instructions again each
   // time a stream grows: each engine's own ops plus room for DMAs it may trigger (a DMA runs from the engine
   // that produced its input, else Sync). Unused capacity costs only address space.
-  std::array<size_t, isa::kNumEngines> per_engine{};
-  size_t dmas = 0;
-  for (size_t i = 0; i < k.ops.size(); ++i) {
-    if (isa::has_trait(k.ops[i].opcode, isa::Trait::DMA)) ++dmas;
-    else if (size_t(engines[i]) < per_engine.size()) ++per_engine[size_t(engines[i])];
-  }
-  for (size_t e = 0; e < per_engine.size(); ++e)
-    p.streams[e].reserve(p.streams[e].size() + per_engine[e] + std::min(dmas, k.ops.size() / 4));
+  for (size_t e = 0; e < counts.per_engine.size(); ++e)
+    p.streams[e].reserve(p.streams[e].size() + counts.per_engine[e] + std::min(counts.dmas, k.ops.size() / 4));
   emit_with_semaphores(k, engines, make, target, p, path);
   assign_core_barriers(k, p);
   // The hardware rules of every instruction (isa/verify.h), once each sits in its final stream; a violation is

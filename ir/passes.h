@@ -1,5 +1,6 @@
 // passes.h - the back end's passes over the Kernel IR (internal to ir/; lower.cpp runs them in order).
 #pragma once
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -35,7 +36,12 @@ struct Placement {
 
 // Chooses an engine for every op: the op's own, or the table's default for engine=unknown. DMA ops get
 // their trigger engine later (insert_semaphores). Throws if an op names an engine that cannot run it.
-std::vector<isa::Engine> assign_engines(const Kernel& k);
+// `counts` (optional): the ops per engine, DMA ops apart (EngineCounts::dmas), in the same pass over the ops.
+struct EngineCounts {
+  std::array<size_t, isa::kNumEngines> per_engine{};  // ops other than DMAs
+  size_t dmas = 0;
+};
+std::vector<isa::Engine> assign_engines(const Kernel& k, EngineCounts* counts = nullptr);
 
 // Spilling during allocation (lower()): when an on-chip tensor without address= does not fit, `choose` gets the
 // tensors of that memory live at that point with their bytes per partition (the failing one first) and returns

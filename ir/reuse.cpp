@@ -38,12 +38,22 @@ bool same_computation(const Op& a, const Op& b) {
 
 std::optional<Kernel> reuse_recomputations(const Kernel& k) {
   const size_t n = k.ops.size();
+  // An element-wise op at top level writing a fresh tile: a candidate (below) when its destination, renamed, is.
+  auto may_drop = [&](const Op& op, int depth) {
+    const isa::InstrInfo& in = isa::info(op.opcode);
+    return depth == 0 && pure_elementwise(op) && in.num_operands > 0 && in.operands[0].written && op.operands[0];
+  };
   // Tensors written by more than one op (or by an op with run-time offsets) are never candidates.
   std::vector<int> writes(k.tensors.size(), 0);
-  for (const Op& op : k.ops)
-    for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
-      if (v.tensor >= 0) writes[size_t(v.tensor)] += o.written ? (op.dynamic.empty() ? 1 : 2) : 0;
-    });
+  std::vector<uint32_t> maybe;  // the ops may_drop allows, found in the same pass
+  for (int depth = 0; const Op& op : k.ops) {
+    const isa::InstrInfo& in = isa::info(op.opcode);
+    for (int s = 0; s < in.num_operands; ++s)  // (the written slots only: fewer of the op's bytes read)
+      if (in.operands[s].written && op.operands[size_t(s)] && op.operands[size_t(s)]->tensor >= 0)
+        writes[size_t(op.operands[size_t(s)]->tensor)] += op.dynamic.empty() ? 1 : 2;
+    depth += (op.ctl == Ctl::loop_begin) - (op.ctl == Ctl::loop_end);
+    if (may_drop(op, depth)) maybe.push_back(uint32_t(&op - k.ops.data()));
+  }
   auto fresh_tile = [&](const View& v) {
     const Tensor& t = k.tensors[size_t(v.tensor)];
     if (t.role != Tensor::Role::Temp || t.address || writes[size_t(v.tensor)] != 1) return false;
@@ -51,6 +61,11 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
     const View full = k.full_view(v.tensor);
     return v.dtype == t.dtype && v.offset == 0 && v.num_elements() == t.num_elements() && v.dims == full.dims;
   };
+  // A drop needs two candidates. Renaming never changes a candidate's destination (a renamed tile's one writer is
+  // the dropped op), so they are counted first: most kernels have none.
+  size_t candidates = 0;
+  for (uint32_t j : maybe) candidates += fresh_tile(*k.ops[j].operands[0]);
+  if (candidates < 2) return std::nullopt;
 
   std::vector<int> rename(k.tensors.size(), -1);
   auto renamed = [&](int t) { return t >= 0 && rename[size_t(t)] >= 0 ? rename[size_t(t)] : t; };
@@ -67,12 +82,16 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
     if (orig.ctl == Ctl::loop_begin) ++depth;
     if (orig.ctl == Ctl::loop_end) --depth;
     const isa::InstrInfo& in = isa::info(orig.opcode);
-    Op op = orig;
-    for (auto& v : op.operands)
-      if (v) v->tensor = renamed(v->tensor);
-    bool candidate = depth == 0 && pure_elementwise(op) && in.num_operands > 0 && in.operands[0].written &&
-                     op.operands[0] && fresh_tile(*op.operands[0]);
-    if (candidate) {
+    const bool maybe = may_drop(orig, depth);
+    View dst;
+    if (maybe) {
+      dst = *orig.operands[0];
+      dst.tensor = renamed(dst.tensor);
+    }
+    if (maybe && fresh_tile(dst)) {  // a candidate: a copy with the renamed operands
+      Op op = orig;
+      for (auto& v : op.operands)
+        if (v) v->tensor = renamed(v->tensor);
       int first_src = -1;
       for (int s = 1; s < in.num_operands && first_src < 0; ++s)
         if (op.operands[size_t(s)]) first_src = op.operands[size_t(s)]->tensor;
@@ -94,17 +113,18 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
       }
       if (!drop[j]) {
         op_slot[j] = ops.size();
-        ops.push_back(op);
+        ops.push_back(std::move(op));
         list.push_back(j);
       }
     }
     if (drop[j]) continue;
+    auto wrote = [&](const std::optional<View>& v) {  // the tensor of operand v, renamed
+      const int t = v ? renamed(v->tensor) : -1;
+      if (t >= 0) last_write[size_t(t)] = int64_t(j);
+    };
     for (int s = 0; s < in.num_operands; ++s)
-      if (in.operands[s].written && op.operands[size_t(s)] && op.operands[size_t(s)]->tensor >= 0)
-        last_write[size_t(op.operands[size_t(s)]->tensor)] = int64_t(j);
-    for (const DynOperand& d : op.dynamic)  // conservatively: the whole base tensor
-      if (op.operands[size_t(d.slot)] && op.operands[size_t(d.slot)]->tensor >= 0)
-        last_write[size_t(op.operands[size_t(d.slot)]->tensor)] = int64_t(j);
+      if (in.operands[s].written) wrote(orig.operands[size_t(s)]);
+    for (const DynOperand& d : orig.dynamic) wrote(orig.operands[size_t(d.slot)]);  // conservatively: the whole base tensor
   }
   if (!any) return std::nullopt;
   // Renaming applies after the dropped op only (a read before it, of a never-written tile, stays as it is).

@@ -2,10 +2,13 @@
 // path of emit_with_semaphores. Each instruction is made once, into a scratch instruction, analysed and moved into
 // its stream; its waits and updates are added once the whole region has been analysed. Kernels with registers or
 // dynamic loops go to emit_with_loops (ir/loops.cpp), which analyses its regions with the same RegionAnalysis.
+#include <array>
+#include <cstdint>
 #include <deque>
 
 #include "ir/deps.h"
 #include "ir/passes.h"
+#include "ir/prefault.h"
 
 namespace nkisim::ir {
 
@@ -46,15 +49,24 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
     ins.engine = isa::Engine(trig);
     if (stream >= deps::kEngineStreams) ins.params.dma_queue = uint16_t(stream - deps::kEngineStreams);
     position[i] = uint32_t(p.streams[trig].size());
+    prefault_append(p.streams[trig]);
     p.streams[trig].push_back(std::move(ins));
   }
   region.finish();
-  for (size_t i = 0; i < n; ++i) {
-    isa::Instruction& ins = p.streams[region.trigger(i)][position[i]];
-    for (const deps::Wait& w : region.waits(i))
-      ins.waits.push_back(isa::SemWait{uint16_t(w.stream), uint32_t(w.value)});
-    if (region.signals(i)) ins.updates.push_back(isa::SemUpdate{uint16_t(region.stream(i)), 1});
-  }
+  // Each stream in order (its instructions one after another in memory, not interleaved by program order).
+  std::array<std::vector<uint32_t>, isa::kNumEngines> unit_at;  // per stream position: the op (or none)
+  for (size_t e = 0; e < unit_at.size(); ++e) unit_at[e].assign(p.streams[e].size(), UINT32_MAX);
+  for (size_t i = 0; i < n; ++i) unit_at[region.trigger(i)][position[i]] = uint32_t(i);
+  for (size_t e = 0; e < unit_at.size(); ++e)
+    for (size_t at = 0; at < unit_at[e].size(); ++at) {
+      const size_t i = unit_at[e][at];
+      if (i == UINT32_MAX) continue;
+      isa::Instruction& ins = p.streams[e][at];
+      if (!region.waits(i).empty()) ins.waits.reserve(region.waits(i).size());
+      for (const deps::Wait& w : region.waits(i))
+        ins.waits.push_back(isa::SemWait{uint16_t(w.stream), uint32_t(w.value)});
+      if (region.signals(i)) ins.updates.push_back(isa::SemUpdate{uint16_t(region.stream(i)), 1});
+    }
   p.num_semaphores = uint32_t(queues.num_streams());
 }
 

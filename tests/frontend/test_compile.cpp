@@ -443,3 +443,23 @@ def k():
         "11:5: the 'global' statement is not supported in NKI kernels (in bump()); pass the value as an argument or "
         "return it");
 }
+
+// Unique tensor names (frontend/nki_lang.cpp, new_tensor): a name taken again gets the next free number, a name
+// made that way is taken like one given, and a given name that only looks made (a_01, a_9 before a_9) is not.
+TEST_CASE("compile: unique tensor names") {
+  std::string src = std::string(kPrelude) + R"PY(
+@nki.jit
+def k():
+    for i in range(4):
+        a = nl.ndarray((128, 4), dtype=nl.float32, buffer=nl.sbuf)
+    for n in ("a_1", "a_2", "a", "a_1", "a_01", "a_1_1", "a_3", "a_9", "a", "a", "a"):
+        t = nl.ndarray((128, 4), dtype=nl.float32, buffer=nl.sbuf, name=n)
+    return None
+)PY";
+  ir::Kernel k = compile_src(src);
+  std::vector<std::string> names;
+  for (const ir::Tensor& t : k.tensors) names.push_back(t.name);
+  // As the names were before new_tensor kept made names apart (nki-sim 2bf8504, --emit ir).
+  CHECK(names == std::vector<std::string>{"a", "a_1", "a_3", "a_5", "a_1_1", "a_2", "a_7", "a_1_3", "a_01", "a_1_1_1",
+                                          "a_3_1", "a_9", "a_10", "a_12", "a_14"});
+}
