@@ -220,9 +220,10 @@ void ExecContext::settle_gemm() {
   if (!gemm_running) return;
   pe_gemm_settle();
   gemm_running = false;
+  gemm_out[0] = gemm_out[1] = gemm_moving[0] = gemm_moving[1] = View{};
 }
 
-View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
+View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes, bool gemm_hazards) {
   View v = check(ins, slot, writes);
   if (!ins.operands[slot].present()) return v;
   const isa::AccessPattern& ap = ins.operands[slot];
@@ -244,7 +245,9 @@ View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
     v.pstep = int64_t(space.pitch());
     if (!v.empty()) space.prepare(v.start_partition, v.partitions, uint64_t(v.lo), uint64_t(v.hi));
   }
-  if (gemm_running && (ins.params.ind_kind || may_overlap(v, gemm_out) || (writes && may_overlap(v, gemm_moving))))
+  if (gemm_running && gemm_hazards &&
+      (ins.params.ind_kind || may_overlap(v, gemm_out[0]) || may_overlap(v, gemm_out[1]) ||
+       (writes && (may_overlap(v, gemm_moving[0]) || may_overlap(v, gemm_moving[1])))))
     [[unlikely]] settle_gemm();
   // --check hook (sim/check.h). An indirect DMA operand reports its rows itself (sim/exec_dma.cpp).
   if (checker && !(ins.params.ind_kind && (ins.params.ind_opnds >> slot & 1))) [[unlikely]]
