@@ -122,8 +122,15 @@ void ExecContext::prepare_pages(bool with_hbm) {
     for (uint32_t q = r.p0; q < r.p0 + r.np; ++q)
       for (uint64_t a = r.lo; a < r.hi; a += kPieceBytes)
         pieces.push_back({r.space, q, a, std::min(a + kPieceBytes, r.hi)});
-  parallel_for(pieces.size(),
-               [&](size_t i) { pieces[i].space->populate(pieces[i].partition, pieces[i].lo, pieces[i].hi); });
+  // SBUF and PSUM pieces also get their sentinel now (as prepare() would give each chunk on first use), on
+  // these threads instead of the executors' (fill_chunks).
+  parallel_for(pieces.size(), [&](size_t i) {
+    const Piece& p = pieces[i];
+    p.space->populate(p.partition, p.lo, p.hi);
+    if (p.space != &mem.hbm) p.space->fill_chunks(p.partition, p.lo, p.hi);
+  });
+  for (const Range& r : dense)
+    if (r.space != &mem.hbm) r.space->mark_chunks(r.p0, r.np, r.lo, r.hi);
 }
 
 ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, MemorySpace& hbm)

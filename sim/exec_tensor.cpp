@@ -41,6 +41,21 @@ void load_pe(ExecContext& ctx, const View& src, bool double_row) {
   pe.reset(src.dtype, double_row ? 2 * K : K, M, double_row);
   // Element j of partition k goes to (row, column) (k, j), or (2k + j / M, j % M) in double-row mode:
   // flat index k * F + j either way, so each partition is one contiguous run of the row-major arrays.
+  if (src.dtype == DType::bfloat16 && src.contiguous_rows()) {  // the common stationary: both arrays in one pass
+    for (uint32_t k = 0; k < K; ++k) {
+      const uint8_t* row = src.row(k);
+      float* value = pe.value.data() + size_t(k) * F;
+      uint32_t* bits = pe.bits.data() + size_t(k) * F;
+      for (size_t j = 0; j < F; ++j) {  // bf16 -> fp32 is the bits moved up (load_f32's conversion)
+        uint16_t h;
+        std::memcpy(&h, row + 2 * j, 2);
+        bits[j] = h;
+        const uint32_t u = uint32_t(h) << 16;
+        std::memcpy(value + j, &u, 4);
+      }
+    }
+    return;
+  }
   uint8_t* raw = ctx.bytes(0, F * src.esize);
   for (uint32_t k = 0; k < K; ++k) {
     gather_f32(src, k, pe.value.data() + size_t(k) * F);
