@@ -21,7 +21,8 @@ void copy_elements(ExecContext& ctx, const View& dst, const View& src) {
       auto rows = [&](uint32_t r0, uint32_t r1) {
         if (bytes <= 1024 && r1 - r0 > kAhead)
           for (uint32_t i = r0; i < r0 + kAhead; ++i)
-            for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(src.row(i) + b), __builtin_prefetch(dst.row(i) + b, 1);
+            for (size_t b = 0; b < bytes; b += 64)
+              __builtin_prefetch(src.row(i) + b), __builtin_prefetch(dst.row(i) + b, 1);
         for (uint32_t i = r0; i < r1; ++i) {
           if (bytes <= 1024 && i + kAhead < r1)
             for (size_t b = 0; b < bytes; b += 64)
@@ -30,7 +31,7 @@ void copy_elements(ExecContext& ctx, const View& dst, const View& src) {
         }
       };
       // A copy of 128 KiB or more is split by rows over the parallel_for threads when no product holds them
-      // (sim/gemm.cpp): with every row on its own pages one thread does not reach the memory's bandwidth. Case (a) of bench/run.py (the PSUM -> SBUF copy and the store of each output tile, while
+      // (sim/gemm.cpp). Case (a) of bench/run.py (the PSUM -> SBUF copy and the store of each output tile, while
       // the helper has no product) ~1% faster, (b) ~3% (docs/dev/performance-log.md, "Session 11, matrix
       // product"); an earlier split of every large copy over two threads had measured no gain on (a) and (b).
       const uint32_t P = dst.partitions;
