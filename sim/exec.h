@@ -39,13 +39,13 @@ class ExecContext {
   // Per program.hbm_tensors entry: an input bind_inputs maps from its file (prepare_pages leaves it alone).
   std::vector<uint8_t> tensor_mapped;
   PeState pe;  // Tensor Engine: the stationary loaded into the PE array (sim/exec_tensor.cpp)
-  // A multiply_moving whose product still runs on the helper threads (pe_gemm_start, sim/exec_tensor.cpp):
-  // its PSUM output and its moving operand. resolve() waits for it (settle_gemm) before handing out an
-  // operand that overlaps the output, a write that overlaps the moving operand, or any operand of an indirect
-  // DMA (whose rows lie outside its view), so every instruction sees memory as if the product had finished
-  // at its own turn.
+  // The multiply_moving products that may still run on the helper threads (pe_gemm_start keeps at most two,
+  // sim/exec_tensor.cpp): their PSUM outputs and moving operands, the last one's at [0]. resolve() waits for
+  // them (settle_gemm) before handing out an operand that overlaps an output, a write that overlaps a moving
+  // operand, or any operand of an indirect DMA (whose rows lie outside its view), so every instruction sees
+  // memory as if the products had finished at their own turn.
   bool gemm_running = false;
-  View gemm_out, gemm_moving;
+  View gemm_out[2], gemm_moving[2];
   void settle_gemm();
 
   // Resolves operand `slot` of `ins` for reading / writing: checks that it is present (when the table
@@ -54,6 +54,9 @@ class ExecContext {
   // and makes its bytes valid. write() also records which Input tensors an HBM write touched.
   View read(const isa::Instruction& ins, int slot) { return resolve(ins, slot, false); }
   View write(const isa::Instruction& ins, int slot) { return resolve(ins, slot, true); }
+  // write() without waiting for the running products: only for the dst of a multiply_moving that pe_gemm_start
+  // queues behind them (which orders it after any product it overlaps); any other use settles first.
+  View write_queued_product(const isa::Instruction& ins, int slot) { return resolve(ins, slot, true, false); }
   // The same checks without binding (the validation pass before simulation).
   View check(const isa::Instruction& ins, int slot, bool writes) const;
 
@@ -109,7 +112,7 @@ class ExecContext {
 
  private:
   uint32_t polls_ = 0;
-  View resolve(const isa::Instruction& ins, int slot, bool writes);
+  View resolve(const isa::Instruction& ins, int slot, bool writes, bool gemm_hazards = true);
   // Dynamic-offset operands (sim/dynamic_offset.cpp): validation, and the byte shift of operand `slot`
   // (described as `v`) read at execution; an out-of-bounds shift is a located Error.
   void check_dynamic(const isa::Instruction& ins, int slot) const;

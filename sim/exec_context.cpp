@@ -23,9 +23,9 @@ namespace {
 // when bound) and outputs (read back whole), and SBUF/PSUM up to the program's high-water mark when that
 // reaches 1/kDenseFraction of a partition (the allocator cycles tiles through the memory a kernel uses;
 // case (a) of bench/run.py touches 28 MiB of SBUF). Below that a small kernel would pay for pages it never
-// uses. Pieces are kPieceBytes of one partition.
+// uses. Pieces are kPieceBytes of one partition, or consecutive partitions over about kPieceBytes of host memory.
 constexpr uint64_t kDenseFraction = 8;
-constexpr uint64_t kPieceBytes = uint64_t(1) << 20;
+constexpr uint64_t kPieceBytes = uint64_t(4) << 20;
 // The high-water mark is estimated from at most kHighWaterSamples instructions per stream, spread evenly:
 // reading every instruction of a long program (960 bytes each) cost 0.1 us per instruction, and tile
 // allocation cycles through the memory a kernel uses, so the sample sees its extent.
@@ -114,16 +114,31 @@ void ExecContext::prepare_pages(bool with_hbm) {
   }
   struct Piece {
     MemorySpace* space;
-    uint32_t partition;
+    uint32_t partition, count;  // partitions [partition, partition + count)
     uint64_t lo, hi;
   };
   std::vector<Piece> pieces;
-  for (const Range& r : dense)
-    for (uint32_t q = r.p0; q < r.p0 + r.np; ++q)
+  for (const Range& r : dense) {
+    // Consecutive partitions in one piece, so the threads fault in host ranges far apart, not neighbouring
+    // partitions that share page-table pages (case (a)'s prepare_pages: 13.7 -> 12.2 ms wall, 8 alternating
+    // runs, against one partition per piece).
+    const uint64_t pitch = std::max<uint64_t>(r.space->pitch(), 1);
+    const uint32_t group = uint32_t(std::clamp<uint64_t>(kPieceBytes / pitch, 1, r.np));
+    for (uint32_t q = r.p0; q < r.p0 + r.np; q += group)
       for (uint64_t a = r.lo; a < r.hi; a += kPieceBytes)
-        pieces.push_back({r.space, q, a, std::min(a + kPieceBytes, r.hi)});
-  parallel_for(pieces.size(),
-               [&](size_t i) { pieces[i].space->populate(pieces[i].partition, pieces[i].lo, pieces[i].hi); });
+        pieces.push_back({r.space, q, std::min(group, r.p0 + r.np - q), a, std::min(a + kPieceBytes, r.hi)});
+  }
+  // SBUF and PSUM pieces also get their sentinel now (as prepare() would give each chunk on first use), on
+  // these threads instead of the executors' (fill_chunks).
+  parallel_for(pieces.size(), [&](size_t i) {
+    const Piece& p = pieces[i];
+    for (uint32_t q = p.partition; q < p.partition + p.count; ++q) {
+      p.space->populate(q, p.lo, p.hi);
+      if (p.space != &mem.hbm) p.space->fill_chunks(q, p.lo, p.hi);
+    }
+  });
+  for (const Range& r : dense)
+    if (r.space != &mem.hbm) r.space->mark_chunks(r.p0, r.np, r.lo, r.hi);
 }
 
 ExecContext::ExecContext(const isa::Program& p, const isa::TargetDesc& t, MemorySpace& hbm)
@@ -220,9 +235,10 @@ void ExecContext::settle_gemm() {
   if (!gemm_running) return;
   pe_gemm_settle();
   gemm_running = false;
+  gemm_out[0] = gemm_out[1] = gemm_moving[0] = gemm_moving[1] = View{};
 }
 
-View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
+View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes, bool gemm_hazards) {
   View v = check(ins, slot, writes);
   if (!ins.operands[slot].present()) return v;
   const isa::AccessPattern& ap = ins.operands[slot];
@@ -244,7 +260,9 @@ View ExecContext::resolve(const isa::Instruction& ins, int slot, bool writes) {
     v.pstep = int64_t(space.pitch());
     if (!v.empty()) space.prepare(v.start_partition, v.partitions, uint64_t(v.lo), uint64_t(v.hi));
   }
-  if (gemm_running && (ins.params.ind_kind || may_overlap(v, gemm_out) || (writes && may_overlap(v, gemm_moving))))
+  if (gemm_running && gemm_hazards &&
+      (ins.params.ind_kind || may_overlap(v, gemm_out[0]) || may_overlap(v, gemm_out[1]) ||
+       (writes && (may_overlap(v, gemm_moving[0]) || may_overlap(v, gemm_moving[1])))))
     [[unlikely]] settle_gemm();
   // --check hook (sim/check.h). An indirect DMA operand reports its rows itself (sim/exec_dma.cpp).
   if (checker && !(ins.params.ind_kind && (ins.params.ind_opnds >> slot & 1))) [[unlikely]]

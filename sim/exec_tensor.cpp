@@ -41,6 +41,21 @@ void load_pe(ExecContext& ctx, const View& src, bool double_row) {
   pe.reset(src.dtype, double_row ? 2 * K : K, M, double_row);
   // Element j of partition k goes to (row, column) (k, j), or (2k + j / M, j % M) in double-row mode:
   // flat index k * F + j either way, so each partition is one contiguous run of the row-major arrays.
+  if (src.dtype == DType::bfloat16 && src.contiguous_rows()) {  // the common stationary: both arrays in one pass
+    for (uint32_t k = 0; k < K; ++k) {
+      const uint8_t* row = src.row(k);
+      float* value = pe.value.data() + size_t(k) * F;
+      uint32_t* bits = pe.bits.data() + size_t(k) * F;
+      for (size_t j = 0; j < F; ++j) {  // bf16 -> fp32 is the bits moved up (load_f32's conversion)
+        uint16_t h;
+        std::memcpy(&h, row + 2 * j, 2);
+        bits[j] = h;
+        const uint32_t u = uint32_t(h) << 16;
+        std::memcpy(value + j, &u, 4);
+      }
+    }
+    return;
+  }
   uint8_t* raw = ctx.bytes(0, F * src.esize);
   for (uint32_t k = 0; k < K; ++k) {
     gather_f32(src, k, pe.value.data() + size_t(k) * F);
@@ -92,12 +107,12 @@ void exec_load_stationary(ExecContext& ctx, const isa::Instruction& ins) {
 // dst[M, N] (+)= stationary.T @ moving[K, N] with the stationary the PE array holds.
 void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
   const PeState& pe = ctx.pe;
-  // The stationary packed for the product before resolving dst, which waits for a product still running into
-  // the same PSUM tile (the common case: the next step of an accumulation): the packing overlaps it.
+  // The stationary packed for the product while the products started before it still run (pe_gemm_start
+  // first waits for the older of two): the packing is off the path between them.
   std::optional<PreparedWeights> prepared;
   if (ctx.gemm_running && pe.loaded && !ins.params.double_row && !ins.params.transpose)
     prepared.emplace(pe.value.data(), pe.rows, pe.cols);
-  View dst = ctx.write(ins, 0), mv = ctx.read(ins, 1);
+  View dst = ctx.write_queued_product(ins, 0), mv = ctx.read(ins, 1);
   const isa::TargetDesc& t = ctx.target;
   const int ncv = t.nc_version;
   const bool dbl = ins.params.double_row, transpose = ins.params.transpose;
@@ -141,7 +156,12 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
   }
 
   const bool accumulate = ins.params.accumulate;
-  if (!dbl && !transpose && mv.contiguous_rows() && !may_overlap(dst, mv)) {
+  const bool dense = !dbl && !transpose && mv.contiguous_rows() && !may_overlap(dst, mv);
+  float* const direct = dense ? direct_f32(dst, 0) : nullptr;
+  const bool queued = direct && dst.pstep % 4 == 0 && dst.mem == isa::Memory::PSUM && mv.mem == isa::Memory::SBUF &&
+                      !ctx.checker;
+  if (!queued) ctx.settle_gemm();  // dst was resolved without waiting for the running products
+  if (dense) {
     // Dense moving rows: pe_gemm converts them panel by panel on its threads and, for a dense fp32 dst,
     // accumulates straight into it (the common PSUM case), skipping both staging copies.
     GemmMoving moving;
@@ -149,18 +169,20 @@ void exec_multiply_moving(ExecContext& ctx, const isa::Instruction& ins) {
     moving.row_step = mv.pstep;
     moving.dtype = mv.dtype;
     GemmOut out;
-    if (float* d = direct_f32(dst, 0); d && dst.pstep % 4 == 0) {
-      out.base = d;
+    if (direct && dst.pstep % 4 == 0) {
+      out.base = direct;
       out.row_step = dst.pstep / 4;
       out.accumulate = accumulate;
-      if (dst.mem == isa::Memory::PSUM && mv.mem == isa::Memory::SBUF && !ctx.checker) {
-        // Left running on the helper threads while the next instructions execute (ExecContext::gemm_running);
-        // both operands in this core's own memories, which only this context's instructions touch.
-        ctx.settle_gemm();
+      if (queued) {
+        // Left running on the helper threads while the next instructions execute (ExecContext::gemm_running),
+        // behind the products still running (pe_gemm_start orders it after one it overlaps); both operands in
+        // this core's own memories, which only this context's instructions touch.
         pe_gemm_start(pe.value.data(), rows, M, N, moving, out);
         ctx.gemm_running = true;
-        ctx.gemm_out = dst;
-        ctx.gemm_moving = mv;
+        ctx.gemm_out[1] = ctx.gemm_out[0];
+        ctx.gemm_moving[1] = ctx.gemm_moving[0];
+        ctx.gemm_out[0] = dst;
+        ctx.gemm_moving[0] = mv;
         return;
       }
       pe_gemm(pe.value.data(), rows, M, N, moving, out);

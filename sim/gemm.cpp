@@ -23,7 +23,10 @@
 #include "sim/gemm.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <mutex>
 #include <vector>
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -250,10 +253,12 @@ void tail_columns(const float* wp, int mr, const float* panel, uint32_t pstride,
 }
 
 // Weights packed per row block: block b holds rows [b*kMR, b*kMR + mr) as [rows][mr].
-// Two buffers per thread: PreparedWeights packs into the one the running product (pe_gemm_start) does not read.
+// Three buffers per thread: up to two products left running (pe_gemm_start) read theirs, PreparedWeights packs
+// into the third.
+constexpr int kWeightBuffers = 3;
 const float* pack_weights(const float* w, uint32_t rows, uint32_t M, int buffer = 0) {
   const uint32_t mblocks = (M + kMR - 1) / kMR;
-  thread_local std::vector<float> buffers[2];
+  thread_local std::vector<float> buffers[kWeightBuffers];
   std::vector<float>& packed = buffers[buffer];
   packed.resize(size_t(mblocks) * kMR * rows);
   for (uint32_t b = 0; b < mblocks; ++b) {
@@ -289,7 +294,7 @@ namespace {
 // One product split into work items: (column panel, group of row blocks).
 struct Job {
   const float* wp = nullptr;  // packed weights (pack_weights: the buffer of the thread that made the job)
-  int buffer = 0;             // which of its two buffers
+  int buffer = 0;             // which of its buffers
   uint32_t rows = 0, M = 0, N = 0, mblocks = 0, groups = 1;
   size_t items = 0;
   GemmMoving moving;
@@ -339,6 +344,23 @@ struct Prepared {
 };
 thread_local Prepared t_prepared;
 
+// How a product splits into work items (Job's fields of the same names).
+struct Shape {
+  uint32_t mblocks = 0, groups = 1;
+  size_t items = 0;
+  bool parallel = false;
+};
+Shape job_shape(uint32_t rows, uint32_t M, uint32_t N) {
+  Shape sh;
+  sh.mblocks = (M + kMR - 1) / kMR;
+  const uint32_t npanels = (N + kNB - 1) / kNB;
+  sh.groups = std::max<uint32_t>(1, std::min<uint32_t>(sh.mblocks, (kMinItems + npanels - 1) / npanels));
+  sh.items = size_t(npanels) * sh.groups;
+  // Split over threads only when an item is worth a wake-up (~64K multiply-adds or more per call).
+  sh.parallel = sh.items > 1 && uint64_t(rows) * M * N >= (uint64_t(1) << 20);
+  return sh;
+}
+
 Job make_job(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out,
              int buffer = 0) {
   Job j;
@@ -350,34 +372,148 @@ Job make_job(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
   j.rows = rows;
   j.M = M;
   j.N = N;
-  j.mblocks = (M + kMR - 1) / kMR;
-  const uint32_t npanels = (N + kNB - 1) / kNB;
-  j.groups = std::max<uint32_t>(1, std::min<uint32_t>(j.mblocks, (kMinItems + npanels - 1) / npanels));
-  j.items = size_t(npanels) * j.groups;
+  const Shape sh = job_shape(rows, M, N);
+  j.mblocks = sh.mblocks;
+  j.groups = sh.groups;
+  j.items = sh.items;
+  j.parallel = sh.parallel;
   j.moving = moving;
   j.out = out;
   j.wr = have ? pre.wr : fma_range(w, size_t(rows) * M);
-  // Split over threads only when an item is worth a wake-up (~64K multiply-adds or more per call).
-  j.parallel = j.items > 1 && uint64_t(rows) * M * N >= (uint64_t(1) << 20);
   return j;
 }
 
-// The product pe_gemm_start left running on the helper threads (it reads the calling thread's packed weights).
-thread_local Job t_started;
-thread_local bool t_pending = false;
-thread_local int t_started_buffer = 0;  // the packing buffer t_started reads
+// The products pe_gemm_start left running: a queue of at most kDepth jobs owned by the thread that started them.
+// Its items are claimed in order, the older job's first, by worker loops on the helper threads (one
+// parallel_start job, kept while products keep coming) and by the owner whenever it waits. A job whose output
+// overlaps the output or moving operand of the job before it is ordered after it: item by item when both split
+// their output alike (item i writes the same elements: the accumulation order of every element is kept), else
+// after the whole job. Two queued jobs keep the helpers busy while the owner executes the instructions between
+// two products (DMA copies, the next stationary), instead of idling at the end of each product.
+constexpr uint64_t kDepth = 2;
+constexpr uint32_t kMaxQueuedItems = 64;
+constexpr int kWorkerIdleMicros = 100;  // a worker loop with nothing to claim leaves after this (host tuning)
+
+struct Queued {
+  Job job;
+  uint64_t seq = 0;  // the job's number (from 1); job s lives in Stream::q[s % kDepth]
+  enum class Dep : uint8_t { none, per_item, all } dep = Dep::none;  // on job seq - 1
+  uint32_t next = 0;                   // next item to claim (under Stream::mu)
+  std::atomic<uint32_t> left{0};       // items not finished
+  std::atomic<uint64_t> done_seq{0};   // >= seq once every item finished (job numbers only grow)
+  std::atomic<uint64_t> item_done[kMaxQueuedItems] = {};  // >= seq once item i finished
+};
+
+struct Stream {
+  std::mutex mu;
+  Queued q[kDepth];
+  uint64_t last = 0;                   // the last job started (written by the owner under mu)
+  std::atomic<uint64_t> published{0};  // items published and claimed so far (under mu; read without it to poll)
+  std::atomic<uint64_t> claimed{0};
+  bool closing = false;  // under mu: pe_gemm_settle runs; worker loops leave once nothing is left to claim
+  unsigned workers = 0;  // under mu: worker loops started and not left
+  bool pool_job = false;  // owner: a parallel_start job to join
+
+  struct Claim {
+    Queued* x = nullptr;
+    uint32_t item = 0;
+  };
+  Claim claim_locked() {
+    for (uint64_t s = last >= kDepth ? last - kDepth + 1 : 1; s <= last; ++s) {
+      Queued& x = q[s % kDepth];
+      if (x.next < x.job.items) {
+        claimed.fetch_add(1, std::memory_order_relaxed);
+        return {&x, x.next++};
+      }
+    }
+    return {};
+  }
+  Claim claim() {
+    if (published.load(std::memory_order_acquire) == claimed.load(std::memory_order_relaxed)) return {};
+    std::lock_guard<std::mutex> l(mu);
+    return claim_locked();
+  }
+  void run(const Claim& c) {
+    Queued& x = *c.x;
+    const uint64_t s = x.seq;
+    if (x.dep != Queued::Dep::none) {
+      const Queued& p = q[(s - 1) % kDepth];
+      const std::atomic<uint64_t>& flag = x.dep == Queued::Dep::per_item ? p.item_done[c.item] : p.done_seq;
+      while (flag.load(std::memory_order_acquire) < s - 1) pause();
+    }
+    x.job.item(c.item);
+    x.item_done[c.item].store(s, std::memory_order_release);
+    if (x.left.fetch_sub(1, std::memory_order_acq_rel) == 1) x.done_seq.store(s, std::memory_order_release);
+  }
+  bool done(uint64_t s) const { return s == 0 || q[s % kDepth].done_seq.load(std::memory_order_acquire) >= s; }
+  // The owner: takes part until job s has finished.
+  void wait(uint64_t s) {
+    while (!done(s)) {
+      if (const Claim c = claim(); c.x) run(c);
+      else pause();
+    }
+  }
+  // A helper thread's loop: items as they come, until pe_gemm_settle or kWorkerIdleMicros without any.
+  void worker() {
+    auto idle_since = std::chrono::steady_clock::now();
+    for (unsigned spins = 1;; ++spins) {
+      Claim c = claim();
+      if (!c.x && (spins & 63) == 0) {
+        const bool idle = std::chrono::steady_clock::now() - idle_since > std::chrono::microseconds(kWorkerIdleMicros);
+        std::lock_guard<std::mutex> l(mu);
+        if (closing || idle) {
+          c = claim_locked();
+          if (!c.x) {
+            --workers;
+            return;
+          }
+        }
+      }
+      if (!c.x) {
+        pause();
+        continue;
+      }
+      run(c);
+      idle_since = std::chrono::steady_clock::now();
+    }
+  }
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  // A buffer of pack_weights that no unfinished job reads.
+  int free_buffer() const {
+    for (int b = 0; b < kWeightBuffers; ++b) {
+      bool used = false;
+      for (uint64_t k = 0; k < kDepth; ++k) used |= q[k].seq && !done(q[k].seq) && q[k].job.buffer == b;
+      if (!used) return b;
+    }
+    return 0;  // unreachable: at most kDepth < kWeightBuffers jobs are unfinished
+  }
+};
+thread_local Stream t_stream;  // this thread's products left running
 }  // namespace
 
 PreparedWeights::PreparedWeights(const float* w, uint32_t rows, uint32_t M) {
-  const int buffer = t_pending ? 1 - t_started_buffer : 0;
+  const int buffer = t_stream.free_buffer();
   t_prepared = Prepared{w, rows, M, pack_weights(w, rows, M, buffer), fma_range(w, size_t(rows) * M), buffer};
 }
 PreparedWeights::~PreparedWeights() { t_prepared = Prepared{}; }
 
 void pe_gemm_settle() {
-  if (!t_pending) return;
-  parallel_join();
-  t_pending = false;
+  Stream& st = t_stream;
+  if (st.done(st.last) && st.done(st.last - (st.last > 0)) && !st.pool_job) return;
+  {
+    std::lock_guard<std::mutex> l(st.mu);
+    st.closing = true;
+  }
+  for (uint64_t s = st.last >= kDepth ? st.last - kDepth + 1 : 1; s <= st.last; ++s) st.wait(s);
+  if (st.pool_job) parallel_join();  // the worker loops leave (a loop no helper started runs here and leaves)
+  st.pool_job = false;
+  std::lock_guard<std::mutex> l(st.mu);
+  st.closing = false;
+  st.workers = 0;
 }
 
 void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving, const GemmOut& out) {
@@ -394,22 +530,73 @@ void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
   }
 }
 
+namespace {
+// Bytes [lo, hi) a product writes (its output) or reads (its moving operand).
+struct Span {
+  uintptr_t lo = 0, hi = 0;
+  bool meets(const Span& o) const { return lo < o.hi && o.lo < hi; }
+};
+Span out_span(const Job& j) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(j.out.base);
+  return {a, a + (uint64_t(j.M - 1) * uint64_t(j.out.row_step) + j.N) * 4};
+}
+Span moving_span(const Job& j) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(j.moving.base);
+  return {a, a + uint64_t(j.rows - 1) * uint64_t(j.moving.row_step) + uint64_t(j.N) * isa::dtype_size(j.moving.dtype)};
+}
+}  // namespace
+
 void pe_gemm_start(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving,
                    const GemmOut& out) {
-  pe_gemm_settle();
-  if (M == 0 || N == 0) {
-    t_prepared = Prepared{};
+  const Shape sh = job_shape(rows, M, N);
+  if (M == 0 || N == 0 || !sh.parallel || sh.items > kMaxQueuedItems || parallel_threads() <= 1) {
+    pe_gemm(w, rows, M, N, moving, out);  // after the running products, on this thread alone
     return;
   }
-  // Weights prepared while the previous product ran, or packed now (nothing runs any more: either buffer).
-  t_started = make_job(w, rows, M, N, moving, out);
-  t_started_buffer = t_started.buffer;
-  const Job* j = &t_started;  // this thread's: the helpers get the pointer
-  if (j->parallel && parallel_start(j->items, [j](size_t it) { j->item(it); })) {
-    t_pending = true;
-    return;
+  Stream& st = t_stream;
+  // At most kDepth jobs unfinished: the oldest finishes first (this thread takes part), its slot is reused.
+  const uint64_t s = st.last + 1;
+  if (s > kDepth) st.wait(s - kDepth);
+  // Weights prepared while the products ran, or packed now into a buffer no unfinished job reads.
+  const Job j = make_job(w, rows, M, N, moving, out, st.free_buffer());
+  Queued::Dep dep = Queued::Dep::none;
+  if (!st.done(s - 1)) {
+    const Job& p = st.q[(s - 1) % kDepth].job;
+    const Span o = out_span(j), po = out_span(p);
+    const bool reads_after = moving_span(j).meets(po), writes_read = o.meets(moving_span(p));
+    if (o.meets(po) || reads_after || writes_read) {
+      const bool alike = j.out.base == p.out.base && j.out.row_step == p.out.row_step && j.M == p.M && j.N == p.N &&
+                         j.groups == p.groups && !reads_after && !writes_read;
+      dep = alike ? Queued::Dep::per_item : Queued::Dep::all;
+    }
   }
-  for (size_t it = 0; it < j->items; ++it) j->item(it);
+  bool start_workers = false;
+  {
+    std::lock_guard<std::mutex> l(st.mu);  // claimers read the slot under the lock
+    Queued& x = st.q[s % kDepth];  // job s - kDepth's, finished
+    x.job = j;
+    x.seq = s;
+    x.dep = dep;
+    x.next = 0;
+    x.left.store(uint32_t(j.items), std::memory_order_relaxed);
+    st.last = s;
+    st.published.fetch_add(j.items, std::memory_order_release);
+    if (st.workers == 0) {
+      start_workers = true;
+      st.workers = parallel_threads() - 1;
+    }
+  }
+  if (!start_workers) return;
+  if (st.pool_job) parallel_join();  // the loops that left
+  st.pool_job = parallel_start(parallel_threads() - 1, [&st](size_t) { st.worker(); });
+  if (!st.pool_job) {  // no free helper thread: this thread runs them now
+    {
+      std::lock_guard<std::mutex> l(st.mu);
+      st.workers = 0;
+    }
+    st.wait(s - 1);
+    st.wait(s);
+  }
 }
 
 void pe_gemm(const float* w, const float* v, uint32_t rows, uint32_t M, uint32_t N, float* acc) {

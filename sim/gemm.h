@@ -34,12 +34,15 @@ void pe_gemm(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMo
 
 // pe_gemm begun on the parallel_for helper threads, returning before it is done, so the caller can go on with
 // other work meanwhile: `w` is packed before the call returns (it may change after), but the moving operand's
-// bytes must not change and `out` must not be read or written until pe_gemm_settle() (the next pe_gemm or
-// pe_gemm_start of this thread settles it first). Without a free helper thread it runs to the end at once.
+// bytes must not change and `out` must not be read or written until pe_gemm_settle(). At most two products of
+// a thread run at once (a third start first waits for the oldest, the calling thread taking part); a product
+// whose output overlaps the output or moving operand of the one started before it runs after it (per column
+// panel when both write the same elements alike, so each element's accumulations keep their order). pe_gemm
+// settles them first. Without a free helper thread, or for a small product, it runs to the end at once.
 void pe_gemm_start(const float* w, uint32_t rows, uint32_t M, uint32_t N, const GemmMoving& moving,
                    const GemmOut& out);
-// Packs the weights (and checks their range) for this thread's next pe_gemm_start or pe_gemm while a product
-// may still be running (it does not touch that one's), so that the packing is off the path between the two:
+// Packs the weights (and checks their range) for this thread's next pe_gemm_start or pe_gemm while products
+// may still be running (it does not touch theirs), so that the packing is off the path between them:
 // the next call in the object's lifetime uses them if its w, rows and M are these (w's values must not change
 // meanwhile). They are forgotten when the object goes out of scope, used or not.
 class PreparedWeights {
@@ -49,7 +52,7 @@ class PreparedWeights {
   PreparedWeights(const PreparedWeights&) = delete;
   PreparedWeights& operator=(const PreparedWeights&) = delete;
 };
-// Waits for the product this thread's pe_gemm_start left running, the calling thread taking part; a no-op
+// Waits for the products this thread's pe_gemm_start left running, the calling thread taking part; a no-op
 // when there is none.
 void pe_gemm_settle();
 

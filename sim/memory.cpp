@@ -115,6 +115,33 @@ void MemorySpace::populate(uint32_t partition, uint64_t lo, uint64_t hi) {
 #endif
 }
 
+namespace {
+// The chunks [c0, c1) fill_chunks / mark_chunks cover: whole chunks inside [lo, hi), and the partition's
+// last (shorter) chunk when hi reaches its end.
+std::pair<uint64_t, uint64_t> whole_chunks(uint64_t lo, uint64_t hi, uint64_t partition_bytes, uint64_t chunk) {
+  hi = std::min(hi, partition_bytes);
+  const uint64_t c0 = (lo + chunk - 1) / chunk, c1 = hi == partition_bytes ? (hi + chunk - 1) / chunk : hi / chunk;
+  return {c0, std::max(c0, c1)};
+}
+}  // namespace
+
+void MemorySpace::fill_chunks(uint32_t partition, uint64_t lo, uint64_t hi) {
+  if (partition >= partitions_ || partitions_ == 1) return;
+  const auto [c0, c1] = whole_chunks(lo, hi, partition_bytes_, kChunkBytes);
+  for (uint64_t c = c0; c < c1; ++c) {
+    if (chunk_ready_[size_t(partition) * chunks_per_partition_ + c]) continue;
+    const uint64_t b0 = c * kChunkBytes, b1 = std::min(b0 + kChunkBytes, partition_bytes_);
+    std::memset(ptr(partition, b0), kSentinelByte, b1 - b0);
+  }
+}
+
+void MemorySpace::mark_chunks(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi) {
+  if (partitions_ == 1) return;
+  const auto [c0, c1] = whole_chunks(lo, hi, partition_bytes_, kChunkBytes);
+  for (uint32_t p = p0; p < p0 + np && p < partitions_; ++p)
+    for (uint64_t c = c0; c < c1; ++c) mark(p, c, false);
+}
+
 void MemorySpace::release(uint32_t partition, uint64_t lo, uint64_t hi) {
   if (partition >= partitions_) return;
   const uintptr_t page = 4096;

@@ -51,6 +51,13 @@ class MemorySpace {
   // Changes no byte's value or validity; a no-op where the OS cannot do it (or the partition is out of range),
   // and for a reused allocation (reuse_freed_memory: the walk over its present pages would cost more).
   void populate(uint32_t partition, uint64_t lo, uint64_t hi);
+  // Up-front sentinel for a multi-partition space: fill_chunks() fills the chunks of bytes [lo, hi) of one
+  // partition that prepare() would fill on first use (the whole chunks inside the range, and the last one of the
+  // partition when hi reaches its end) and are not valid yet; it only reads the validity flags, so calls for
+  // different partitions may run on different threads. mark_chunks() then makes those chunks of partitions
+  // [p0, p0+np) valid (one thread). Every byte reads as before: sentinel until written.
+  void fill_chunks(uint32_t partition, uint64_t lo, uint64_t hi);
+  void mark_chunks(uint32_t p0, uint32_t np, uint64_t lo, uint64_t hi);
   // Asks the OS for transparent huge pages (2 MiB) under bytes [lo, hi) of partitions [p0, p0+np) (the host
   // span from the first partition's lo to the last one's hi, trimmed to whole huge pages): one page fault
   // per 2 MiB instead of one per 4 KiB where a range will be touched densely. Changes no byte's value or

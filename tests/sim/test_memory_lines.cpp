@@ -84,3 +84,26 @@ TEST_CASE("MemorySpace::reuse_freed_memory: a reused allocation starts with ever
   random_ops(m, bytes, 11, 500);
   MemorySpace::reuse_freed_memory(false);
 }
+
+TEST_CASE("MemorySpace::fill_chunks / mark_chunks: up-front sentinel on several partitions keeps what was written") {
+  // 4 partitions of 10,000 bytes (chunks 0-1 whole, chunk 2 the partition's short last one): bytes written
+  // before the fill keep their values, the range's whole chunks become valid, a chunk only partly inside it
+  // is left to prepare().
+  MemorySpace m;
+  const uint64_t bytes = 10000;
+  m.init(4, bytes);
+  m.prepare_overwrite(1, 2, 4096, 8192);  // partitions 1-2, chunk 1: written
+  for (uint32_t p = 1; p <= 2; ++p) std::memset(m.ptr(p, 4096), 7, 4096);
+  for (uint32_t p = 0; p < 4; ++p) m.fill_chunks(p, 100, bytes);  // chunk 0 only partly inside: not filled
+  m.mark_chunks(0, 4, 100, bytes);
+  for (uint32_t p = 0; p < 4; ++p) {
+    CAPTURE(p);
+    for (uint64_t b = 4096; b < bytes; ++b) REQUIRE(m.ptr(p, b)[0] == ((p == 1 || p == 2) && b < 8192 ? 7 : kSentinelByte));
+    std::memset(m.ptr(p, 8192), 9, 8);  // a valid chunk: written without prepare, kept by the next prepare
+  }
+  m.prepare(0, 4, 0, bytes);
+  for (uint32_t p = 0; p < 4; ++p) {
+    for (uint64_t b = 0; b < 4096; ++b) REQUIRE(m.ptr(p, b)[0] == kSentinelByte);
+    for (uint64_t b = 8192; b < 8200; ++b) REQUIRE(m.ptr(p, b)[0] == 9);
+  }
+}
