@@ -116,10 +116,4 @@ Run run_compiled(const Compiled& c, std::span<const sim::HostArray> inputs, sim:
 // (`prog.nkibin: error: vector instruction 3 (memset): ...`). Throws nkisim::Error.
 Outcome compile_and_run(RunRequest req);
 
-// For a process about to compile and then simulate on `target` with `inputs` (the CLI, headers read): when the
-// inputs are large enough that the kernel likely uses most of SBUF, starts preparing the target's SBUF and PSUM
-// on a background thread (sim/memory_ahead.h), so the run finds them faulted in and sentinel-filled. A run on
-// another target does not use them; no result changes. Call it once, before compiling.
-void prepare_memories_ahead(const isa::TargetDesc& target, std::span<const sim::HostArray> inputs);
-
 }  // namespace nkisim::api

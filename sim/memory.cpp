@@ -12,8 +12,6 @@
 
 #include <sys/mman.h>
 
-#include "sim/memory_ahead.h"
-
 namespace nkisim::sim {
 namespace {
 
@@ -81,7 +79,7 @@ void MemorySpace::holds_files() {
 void MemorySpace::init(uint32_t partitions, uint64_t partition_bytes, uint64_t host_offset) {
   partitions_ = partitions;
   partition_bytes_ = partition_bytes;
-  pitch_ = pitch_for(partitions, partition_bytes);
+  pitch_ = partitions > 1 ? (partition_bytes + 63) / 64 * 64 + kSkewBytes : partition_bytes;
   uint64_t total = uint64_t(partitions) * pitch_;
   // An anonymous mapping: pages come from the OS on first touch (a large SBUF/HBM costs nothing until a
   // chunk is used). Huge pages are asked for per range by advise_huge (ExecContext decides where).
@@ -89,10 +87,8 @@ void MemorySpace::init(uint32_t partitions, uint64_t partition_bytes, uint64_t h
   const size_t bytes = size_t(std::max<uint64_t>(total, 1) + host_offset);
   data_.reset();
   const bool reuse = g_reuse.load();
-  // Prepared while the kernel compiled (sim/memory_ahead.h; the first init of a process waits for that thread).
-  const PreparedMemory ahead = take_prepared(partitions, partition_bytes, host_offset ? 0 : bytes);
-  void* mem = ahead.mem ? ahead.mem : reuse ? take_pooled(bytes) : nullptr;
-  reused_ = mem != nullptr && !ahead.mem;
+  void* mem = reuse ? take_pooled(bytes) : nullptr;
+  reused_ = mem != nullptr;
   if (!mem) mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) throw std::bad_alloc();
   data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(mem) + host_offset,
@@ -105,21 +101,11 @@ void MemorySpace::init(uint32_t partitions, uint64_t partition_bytes, uint64_t h
   column_mask_.assign(size_t(mask_words_) * chunks_per_partition_, 0);
   line_valid_.assign(partitions == 1 ? chunks_per_partition_ : 0, 0);
   ready_count_ = 0;
-  prepared_.clear();
-  if (ahead.mem) {  // its prepared bytes hold the sentinel already: their chunks are valid
-    prepared_.resize(partitions);
-    for (uint32_t p = 0; p < partitions; ++p) {
-      prepared_[p] = std::min(ahead.ready(p), partition_bytes);
-      const uint64_t c1 = prepared_[p] == partition_bytes ? chunks_per_partition_ : prepared_[p] / kChunkBytes;
-      for (uint64_t c = 0; c < c1; ++c) mark(p, c, false);
-    }
-  }
 }
 
 void MemorySpace::populate(uint32_t partition, uint64_t lo, uint64_t hi) {
 #ifdef MADV_POPULATE_WRITE
   if (partition >= partitions_ || reused_) return;
-  if (partition < prepared_.size()) lo = std::max(lo, prepared_[partition]);  // those pages are there
   const uintptr_t page = 4096;
   const uintptr_t a = (reinterpret_cast<uintptr_t>(ptr(partition, 0)) + lo + page - 1) & ~(page - 1);
   const uintptr_t b = (reinterpret_cast<uintptr_t>(ptr(partition, 0)) + std::min(hi, partition_bytes_)) & ~(page - 1);

@@ -37,10 +37,6 @@ class MemorySpace {
   uint64_t partition_bytes() const { return partition_bytes_; }
   // Host bytes from one partition to the next (>= partition_bytes): see kSkewBytes.
   uint64_t pitch() const { return pitch_; }
-  // The pitch init() gives a space of that shape.
-  static uint64_t pitch_for(uint32_t partitions, uint64_t partition_bytes) {
-    return partitions > 1 ? (partition_bytes + 63) / 64 * 64 + kSkewBytes : partition_bytes;
-  }
   uint8_t* ptr(uint32_t partition, uint64_t byte) { return data_.get() + partition * pitch_ + byte; }
 
   // Makes bytes [lo, hi) of partitions [p0, p0+np) valid (sentinel-filling untouched chunks).
@@ -116,7 +112,6 @@ class MemorySpace {
   static constexpr uint64_t kLineBytes = 64;
   std::vector<uint64_t> line_valid_;
   bool reused_ = false;  // the allocation came from the reuse pool: its pages are mostly there already
-  std::vector<uint64_t> prepared_;  // [partition]: bytes [0, n) were faulted in ahead (sim/memory_ahead.h)
   size_t ready_count_ = 0;
 };
 

@@ -418,9 +418,6 @@ int run(int argc, char** argv) {
       copts.inputs.push_back({inputs.back().dtype, inputs.back().shape});
     }
   phases.lap("inputs");
-  // Large inputs: the other core faults in and sentinel-fills the target's SBUF and PSUM while this one compiles
-  // (a timing-only run touches neither).
-  if (!timing_only) api::prepare_memories_ahead(*target, inputs);
 
   int lnc = vm.count("lnc") ? vm["lnc"].as<int>() : 1;
   cli::check_lnc_option(*target, lnc);
