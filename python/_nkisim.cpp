@@ -283,6 +283,7 @@ py::dict simulate(const std::shared_ptr<Program>& p, const std::vector<std::pair
     o.functional = mode == "functional";
     o.timing_only = mode == "timing-only";
     o.outputs_in_place = true;  // native-dtype outputs become numpy arrays over the run's HBM (to_numpy)
+    o.huge_pages = sim::HugePages::Always;  // the memories are reused call after call (module init below)
     o.timeline = timeline;
     o.trace = !trace_path.empty() || !html_path.empty();
     if (!check.empty()) {  // --check (sim/check.h): "init,race,sync", "all", "error", ...

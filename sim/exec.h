@@ -10,6 +10,7 @@
 #include "isa/program.h"
 #include "isa/target.h"
 #include "sim/checker.h"
+#include "sim/huge_pages.h"
 #include "sim/memory.h"
 #include "sim/pe_state.h"
 #include "sim/view.h"
@@ -27,10 +28,10 @@ class ExecContext {
   ExecContext& operator=(const ExecContext&) = delete;
   // Before a run that computes (not timing only): faults in, over the parallel_for threads, the memory the
   // program certainly touches (the HBM inputs and outputs when `with_hbm`, i.e. for one core of the run;
-  // SBUF/PSUM up to a dense high-water mark), after asking for transparent huge pages where
-  // NKISIM_HUGEPAGES says so. sim/exec_context.cpp has the measurements behind it. Changes no byte's value
-  // or validity.
-  void prepare_pages(bool with_hbm);
+  // SBUF/PSUM up to a dense high-water mark), after asking for transparent huge pages where `huge` says so
+  // (NKISIM_HUGEPAGES=0|auto|1 in the environment overrides it). sim/exec_context.cpp has the measurements
+  // behind it. Changes no byte's value or validity.
+  void prepare_pages(bool with_hbm, HugePages huge = HugePages::Off);
 
   const isa::Program& program;
   const isa::TargetDesc& target;

@@ -37,19 +37,22 @@ constexpr size_t kHighWaterSamples = 512;
 // page. `auto` asks for them on the dense ranges above and populates those one huge page at a time,
 // keeping account of what the pages cost beyond the small faults they replace; once that excess passes
 // kHugePageLossBudget (two cold pages do it, a lone cold page among warm ones does not) the advice is taken
-// back for everything not yet touched. `1` asks for them on every simulated memory, unconditionally. They
-// stay opt-in because with them this VM's page cache also got cold memory at times (writing a 64 MiB output
-// took 0.1-0.25 s instead of 0.014 s in 3 of 12 runs) and the benchmark varied far more
-// (docs/performance.md "Huge pages").
+// back for everything not yet touched. `1` asks for them on every simulated memory, unconditionally. The CLI
+// runs without them because with them this VM's page cache also got cold memory at times (writing a 64 MiB
+// output took 0.1-0.25 s instead of 0.014 s in 3 of 12 runs) and the benchmark varied far more
+// (docs/dev/performance-log.md "Huge pages"). The Python package runs with Always (Options::huge_pages): it
+// reuses its memories call after call, so a cold page costs once, and every later call gains (bench case (e)
+// and the one-tile call: docs/dev/performance-log.md "Session 12, huge pages in process").
 constexpr double kSmallFaultSeconds = 1.8e-6;  // one 4 KiB first-touch fault on the VM above
 constexpr double kSmallPagesPerHuge = 512;
 constexpr double kHugePageLossBudget = 0.005;
 
-enum class HugePages { off, always, automatic };
-HugePages huge_page_setting() {
+// NKISIM_HUGEPAGES when set (0, auto or 1; anything else means off), else what the embedder asked for.
+HugePages huge_page_setting(HugePages requested) {
   const char* env = std::getenv("NKISIM_HUGEPAGES");
-  const std::string_view v = env ? env : "";
-  return v == "1" ? HugePages::always : v == "auto" ? HugePages::automatic : HugePages::off;
+  if (!env) return requested;
+  const std::string_view v = env;
+  return v == "1" ? HugePages::Always : v == "auto" ? HugePages::Auto : HugePages::Off;
 }
 
 // Bytes [lo, hi) of partitions [p0, p0 + np) of one memory space.
@@ -88,7 +91,7 @@ void huge_pages_while_cheap(const std::vector<Range>& dense) {
 
 }  // namespace
 
-void ExecContext::prepare_pages(bool with_hbm) {
+void ExecContext::prepare_pages(bool with_hbm, HugePages huge) {
   std::vector<Range> dense;
   if (with_hbm)
     for (size_t i = 0; i < program.hbm_tensors.size(); ++i) {
@@ -101,14 +104,14 @@ void ExecContext::prepare_pages(bool with_hbm) {
     if (const uint64_t hi = dense_high_water(program, m, space.partition_bytes()))
       dense.push_back({&space, 0, space.partitions(), 0, hi});
   }
-  switch (huge_page_setting()) {
-    case HugePages::off:
+  switch (huge_page_setting(huge)) {
+    case HugePages::Off:
       break;
-    case HugePages::always:
+    case HugePages::Always:
       if (with_hbm) mem.hbm.advise_huge(0, 1, 0, mem.hbm.partition_bytes());
       for (MemorySpace* s : {&mem.sbuf, &mem.psum}) s->advise_huge(0, s->partitions(), 0, s->partition_bytes());
       break;
-    case HugePages::automatic:
+    case HugePages::Auto:
       huge_pages_while_cheap(dense);
       break;
   }

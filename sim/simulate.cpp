@@ -164,7 +164,7 @@ RunResult simulate(std::span<const isa::Program> programs, std::span<const HostA
   }
   for (size_t i : mapped) m.cores[0]->tensor_mapped[i] = 1;
   if (!opts.timing_only)
-    for (size_t c = 0; c < n; ++c) m.cores[c]->prepare_pages(c == 0);  // the shared HBM once
+    for (size_t c = 0; c < n; ++c) m.cores[c]->prepare_pages(c == 0, opts.huge_pages);  // the shared HBM once
   check_cross_core_pairs(m);
   if (opts.functional && opts.timing_only) throw Error("functional and timing-only runs exclude each other");
   if (opts.functional)

@@ -15,6 +15,7 @@
 #include "isa/target.h"
 #include "sim/check.h"
 #include "sim/host_array.h"
+#include "sim/huge_pages.h"
 
 namespace nkisim::sim {
 
@@ -32,6 +33,11 @@ struct Options {
   // Result::outputs / written_inputs alias the run's simulated HBM (HostArray::view, kept alive by
   // HostArray::owner) instead of holding copies: no copy of large outputs (the CLI writes them from there).
   bool outputs_in_place = false;
+  // Transparent huge pages for the simulated memories (sim/huge_pages.h); NKISIM_HUGEPAGES=0|auto|1 in the
+  // environment overrides this. The Python package runs with Always: its memories are reused call after call
+  // (MemorySpace::reuse_freed_memory), so a huge page's first touch is paid once, and HBM rows far apart share
+  // TLB entries.
+  HugePages huge_pages = HugePages::Off;
   // Dynamic loops: an engine that takes more branches than this stops the run with a located error at
   // the branch (an endless loop never hangs the simulator).
   uint64_t max_loop_iterations = 1000000;

@@ -196,3 +196,37 @@ def test_host_made_npy_constant(tmp_path):
     missing = current.ConstFiles(files={"bias": str(tmp_path / "missing.npy")})
     with pytest.raises(nkisim.KernelError, match="missing.npy' is not a file np.save wrote during this compile"):
         current.add_host_constant(a, missing)
+
+
+def _thp_eligible(address):
+    """THPeligible of the mapping holding `address` (/proc/self/smaps), None when the kernel does not say."""
+    inside = False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split(" ", 1)[0]
+            if "-" in head and not head.endswith(":"):
+                lo, hi = (int(x, 16) for x in head.split("-"))
+                inside = lo <= address < hi
+            elif inside and line.startswith("THPeligible:"):
+                return int(line.split()[1])
+    return None
+
+
+def test_simulated_memories_ask_for_huge_pages(monkeypatch):
+    # The package runs with sim::Options::huge_pages = Always: its memories are reused call after call, so
+    # HBM rows far apart share TLB entries at no repeated cost. The output array lives in the run's HBM.
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            thp = f.read()
+    except OSError:
+        pytest.skip("no transparent huge pages on this machine")
+    if "[madvise]" not in thp:
+        pytest.skip("the machine decides on huge pages itself: " + thp.strip())
+    monkeypatch.delenv("NKISIM_HUGEPAGES", raising=False)
+    a, b = rand(128, 8192), rand(128, 8192, seed=1)
+    out = current.binary_op(a, b, scale=0.5)
+    np.testing.assert_array_equal(out, (a + b) * np.float32(0.5))
+    eligible = _thp_eligible(out.ctypes.data)
+    if eligible is None:
+        pytest.skip("this kernel does not report THPeligible")
+    assert eligible == 1

@@ -163,8 +163,8 @@ inline sim::HostArray raw_array(DType t, std::vector<int64_t> shape, const std::
 }
 template <class T>
 inline std::vector<T> values(const sim::HostArray& a) {
-  std::vector<T> v(a.data.size() / sizeof(T));
-  std::memcpy(v.data(), a.data.data(), a.data.size());
+  std::vector<T> v(a.byte_size() / sizeof(T));  // `data`, or `view` for an output of Options::outputs_in_place
+  std::memcpy(v.data(), a.bytes(), v.size() * sizeof(T));
   return v;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -259,6 +260,51 @@ TEST_CASE("huge pages and up-front faulting change no byte: NKISIM_HUGEPAGES uns
   }
   if (old) setenv("NKISIM_HUGEPAGES", saved.c_str(), 1);
   else unsetenv("NKISIM_HUGEPAGES");
+}
+
+// THPeligible of the mapping holding `addr` in /proc/self/smaps (1: the kernel may back it with huge pages), -1
+// when the kernel does not say.
+int thp_eligible(const void* addr) {
+  std::ifstream f("/proc/self/smaps");
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  bool inside = false;
+  for (std::string line; std::getline(f, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2)  // a mapping's first line; fields are "Name: ..."
+      inside = a >= lo && a < hi;
+    else if (inside && line.rfind("THPeligible:", 0) == 0)
+      return std::atoi(line.c_str() + 12);
+  }
+  return -1;
+}
+
+TEST_CASE("Options::huge_pages: Always advises the run's memories (the Python package's setting), Off does not") {
+  const char* old = std::getenv("NKISIM_HUGEPAGES");
+  const std::string saved = old ? old : "";
+  unsetenv("NKISIM_HUGEPAGES");
+  std::ifstream sys("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string thp;
+  std::getline(sys, thp);
+  const std::vector<float> v = ramp(128 * 8192, -3.0f, 0.002f);
+  Pipeline pl;
+  copy_through_sbuf(pl, 8192);
+  for (auto mode : {nkisim::sim::HugePages::Off, nkisim::sim::HugePages::Always, nkisim::sim::HugePages::Auto}) {
+    CAPTURE(int(mode));
+    nkisim::sim::Options o;
+    o.huge_pages = mode;
+    o.outputs_in_place = true;  // the output stays in the run's HBM, so its mapping can be inspected
+    const nkisim::sim::Result r = nkisim::sim::simulate(pl.b.p, std::vector<HostArray>{f32_array({128, 8192}, v)}, o);
+    REQUIRE(r.outputs.size() == 1);
+    REQUIRE(r.outputs[0].view != nullptr);
+    CHECK(values<float>(r.outputs[0]) == v);
+    // Only where the machine leaves the choice to the program ("[madvise]") does the advice show; Auto may take
+    // it back when the pages prove cold, so only Off and Always are checked.
+    if (thp.find("[madvise]") != std::string::npos && mode != nkisim::sim::HugePages::Auto) {
+      const int e = thp_eligible(r.outputs[0].view);
+      if (e >= 0) CHECK(e == (mode == nkisim::sim::HugePages::Off ? 0 : 1));
+    }
+  }
+  if (old) setenv("NKISIM_HUGEPAGES", saved.c_str(), 1);
 }
 
 TEST_CASE("MemorySpace::populate / populate_huge: each whole huge page once, stops when told; bytes keep their state") {
