@@ -261,7 +261,21 @@ const float* pack_weights(const float* w, uint32_t rows, uint32_t M, int buffer 
   thread_local std::vector<float> buffers[kWeightBuffers];
   std::vector<float>& packed = buffers[buffer];
   packed.resize(size_t(mblocks) * kMR * rows);
-  for (uint32_t b = 0; b < mblocks; ++b) {
+  uint32_t b0 = 0;  // blocks packed below
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  // Row by row (w read in order, once): each whole block's kMR values of row k are one masked 8-lane move. The
+  // blocks whose 8-lane load stays inside the row; the rest go through the loops below.
+  static_assert(kMR <= 8);
+  const uint32_t fast = M >= 8 ? std::min<uint32_t>(M / kMR, (M - 8) / kMR + 1) : 0;
+  for (uint32_t k = 0; k < rows && fast; ++k) {
+    const float* src = w + size_t(k) * M;
+    float* dst = packed.data() + size_t(k) * kMR;
+    for (uint32_t b = 0; b < fast; ++b)
+      _mm256_mask_storeu_ps(dst + size_t(b) * kMR * rows, (1u << kMR) - 1, _mm256_loadu_ps(src + b * kMR));
+  }
+  b0 = fast;
+#endif
+  for (uint32_t b = b0; b < mblocks; ++b) {
     const uint32_t m0 = b * kMR, mr = std::min<uint32_t>(kMR, M - m0);
     float* dst = packed.data() + size_t(b) * kMR * rows;
     if (mr == uint32_t(kMR)) {
