@@ -263,8 +263,8 @@ const float* pack_weights(const float* w, uint32_t rows, uint32_t M, int buffer 
   packed.resize(size_t(mblocks) * kMR * rows);
   uint32_t b0 = 0;  // blocks packed below
 #if defined(__AVX512F__) && defined(__AVX512VL__)
-  // Row by row (w read in order, once): each whole block's kMR values of row k are one masked 8-lane move. The
-  // blocks whose 8-lane load stays inside the row; the rest go through the loops below.
+  // Row by row (w read in order, once): each whole block's kMR values of row k are one masked 8-lane move. Only
+  // the first `fast` blocks, whose 8-lane load stays inside the row; the rest go through the loops below.
   static_assert(kMR <= 8);
   const uint32_t fast = M >= 8 ? std::min<uint32_t>(M / kMR, (M - 8) / kMR + 1) : 0;
   for (uint32_t k = 0; k < rows && fast; ++k) {
