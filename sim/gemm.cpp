@@ -261,7 +261,21 @@ const float* pack_weights(const float* w, uint32_t rows, uint32_t M, int buffer 
   thread_local std::vector<float> buffers[kWeightBuffers];
   std::vector<float>& packed = buffers[buffer];
   packed.resize(size_t(mblocks) * kMR * rows);
-  for (uint32_t b = 0; b < mblocks; ++b) {
+  uint32_t b0 = 0;  // blocks packed below
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  // Row by row (w read in order, once): each whole block's kMR values of row k are one masked 8-lane move. Only
+  // the first `fast` blocks, whose 8-lane load stays inside the row; the rest go through the loops below.
+  static_assert(kMR <= 8);
+  const uint32_t fast = M >= 8 ? std::min<uint32_t>(M / kMR, (M - 8) / kMR + 1) : 0;
+  for (uint32_t k = 0; k < rows && fast; ++k) {
+    const float* src = w + size_t(k) * M;
+    float* dst = packed.data() + size_t(k) * kMR;
+    for (uint32_t b = 0; b < fast; ++b)
+      _mm256_mask_storeu_ps(dst + size_t(b) * kMR * rows, (1u << kMR) - 1, _mm256_loadu_ps(src + b * kMR));
+  }
+  b0 = fast;
+#endif
+  for (uint32_t b = b0; b < mblocks; ++b) {
     const uint32_t m0 = b * kMR, mr = std::min<uint32_t>(kMR, M - m0);
     float* dst = packed.data() + size_t(b) * kMR * rows;
     if (mr == uint32_t(kMR)) {
@@ -398,7 +412,7 @@ struct Queued {
   Job job;
   uint64_t seq = 0;  // the job's number (from 1); job s lives in Stream::q[s % kDepth]
   enum class Dep : uint8_t { none, per_item, all } dep = Dep::none;  // on job seq - 1
-  uint32_t next = 0;                   // next item to claim (under Stream::mu)
+  uint32_t next = 0, end = 0;          // items [next, end) not claimed yet (under Stream::mu)
   std::atomic<uint32_t> left{0};       // items not finished
   std::atomic<uint64_t> done_seq{0};   // >= seq once every item finished (job numbers only grow)
   std::atomic<uint64_t> item_done[kMaxQueuedItems] = {};  // >= seq once item i finished
@@ -418,20 +432,22 @@ struct Stream {
     Queued* x = nullptr;
     uint32_t item = 0;
   };
-  Claim claim_locked() {
+  // The helpers claim a job's items from the front, the owner from the back: consecutive products into one
+  // PSUM tile then mostly give each column panel to the same thread, whose cache holds its output.
+  Claim claim_locked(bool owner) {
     for (uint64_t s = last >= kDepth ? last - kDepth + 1 : 1; s <= last; ++s) {
       Queued& x = q[s % kDepth];
-      if (x.next < x.job.items) {
+      if (x.next < x.end) {
         claimed.fetch_add(1, std::memory_order_relaxed);
-        return {&x, x.next++};
+        return {&x, owner ? --x.end : x.next++};
       }
     }
     return {};
   }
-  Claim claim() {
+  Claim claim(bool owner) {
     if (published.load(std::memory_order_acquire) == claimed.load(std::memory_order_relaxed)) return {};
     std::lock_guard<std::mutex> l(mu);
-    return claim_locked();
+    return claim_locked(owner);
   }
   void run(const Claim& c) {
     Queued& x = *c.x;
@@ -449,7 +465,7 @@ struct Stream {
   // The owner: takes part until job s has finished.
   void wait(uint64_t s) {
     while (!done(s)) {
-      if (const Claim c = claim(); c.x) run(c);
+      if (const Claim c = claim(true); c.x) run(c);
       else pause();
     }
   }
@@ -457,12 +473,12 @@ struct Stream {
   void worker() {
     auto idle_since = std::chrono::steady_clock::now();
     for (unsigned spins = 1;; ++spins) {
-      Claim c = claim();
+      Claim c = claim(false);
       if (!c.x && (spins & 63) == 0) {
         const bool idle = std::chrono::steady_clock::now() - idle_since > std::chrono::microseconds(kWorkerIdleMicros);
         std::lock_guard<std::mutex> l(mu);
         if (closing || idle) {
-          c = claim_locked();
+          c = claim_locked(false);
           if (!c.x) {
             --workers;
             return;
@@ -578,6 +594,7 @@ void pe_gemm_start(const float* w, uint32_t rows, uint32_t M, uint32_t N, const 
     x.seq = s;
     x.dep = dep;
     x.next = 0;
+    x.end = uint32_t(j.items);
     x.left.store(uint32_t(j.items), std::memory_order_relaxed);
     st.last = s;
     st.published.fetch_add(j.items, std::memory_order_release);

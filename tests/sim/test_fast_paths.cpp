@@ -27,7 +27,8 @@ TEST_CASE("pe_gemm equals the sequential triple loop bit for bit (every size cla
     uint32_t K, M, N;
   };
   const Shape shapes[] = {{1, 1, 1},     {3, 7, 17},   {128, 128, 512}, {128, 5, 100}, {256, 128, 512},
-                          {64, 128, 48}, {2, 128, 4096}, {128, 13, 31}, {17, 128, 65}};
+                          {64, 128, 48}, {2, 128, 4096}, {128, 13, 31}, {17, 128, 65}, {9, 14, 40},
+                          {5, 8, 33},    {33, 20, 70}};
   uint32_t seed = 1;
   for (const Shape& s : shapes)
     for (bool bf16 : {true, false})
