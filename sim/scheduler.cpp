@@ -86,6 +86,7 @@ uint64_t Scheduler::issued() const {
 }
 
 void Scheduler::start() {
+  lockstep_init();
   for (int e = 0; e < isa::kNumEngines; ++e) try_issue(e);
 }
 
