@@ -280,10 +280,11 @@ class Scheduler {
   void push(double t, uint8_t unit, Ev kind, uint32_t id) { events_.push(Event{t, id, 0, unit, kind}); }
   const isa::Instruction& ins_at(int e, uint32_t i) const { return p_.streams[size_t(e)][i]; }
   uint32_t gid(int e, uint32_t i) const { return base_[size_t(e)] + i; }
-  bool waits_hold(const OpInfo& op) const {
+  bool waits_hold(const OpInfo& op) const { return failing_wait(op) == nullptr; }
+  const isa::SemWait* failing_wait(const OpInfo& op) const {  // the first wait that does not hold, or null
     for (uint32_t k = 0; k < op.nwait; ++k)
-      if (sems_[op.sems[k].sem] < int64_t(op.sems[k].value)) return false;
-    return true;
+      if (sems_[op.sems[k].sem] < int64_t(op.sems[k].value)) return &op.sems[k];
+    return nullptr;
   }
   void semaphore_cause(const OpInfo& op, StartCalc& c) const;
   void try_issue(int e);
@@ -368,6 +369,15 @@ class Scheduler {
   std::array<std::vector<uint8_t>, isa::kNumEngines> done_;
   double now_ = 0, last_ = 0;
   uint32_t blocked_ = 0;       // engines whose next instruction waits on a semaphore
+  // Per engine: the datapath instruction (index) found blocked and the first of its waits that did not hold.
+  // Semaphores only grow, so while that wait still does not hold a retry would find the engine blocked again
+  // (try_issue_all skips it).
+  std::array<uint32_t, isa::kNumEngines> block_pc_ = [] {
+    std::array<uint32_t, isa::kNumEngines> a;
+    a.fill(~0u);
+    return a;
+  }();
+  std::array<isa::SemWait, isa::kNumEngines> block_wait_{};
   std::array<uint64_t, isa::kNumEngines> taken_{};  // taken branches per engine (Options::max_loop_iterations)
   std::array<bool, isa::kNumEngines> barrier_sent_{};  // the engine's pending core_barrier has signalled
   // sendrecv per engine: 0 pair not ready, 1 outgoing transfer in flight, 2 outgoing transfer done.
