@@ -20,8 +20,9 @@
 
 namespace nkisim::sim {
 namespace {
-// Records what was applied for --explain (no-op unless cost_note() is set).
-void note(const std::string& formula, double cycles, std::initializer_list<std::pair<const char*, double>> inputs,
+// Records what was applied for --explain (no-op unless cost_note() is set). The formula is a C string: the
+// costs run for every instruction of a run and must not build strings when nobody asks for them.
+void note(const char* formula, double cycles, std::initializer_list<std::pair<const char*, double>> inputs,
           isa::DType t) {
   CostNote* n = cost_note();
   if (!n) return;
@@ -48,15 +49,15 @@ double cost_multiply_moving(const isa::Instruction& ins, isa::Engine e, const is
   const isa::AccessPattern &dst = ins.operands[0], &mv = ins.operands[1];
   const double m = double(dst.num_partitions), n = double(dst.free_elements());
   double c = std::max(std::min(t.mm_init_cycles, m), n);
-  std::string f = "max(min(MM_INIT, M), N)";
+  const char* f = "max(min(MM_INIT, M), N)";
   if (ins.params.transpose) {
     if (isa::dtype_size(dst.dtype) == 4) {
       c *= t.pe_fp32_transpose_factor;
-      f += " x PE_FP32_T";
+      f = "max(min(MM_INIT, M), N) x PE_FP32_T";
     }
   } else if (mv.dtype == isa::DType::float32) {
     c *= t.pe_fp32_factor;
-    f += " x PE_FP32";
+    f = "max(min(MM_INIT, M), N) x PE_FP32";
   }
   note(f, c, {{"M", m}, {"N", n}, {"MM_INIT", t.mm_init_cycles}}, mv.dtype);
   return cycles_ns(c, e, t);
@@ -66,10 +67,10 @@ double cost_transpose_pe(const isa::Instruction& ins, isa::Engine e, const isa::
   const isa::AccessPattern& data = ins.operands[1];
   const double p = double(data.num_partitions), f = double(data.free_elements());
   double c = std::max(p, std::min(t.mm_init_cycles, f));
-  std::string fm = "max(P, min(MM_INIT, F))";
+  const char* fm = "max(P, min(MM_INIT, F))";
   if (isa::dtype_size(data.dtype) == 4) {
     c *= t.pe_fp32_transpose_factor;
-    fm += " x PE_FP32_T";
+    fm = "max(P, min(MM_INIT, F)) x PE_FP32_T";
   }
   note(fm, c, {{"P", p}, {"F", f}, {"MM_INIT", t.mm_init_cycles}}, data.dtype);
   return cycles_ns(c, e, t);

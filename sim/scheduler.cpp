@@ -86,6 +86,7 @@ uint64_t Scheduler::issued() const {
 }
 
 void Scheduler::start() {
+  lockstep_init();
   for (int e = 0; e < isa::kNumEngines; ++e) try_issue(e);
 }
 
@@ -158,8 +159,10 @@ void Scheduler::try_issue(int e) {
       if (!issue_sequencer(e, i, op)) return;
       continue;
     }
-    if (!waits_hold(op)) {  // retried after semaphore updates
+    if (const isa::SemWait* w = failing_wait(op)) {  // retried after semaphore updates
       blocked_ |= 1u << e;
+      block_pc_[size_t(e)] = i;
+      block_wait_[size_t(e)] = *w;
       return;
     }
     blocked_ &= ~(1u << e);
@@ -256,7 +259,12 @@ void Scheduler::try_issue(int e) {
 void Scheduler::try_issue_all() {
   if (!sem_changed_) return;
   sem_changed_ = false;
-  for (uint32_t m = blocked_; m; m &= m - 1) try_issue(__builtin_ctz(m));
+  for (uint32_t m = blocked_; m; m &= m - 1) {
+    const int e = __builtin_ctz(m);
+    const isa::SemWait& w = block_wait_[size_t(e)];
+    if (block_pc_[size_t(e)] == eng_[size_t(e)].pc && sems_[w.sem] < int64_t(w.value)) continue;  // still blocked
+    try_issue(e);
+  }
 }
 
 void Scheduler::on_complete(int e, uint32_t i) {

@@ -61,10 +61,19 @@ uint32_t Scheduler::enqueue_transfer(int e, uint32_t i, const DmaPlan& plan, dou
   r_.hbm_read_bytes += plan.hbm_read;
   r_.hbm_write_bytes += plan.hbm_write;
   dma_fifo_[tr.queue].push_back(x);
-  for (uint32_t d = 0; d < dma_.size(); ++d) {
-    DmaEngine& en = dma_[d];
-    if (tr.queue < 64) en.nonempty |= uint64_t(1) << tr.queue;
-    en.empties += d >= plan.layout.engines || plan.rows[d] == 0;
+  tr.even = plan.even && plan.layout.engines == dma_.size();
+  if (!tr.even) {
+    ++uneven_live_;
+    if (lockstep_) lockstep_break();
+  }
+  if (lockstep_) {  // dma_[0] stands for every engine (sim/scheduler_dma_lockstep.cpp)
+    dma_[0].nonempty |= uint64_t(1) << tr.queue;
+  } else {
+    for (uint32_t d = 0; d < dma_.size(); ++d) {
+      DmaEngine& en = dma_[d];
+      if (tr.queue < 64) en.nonempty |= uint64_t(1) << tr.queue;
+      en.empties += d >= plan.layout.engines || plan.rows[d] == 0;
+    }
   }
   if (collect_) {
     r_.timeline[id].transfer = int32_t(x);
@@ -100,6 +109,10 @@ void Scheduler::grow_transfers() {
 // Only engines where the transfer is at the head of its queue can make progress because of it (elsewhere
 // an earlier entry is ineligible or waits for a share in flight, whose events kick the engine again).
 void Scheduler::on_dma_eligible(uint32_t x) {
+  if (lockstep_) {
+    lockstep_eligible(x);
+    return;
+  }
   const uint16_t q = transfers_[x].queue;
   const auto& fifo = dma_fifo_[q];
   const uint32_t* rows = transfers_[x].rows;
@@ -242,7 +255,16 @@ void Scheduler::flush_shares() {
 }
 
 void Scheduler::on_shares_done(uint32_t mask) {
+  if (lockstep_) {
+    if (mask == dma_all_mask_) {
+      lockstep_done();
+      flush_shares();
+      return;
+    }
+    lockstep_break();  // (not expected: the engines of a lockstep end together)
+  }
   for (uint32_t m = mask; m; m &= m - 1) on_share_done(uint32_t(__builtin_ctz(m)));
+  if (lockstep_allowed_ && mask == dma_all_mask_ && uneven_live_ == 0) lockstep_rejoin();
   flush_shares();
 }
 
@@ -269,6 +291,7 @@ void Scheduler::transfer_done(uint32_t x) {
   Transfer& tr = transfers_[x];
   const int e = tr.engine;
   const uint32_t i = tr.index;
+  if (!tr.even) --uneven_live_;
   if (tr.sendrecv) {
     sendrecv_out_done(x);  // the sendrecv retires in its sequencer (sim/scheduler_sendrecv.cpp)
   } else {

@@ -161,6 +161,7 @@ struct Transfer {
   double last_report = -1;
   TimingRef pred;
   bool sendrecv = false;      // an LNC=2 sendrecv's outgoing transfer (sim/scheduler_sendrecv.cpp)
+  bool even = false;          // its plan's `even` (sim/scheduler_dma_lockstep.cpp)
   // start_share's last share duration and what it depends on besides the plan (shares of one transfer mostly
   // have equal rows and see the same HBM split): rows, the HBM split's divisor (0 = no HBM limit).
   uint32_t dur_rows = ~0u;
@@ -180,6 +181,8 @@ struct DmaPlan {
   DgeMode dge = DgeMode::unknown;
   bool reg_offset = false;
   uint16_t reg = 0;
+  // Every DMA engine of the target moves the same nonzero number of rows (sim/scheduler_dma_lockstep.cpp).
+  bool even = false;
 };
 
 struct DmaEngine {
@@ -277,10 +280,11 @@ class Scheduler {
   void push(double t, uint8_t unit, Ev kind, uint32_t id) { events_.push(Event{t, id, 0, unit, kind}); }
   const isa::Instruction& ins_at(int e, uint32_t i) const { return p_.streams[size_t(e)][i]; }
   uint32_t gid(int e, uint32_t i) const { return base_[size_t(e)] + i; }
-  bool waits_hold(const OpInfo& op) const {
+  bool waits_hold(const OpInfo& op) const { return failing_wait(op) == nullptr; }
+  const isa::SemWait* failing_wait(const OpInfo& op) const {  // the first wait that does not hold, or null
     for (uint32_t k = 0; k < op.nwait; ++k)
-      if (sems_[op.sems[k].sem] < int64_t(op.sems[k].value)) return false;
-    return true;
+      if (sems_[op.sems[k].sem] < int64_t(op.sems[k].value)) return &op.sems[k];
+    return nullptr;
   }
   void semaphore_cause(const OpInfo& op, StartCalc& c) const;
   void try_issue(int e);
@@ -323,6 +327,18 @@ class Scheduler {
   void engine_reports(uint32_t d, uint32_t x, TimingRef why);
   void transfer_done(uint32_t x);
 
+  // ---- scheduler_dma_lockstep.cpp ----
+  // While every DMA engine is in the same state (lockstep_), dma_[0] stands for all of them and a transfer's
+  // shares start and complete as one group; lockstep_break() copies dma_[0] to the others when a transfer
+  // would make them differ, lockstep_rejoin() detects that they are equal again.
+  void lockstep_init();
+  void lockstep_eligible(uint32_t x);
+  void lockstep_kick();
+  void lockstep_start(size_t q, uint32_t x);
+  void lockstep_done();
+  void lockstep_break();
+  void lockstep_rejoin();
+
   // ---- scheduler_sendrecv.cpp ----
   // sendrecv_step: the sendrecv at (e, i) whose pair is ready: submits its outgoing transfer (false), waits
   // for it and for the peer's (false), then returns true with its start time in `start`.
@@ -353,6 +369,15 @@ class Scheduler {
   std::array<std::vector<uint8_t>, isa::kNumEngines> done_;
   double now_ = 0, last_ = 0;
   uint32_t blocked_ = 0;       // engines whose next instruction waits on a semaphore
+  // Per engine: the datapath instruction (index) found blocked and the first of its waits that did not hold.
+  // Semaphores only grow, so while that wait still does not hold a retry would find the engine blocked again
+  // (try_issue_all skips it).
+  std::array<uint32_t, isa::kNumEngines> block_pc_ = [] {
+    std::array<uint32_t, isa::kNumEngines> a;
+    a.fill(~0u);
+    return a;
+  }();
+  std::array<isa::SemWait, isa::kNumEngines> block_wait_{};
   std::array<uint64_t, isa::kNumEngines> taken_{};  // taken branches per engine (Options::max_loop_iterations)
   std::array<bool, isa::kNumEngines> barrier_sent_{};  // the engine's pending core_barrier has signalled
   // sendrecv per engine: 0 pair not ready, 1 outgoing transfer in flight, 2 outgoing transfer done.
@@ -395,6 +420,10 @@ class Scheduler {
   };
   std::vector<Staged> staged_;
   double dma_busy_ = 0, dma_cover_ = 0;  // union of the DMA engines' busy intervals (shares start in time order)
+  bool lockstep_ = false;       // dma_[0] stands for every DMA engine (scheduler_dma_lockstep.cpp)
+  bool lockstep_allowed_ = false;
+  uint32_t dma_all_mask_ = 0;   // bits of every DMA engine
+  uint32_t uneven_live_ = 0;    // transfers queued or in flight whose plan is not `even`
 };
 
 // SBUF/PSUM usage counter samples for the trace, from the timeline (sim/usage.cpp).

@@ -222,6 +222,8 @@ void Scheduler::prepare_chunk(int e, uint32_t c) {
       ch.rows.resize(r0 + plan.layout.engines);
       plan.layout.rows_per_engine(ch.rows.data() + r0);
       for (uint32_t d = 0; d < plan.layout.engines; ++d) plan.engines_used += ch.rows[r0 + d] > 0;
+      plan.even = plan.engines_used == plan.layout.engines;
+      for (uint32_t d = 1; d < plan.layout.engines && plan.even; ++d) plan.even = ch.rows[r0 + d] == ch.rows[r0];
       plan.bytes = plan.layout.row_bytes * plan.layout.rows;
       dma_hbm_bytes(ins, plan.hbm_read, plan.hbm_write);
       plan.dge = dge_mode(ins, t_);
