@@ -151,6 +151,7 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
   // its op list while growing (the copying dominated compiling a million instructions).
   try {
     in.kernel.ops.reserve(size_t(std::min<uint64_t>(opts.max_instructions + 1, uint64_t(1) << 20)));
+    in.kernel.tensors.reserve(size_t(1) << 16);  // the same for the tensors (one per nl.ndarray: ~160 bytes)
   } catch (std::bad_alloc&) {
   }
   in.kernel.target = opts.target;

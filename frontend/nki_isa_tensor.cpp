@@ -1,6 +1,7 @@
 // nki_isa_tensor.cpp - nki.isa bindings: Tensor Engine instructions (nc_matmul, nc_transpose) and the
 // matmul_perf_mode enum. nc_matmul emits load_stationary + multiply_moving (machine.md §4); accumulate=None
 // is inferred per PSUM element (docs/tensor-engine.md). Limits and dtype rules: nki-isa.md §3.1.
+#include <array>
 #include <map>
 #include <algorithm>
 #include <unordered_map>
@@ -76,18 +77,21 @@ template <class F>
 void for_each_element(const ir::View& v, const ir::Tensor& base, F&& f) {
   const int64_t vs = isa::dtype_size(v.dtype), bs = isa::dtype_size(base.dtype);
   const size_t nd = v.dims.size();
-  std::vector<int64_t> idx(nd, 0);
+  std::array<int64_t, ir::kMaxViewDims> idx{};
   for (auto& d : v.dims)
     if (d.count <= 0) return;
   // Same element size and a unit-stride innermost dim: one call per contiguous run (the ranges of its
-  // elements are consecutive and disjoint, so callers see the same elements as element by element).
+  // elements are consecutive and disjoint, so callers see the same elements as element by element). Outer dims
+  // that step by exactly the run so far continue it (a whole dense tile is one run).
   if (vs == bs && nd > 0 && v.dims[nd - 1].stride == 1) {
-    const int64_t run = v.dims[nd - 1].count;
+    size_t outer = nd - 1;
+    int64_t run = v.dims[nd - 1].count;
+    while (outer > 0 && v.dims[outer - 1].stride == run) run *= v.dims[--outer].count;
     while (true) {
       int64_t e = v.offset;
-      for (size_t i = 0; i + 1 < nd; ++i) e += idx[i] * v.dims[i].stride;
+      for (size_t i = 0; i < outer; ++i) e += idx[i] * v.dims[i].stride;
       f(e, e + run - 1);
-      size_t i = nd - 1;
+      size_t i = outer;
       while (i > 0 && ++idx[i - 1] == v.dims[i - 1].count) idx[--i] = 0;
       if (i == 0) return;
     }

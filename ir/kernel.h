@@ -9,6 +9,7 @@
 #include "isa/diagnostic.h"
 #include "isa/instruction.h"
 #include "ir/inline_vec.h"
+#include "ir/operand_slots.h"
 #include "ir/prefault.h"
 
 namespace nkisim::ir {
@@ -85,7 +86,7 @@ struct DynOperand {
 struct Op {
   isa::Opcode opcode = isa::Opcode::tensor_copy;
   Ctl ctl = Ctl::none;
-  std::array<std::optional<View>, isa::kMaxOperands> operands{};  // slots as in the instruction table
+  OperandSlots<View> operands;  // slots as in the instruction table (ir/operand_slots.h)
   isa::InstrParams params{};
   std::optional<isa::Engine> engine;  // nullopt = engine.unknown: the back end chooses
   SourceLoc loc;                       // the kernel line that issued it

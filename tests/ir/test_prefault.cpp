@@ -51,6 +51,34 @@ TEST_CASE("prefault_append maps the next MiB window of a vector's capacity when 
   for (const Block& b : v) CHECK(b[0] == 0);
 }
 
+TEST_CASE("prefault_append maps the rest of the first window once the elements reach 64 KiB into it") {
+  using Block = std::array<char, 1000>;
+  std::vector<Block> v;
+  v.reserve(6000);  // ~6 MiB, fresh pages
+  const uintptr_t base = reinterpret_cast<uintptr_t>(v.data());
+  const uintptr_t window = (base | ((uintptr_t(1) << 20) - 1)) + 1;  // the end of the first window
+  if (window - base < (uintptr_t(128) << 10)) return;  // (a first window too short to tell)
+  const char* w = reinterpret_cast<const char*>(window);
+  while (reinterpret_cast<uintptr_t>(v.data() + v.size()) + sizeof(Block) <= base + (uintptr_t(64) << 10)) {
+    ir::prefault_append(v);
+    v.push_back(Block{});
+  }
+  const char* next = reinterpret_cast<const char*>(v.data() + v.size()) + 8192;
+  const size_t before = resident_pages(next, w);  // a small vector: only the pages its elements touched
+  ir::prefault_append(v);  // this element reaches 64 KiB into the vector
+  v.push_back(Block{});
+  const size_t after = resident_pages(next, w);
+#ifdef MADV_POPULATE_WRITE
+  if (madvise(const_cast<char*>(w), 4096, MADV_POPULATE_WRITE) != 0) return;  // Linux before 5.14: nothing to test
+#else
+  return;
+#endif
+  CHECK(before == 0);
+  CHECK(after == (window - reinterpret_cast<uintptr_t>(next)) / 4096);
+  CHECK(resident_pages(w + 8192, w + (1 << 20)) == 0);  // the next window waits for its first element
+  for (const Block& b : v) CHECK(b[0] == 0);
+}
+
 TEST_CASE("Kernel::add_op keeps every op, in order, as its storage grows") {
   ir::Kernel k;
   for (uint32_t i = 0; i < 5000; ++i) {
