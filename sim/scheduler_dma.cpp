@@ -185,24 +185,17 @@ void Scheduler::dma_kick(uint32_t d) {
   start_share(d, pick, pick_x);
 }
 
-// Engine d (idle) starts the share of transfer x, the head of queue q.
-void Scheduler::start_share(uint32_t d, size_t q, uint32_t x) {
-  DmaEngine& en = dma_[d];
-  const size_t nq = en.cursor.size();
-  if (++en.cursor[q] == dma_fifo_[q].size() && q < 64) en.nonempty &= ~(uint64_t(1) << q);
-  en.rr = uint16_t(q + 1 == nq ? 0 : q + 1);
-  Transfer& tr = transfers_[x];
+// Engine `en` starts its share of transfer x (rows_d rows; the HBM bandwidth split between `split` engines), the
+// head of queue q, now: the share's duration (kept on the transfer while rows and split repeat), the engine's
+// state and the union of DMA activity. Returns the duration. start_share does it per engine, lockstep_start once
+// for every engine (sim/scheduler_dma_lockstep.cpp).
+double Scheduler::begin_share(DmaEngine& en, Transfer& tr, uint32_t rows_d, uint32_t split, size_t q, uint32_t x,
+                              TimingRef why) {
   const DmaPlan& plan = *tr.plan;
-  const uint32_t rows_d = tr.rows[d];
-  const double nrows = rows_d;
-  // What delayed this share: its own eligibility (the trigger), or the work ahead of it on this engine.
-  const TimingRef why = now_ > tr.eligible && en.last.kind != TimingRef::None ? en.last : tr.pred;
-  en.hbm = plan.layout.hbm && t_.hbm_bytes_per_ns > 0;
-  uint32_t split = 0;  // the HBM bandwidth is split between this many engines
-  if (en.hbm) split = std::max<uint32_t>(++hbm_pool_->active, tr.nshares);
   if (rows_d != tr.dur_rows || split != tr.dur_split) {  // else the same duration as the previous share
     double rate = t_.dma_engine_bytes_per_ns * plan.layout.rate_factor;
     if (en.hbm) rate = std::min(rate, hbm_pool_->bytes_per_ns / double(split));
+    const double nrows = rows_d;
     const double bytes = nrows * plan.layout.row_bytes;
     tr.dur = nrows * double(plan.layout.per_row) * t_.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0);
     tr.dur_rows = rows_d;
@@ -229,6 +222,24 @@ void Scheduler::start_share(uint32_t d, size_t q, uint32_t x) {
     dma_busy_ += now_ + dur - std::max(from, dma_cover_);
     dma_cover_ = now_ + dur;
   }
+  return dur;
+}
+
+// Engine d (idle) starts the share of transfer x, the head of queue q.
+void Scheduler::start_share(uint32_t d, size_t q, uint32_t x) {
+  DmaEngine& en = dma_[d];
+  const size_t nq = en.cursor.size();
+  if (++en.cursor[q] == dma_fifo_[q].size() && q < 64) en.nonempty &= ~(uint64_t(1) << q);
+  en.rr = uint16_t(q + 1 == nq ? 0 : q + 1);
+  Transfer& tr = transfers_[x];
+  const DmaPlan& plan = *tr.plan;
+  const uint32_t rows_d = tr.rows[d];
+  // What delayed this share: its own eligibility (the trigger), or the work ahead of it on this engine.
+  const TimingRef why = now_ > tr.eligible && en.last.kind != TimingRef::None ? en.last : tr.pred;
+  en.hbm = plan.layout.hbm && t_.hbm_bytes_per_ns > 0;
+  uint32_t split = 0;  // the HBM bandwidth is split between this many engines
+  if (en.hbm) split = std::max<uint32_t>(++hbm_pool_->active, tr.nshares);
+  const double dur = begin_share(en, tr, rows_d, split, q, x, why);
   if (o_.trace) trace_slice("dma.e" + std::to_string(d), ins_at(tr.engine, tr.index), now_, dur, tr.gid);
   stage_share(d, now_ + dur, x);
 }

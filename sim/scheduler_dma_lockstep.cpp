@@ -80,32 +80,7 @@ void Scheduler::lockstep_start(size_t q, uint32_t x) {
     hbm_pool_->active += nd;
     split = std::max<uint32_t>(hbm_pool_->active, tr.nshares);
   }
-  if (rows_d != tr.dur_rows || split != tr.dur_split) {
-    double rate = t_.dma_engine_bytes_per_ns * plan.layout.rate_factor;
-    if (en.hbm) rate = std::min(rate, hbm_pool_->bytes_per_ns / double(split));
-    const double nrows = rows_d;
-    const double bytes = nrows * plan.layout.row_bytes;
-    tr.dur = nrows * double(plan.layout.per_row) * t_.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0);
-    tr.dur_rows = rows_d;
-    tr.dur_split = split;
-  }
-  const double data_start = std::max(now_, en.last_start + t_.dma_share_interval_ns);
-  en.last_start = data_start;
-  const double dur = data_start - now_ + tr.dur;
-  double from = now_;
-  if (tr.first_start < 0) {
-    const double lead = t_.dma_engine_stagger_ns * double(tr.nshares > 1 ? tr.nshares - 1 : 0);
-    tr.first_start = std::max(data_start - lead, tr.enqueue);
-    from = std::min(from, tr.first_start);
-  }
-  en.busy = true;
-  en.busy_queue = uint16_t(q);
-  en.transfer = x;
-  en.share_pred = why;
-  if (now_ + dur > dma_cover_) {
-    dma_busy_ += now_ + dur - std::max(from, dma_cover_);
-    dma_cover_ = now_ + dur;
-  }
+  const double dur = begin_share(en, tr, rows_d, split, q, x, why);
   for (Staged& st : staged_)
     if (st.end == now_ + dur && st.transfer == x) {
       st.mask |= dma_all_mask_;

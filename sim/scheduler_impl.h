@@ -319,6 +319,8 @@ class Scheduler {
                             bool sendrecv, int32_t reg);
   void dma_kick(uint32_t d);
   void start_share(uint32_t d, size_t q, uint32_t x);  // x: the transfer at the head of queue q on engine d
+  double begin_share(DmaEngine& en, Transfer& tr, uint32_t rows_d, uint32_t split, size_t q, uint32_t x,
+                     TimingRef why);  // the timing part of a share's start (scheduler_dma.cpp)
   void on_dma_eligible(uint32_t x);
   void on_share_done(uint32_t d);
   void on_shares_done(uint32_t mask);
