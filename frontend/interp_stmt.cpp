@@ -176,6 +176,12 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
         int r = 0;
         if (it.is(VK::Range)) {
           auto* rg = it.as<RangeObj>();
+          struct KeepOrder {  // directives=no_reorder(): ops made in the loop keep program order
+            ir::Kernel& k;
+            bool on;
+            KeepOrder(ir::Kernel& kk, bool o) : k(kk), on(o) { k.keep_order_depth += on; }
+            ~KeepOrder() { k.keep_order_depth -= on; }
+          } keep(kernel, rg->keep_order);
           int64_t n = rg->length(), v = rg->start, st = rg->step;
           for (int64_t k = 0; k < n && r == 0; ++k, v += st) r = body(Value::integer(v));
         } else if (it.is(VK::List) || it.is(VK::Tuple)) {

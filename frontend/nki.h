@@ -97,6 +97,9 @@ Value as_op_code(Interp& in, const Value& v);
 // Registers the function `fn` (a built-in) as standing for the nki op named `op` (an nki_ops() name).
 void add_op_alias(Interp& in, const Value& fn, const char* op);
 
+// The value of neuronxcc.nki.compiler.no_reorder() (nki_compiler.cpp), which the ranges' directives= recognise.
+inline constexpr const char* kNoReorderDirective = "<neuronxcc.nki.compiler.no_reorder>";
+
 inline bool buffer_on_chip(ir::Buffer b) { return b == ir::Buffer::sbuf || b == ir::Buffer::psum; }
 
 // nl.tile_size constants and nki.isa.get_nc_version() for the target (called before the kernel runs).

@@ -71,9 +71,10 @@ Value identity_decorator(Interp&, const BuiltinObj&, CallArgs& a) {
   return a.pos[0];
 }
 
+// The directive value: nl_range recognises it in directives= (the loop's ops keep their order).
 Value no_reorder_directive(Interp&, const BuiltinObj&, CallArgs& a) {
   if (a.npos || a.nkw) raise("TypeError", "no_reorder() takes no arguments");
-  return Value();
+  return make_str(kNoReorderDirective);
 }
 
 bool is_directive(Interp& in, const Value& v) {

@@ -332,7 +332,7 @@ Value nl_ds(Interp& in, const BuiltinObj&, CallArgs& a) {
 
 Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
   // range/affine_range/sequential_range/static_range(start, stop=None, step=1): plain unrolled ranges.
-  // directives= (neuronxcc.nki.compiler.no_reorder()): a scheduling hint, no effect on the unrolled loop.
+  // directives= (neuronxcc.nki.compiler.no_reorder(), or a list of directives): the body's ops keep their order.
   static const ParamSpec ps[] = {{"start", true}, {"stop"}, {"step"}, {"directives"}};
   Value args[4];
   bind_args(b.name.c_str(), ps, 4, a, args);
@@ -346,7 +346,15 @@ Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
   }
   if (!args[2].is_unbound()) step = in.to_index(args[2], (b.name + "() arguments").c_str());
   if (step == 0) raise("ValueError", b.name + "() arg 3 must not be zero");
-  return make<RangeObj>(start, stop, step);
+  Value r = make<RangeObj>(start, stop, step);
+  if (!args[3].is_unbound()) {
+    auto is_no_reorder = [](const Value& v) { return v.is(VK::Str) && str_of(v) == kNoReorderDirective; };
+    bool keep = is_no_reorder(args[3]);
+    if (args[3].is(VK::List) || args[3].is(VK::Tuple))
+      for (const Value& d : items_of(args[3])) keep = keep || is_no_reorder(d);
+    r.as<RangeObj>()->keep_order = keep;
+  }
+  return r;
 }
 
 // program_id(axis=0) / num_programs(axes=0): the instance's position in the --grid launch grid; without a
@@ -399,7 +407,15 @@ Value nl_no_reorder(Interp& in, const BuiltinObj& b, CallArgs& a) {
   if (a.npos || a.nkw) raise("TypeError", "no_reorder() takes no arguments");
   return make<InstanceObj>(b.self);
 }
-Value ctx_noop(Interp&, const BuiltinObj&, CallArgs&) { return Value(); }
+// `with nl.no_reorder():` keeps the ops made inside in program order (ir::Op::keep_order).
+Value no_reorder_enter(Interp& in, const BuiltinObj&, CallArgs&) {
+  ++in.kernel.keep_order_depth;
+  return Value();
+}
+Value no_reorder_exit(Interp& in, const BuiltinObj&, CallArgs&) {
+  if (in.kernel.keep_order_depth > 0) --in.kernel.keep_order_depth;
+  return Value();
+}
 
 Value nl_buffer_pred(Interp& in, const BuiltinObj& b, CallArgs& a) {
   if (a.npos != 1) raise("TypeError", b.name + "() takes exactly one argument");
@@ -519,8 +535,8 @@ void install_nki(Interp& in) {
   Value nr = make<ClassObj>("no_reorder");
   nr.as<ClassObj>()->mro.push_back(nr.as<ClassObj>());
   nr.as<ClassObj>()->builtin = true;
-  nr.as<ClassObj>()->set(S::__enter__, in.builtin("__enter__", ctx_noop));
-  nr.as<ClassObj>()->set(S::__exit__, in.builtin("__exit__", ctx_noop));
+  nr.as<ClassObj>()->set(S::__enter__, in.builtin("__enter__", no_reorder_enter));
+  nr.as<ClassObj>()->set(S::__exit__, in.builtin("__exit__", no_reorder_exit));
   def(nl, "no_reorder", nl_no_reorder, 0, nr);
   Value nkiobj = make<ClassObj>("NKIObject");
   nkiobj.as<ClassObj>()->is_nkiobject = true;

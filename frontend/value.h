@@ -235,6 +235,7 @@ struct SliceObj : Object {
 };
 struct RangeObj : Object {
   int64_t start, stop, step;
+  bool keep_order = false;  // directives=no_reorder(): the body's ops keep program order (ir::Op::keep_order)
   RangeObj(int64_t a, int64_t b, int64_t c) : Object(VK::Range), start(a), stop(b), step(c) {}
   int64_t length() const;
 };

@@ -86,6 +86,7 @@ struct DynOperand {
 struct Op {
   isa::Opcode opcode = isa::Opcode::tensor_copy;
   Ctl ctl = Ctl::none;
+  bool keep_order = false;  // made inside `with nl.no_reorder():`: no pass moves it (ir/schedule.cpp, ir/interleave.cpp)
   OperandSlots<View> operands;  // slots as in the instruction table (ir/operand_slots.h)
   isa::InstrParams params{};
   std::optional<isa::Engine> engine;  // nullopt = engine.unknown: the back end chooses
@@ -131,7 +132,9 @@ struct Kernel {
   }
   // Appends an op (the front end, one at a time). An Op is ~1 KB: a big kernel's ops take megabytes of fresh
   // pages, mapped ahead a MiB at a time (ir/prefault.h), also those the ops move into when `ops` grows.
+  int keep_order_depth = 0;  // open `nl.no_reorder()` blocks while the front end emits ops
   void add_op(Op op) {
+    if (keep_order_depth > 0) op.keep_order = true;
     if (ops.size() == ops.capacity()) {
       std::vector<Op> grown;
       grown.reserve(std::max<size_t>(64, 2 * ops.capacity()));

@@ -19,6 +19,12 @@ namespace nkisim::ir {
 // been written since, is dropped; later uses of its tile use the earlier op's tile. nullopt: nothing dropped.
 std::optional<Kernel> reuse_recomputations(const Kernel& k);
 
+// Accumulation groups interleaved (ir/interleave.cpp, docs/cost-model.md): a run of consecutive independent PSUM
+// accumulation groups (PE units writing one automatically allocated PSUM tensor, each followed by the ops up to
+// the next PE unit) that fit in PSUM together, at most one per bank, is issued contraction-step-major: every
+// group's first unit, then every group's second, ...; then the groups' following ops in order. nullopt: no run.
+std::optional<Kernel> interleave_accumulation_groups(const Kernel& k, const isa::TargetDesc& target);
+
 // Reordering before spilling (ir/schedule.cpp, docs/spill.md): moves independent ops (by the tensors they read
 // and write; ops carrying engine state, control flow and run-time offsets stay in place and split the kernel into
 // stretches) so that in each stretch an op that does not grow the live bytes of automatically allocated `mem`

@@ -17,7 +17,7 @@ namespace {
 bool movable(const Op& op) {
   // An accumulator command (activation's Scalar, exponential's Vector accumulators) is engine state. A
   // load_stationary moves with the multiply_moving ops that follow it (one unit, below).
-  return op.ctl == Ctl::none && op.dynamic.empty() && isa::has_trait(op.opcode, isa::Trait::REORDER) &&
+  return op.ctl == Ctl::none && !op.keep_order && op.dynamic.empty() && isa::has_trait(op.opcode, isa::Trait::REORDER) &&
          op.params.reduce_cmd == isa::ReduceCmd::idle;
 }
 

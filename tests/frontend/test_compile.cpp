@@ -3,6 +3,8 @@
 #include <set>
 
 #include "helpers.h"
+#include "ir/passes.h"
+#include "isa/target.h"
 
 using nkisim::isa::ActFunc;
 using nkisim::isa::AluOp;
@@ -462,4 +464,89 @@ def k():
   // As the names were before new_tensor kept made names apart (nki-sim 2bf8504, --emit ir).
   CHECK(names == std::vector<std::string>{"a", "a_1", "a_3", "a_5", "a_1_1", "a_2", "a_7", "a_1_3", "a_01", "a_1_1_1",
                                           "a_3_1", "a_9", "a_10", "a_12", "a_14"});
+}
+
+TEST_CASE("compile: with nl.no_reorder() keeps the block's ops in program order (ir::Op::keep_order)") {
+  // Two row blocks of three accumulation groups over the same stationary tile, which the second block loads
+  // again: the first block's groups are interleaved (ir/interleave.cpp) unless the block is a no_reorder one.
+  auto body = [](bool pinned) {
+    std::string b =
+        "    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+        "    for r in range(2):\n"
+        "        w = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)\n"
+        "        nisa.dma_copy(dst=w, src=x[:, 0:128])\n"
+        "        v = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n"
+        "        nisa.dma_copy(dst=v, src=x)\n";
+    std::string groups =
+        "        for g in range(3):\n"
+        "            p = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
+        "            for s in range(2):\n"
+        "                nisa.nc_matmul(dst=p, stationary=w, moving=v)\n"
+        "            o = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n"
+        "            nisa.tensor_copy(dst=o, src=p)\n"
+        "            nisa.dma_copy(dst=out, src=o)\n";
+    if (pinned) {
+      b += "        with nl.no_reorder():\n";
+      for (size_t at = 0; at < groups.size();) {  // indent the groups one level into the with block
+        b += "    ";
+        const size_t e = groups.find('\n', at);
+        b += groups.substr(at, e + 1 - at);
+        at = e + 1;
+      }
+    } else {
+      b += groups;
+    }
+    return b + "    return out\n";
+  };
+  // The PSUM tensor of each multiply, numbered in order of first appearance.
+  auto psum_order = [](const ir::Kernel& k) {
+    std::vector<int> ids, seen;
+    for (const ir::Op& o : k.ops)
+      if (o.opcode == Opcode::multiply_moving) {
+        const int t = o.operands[0]->tensor;
+        auto it = std::find(seen.begin(), seen.end(), t);
+        if (it == seen.end()) seen.push_back(t), it = seen.end() - 1;
+        ids.push_back(int(it - seen.begin()));
+      }
+    return ids;
+  };
+  const nkisim::isa::TargetDesc t = *nkisim::isa::find_target("trn2");
+  const ir::Kernel free = compile_body(body(false));
+  for (const ir::Op& o : free.ops) CHECK_FALSE(o.keep_order);
+  const auto moved = ir::interleave_accumulation_groups(free, t);
+  REQUIRE(moved);
+  CHECK(psum_order(*moved) == std::vector<int>{0, 1, 2, 0, 1, 2, 3, 3, 4, 4, 5, 5});
+  const ir::Kernel pinned = compile_body(body(true));
+  size_t kept = 0;
+  for (const ir::Op& o : pinned.ops) kept += o.keep_order;
+  CHECK(kept == 2 * 3 * (2 * 2 + 2));  // per group: 2 matmuls (load_stationary + multiply_moving), the copy, the store
+  CHECK_FALSE(ir::interleave_accumulation_groups(pinned, t));
+}
+
+TEST_CASE("compile: sequential_range(directives=ncc.no_reorder()) keeps its body's ops in order") {
+  auto source = [](const char* directives) {
+    return std::string(
+               "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n"
+               "import neuronxcc.nki.compiler as ncc\n@nki.jit\ndef k(x):\n"
+               "    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+               "    for r in nl.sequential_range(2") +
+           directives +
+           "):\n"
+           "        p = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
+           "        nisa.memset(dst=p, value=0.0)\n"
+           "    t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n"
+           "    nisa.memset(dst=t, value=1.0)\n"
+           "    nisa.dma_copy(dst=out, src=t)\n"
+           "    return out\n";
+  };
+  auto kept = [&](const char* directives) {
+    TempKernel t(source(directives));
+    const ir::Kernel k = fe::compile_to_ir(t.path, kernel_options("trn2", spec({128, 512})));
+    std::vector<bool> v;
+    for (const ir::Op& o : k.ops) v.push_back(o.keep_order);
+    return v;
+  };
+  CHECK(kept("") == std::vector<bool>{false, false, false, false});
+  CHECK(kept(", directives=ncc.no_reorder()") == std::vector<bool>{true, true, false, false});
+  CHECK(kept(", directives=[ncc.no_reorder()]") == std::vector<bool>{true, true, false, false});
 }

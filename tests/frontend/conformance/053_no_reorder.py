@@ -1,4 +1,4 @@
-# feature: with nl.no_reorder(): the block's instructions are emitted in order (a scheduling hint only)
+# feature: with nl.no_reorder(): the block's instructions are emitted in order and no back-end pass moves them (ir::Op::keep_order)
 # input: a = rng.standard_normal((128, 64)).astype(np.float32)
 # golden: (a + 1.0) * 2.0
 import nki

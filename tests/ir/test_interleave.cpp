@@ -1,0 +1,165 @@
+// test_interleave.cpp - runs of independent PSUM accumulation groups issued contraction-step-major
+// (ir/interleave.cpp): which groups join a run, the order it picks, and what ends a run.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "ir/passes.h"
+#include "isa/target.h"
+
+using namespace nkisim;
+using namespace nkisim::ir;
+using isa::Opcode;
+
+namespace {
+
+SourceLoc at(uint32_t line) { return SourceLoc{"k.py", line, 5}; }
+
+int tensor(Kernel& k, const std::string& name, Buffer b, int64_t free = 512, uint32_t line = 0) {
+  Tensor t;
+  t.name = name;
+  t.shape = {128, free};
+  t.buffer = b;
+  t.loc = at(line);
+  return k.add_tensor(t);
+}
+
+Op op(Opcode oc, std::initializer_list<int> tensors, const Kernel& k, uint32_t line) {
+  Op o;
+  o.opcode = oc;
+  o.loc = at(line);
+  size_t i = 0;
+  for (int t : tensors) o.operands[i++] = k.full_view(t);
+  return o;
+}
+
+// `groups` accumulation groups of `steps` matmuls each (group g, step s: load_stationary w[s] at line 10,
+// multiply_moving into p[g] of v[s] at line 11), each followed by its evacuation (tensor_copy o[g] <- p[g]); then,
+// with `refill`, a DMA loads the next w[0] (a tile made at w[0]'s line 5: in the compiler's view the same tile).
+struct Groups {
+  Kernel k;
+  std::vector<int> w, v, p, o;
+};
+Groups make(int groups, int steps, int64_t psum_free = 512, bool refill = true) {
+  Groups g;
+  for (int s = 0; s < steps; ++s) {
+    g.w.push_back(tensor(g.k, "w" + std::to_string(s), Buffer::sbuf, 128, 5));
+    g.v.push_back(tensor(g.k, "v" + std::to_string(s), Buffer::sbuf, 512, 6));
+  }
+  for (int i = 0; i < groups; ++i) {
+    g.p.push_back(tensor(g.k, "p" + std::to_string(i), Buffer::psum, psum_free, 8));
+    g.o.push_back(tensor(g.k, "o" + std::to_string(i), Buffer::sbuf, psum_free, 9));
+    for (int s = 0; s < steps; ++s) {
+      g.k.ops.push_back(op(Opcode::load_stationary, {g.w[size_t(s)]}, g.k, 10));
+      g.k.ops.push_back(op(Opcode::multiply_moving, {g.p.back(), g.v[size_t(s)]}, g.k, 11));
+      g.k.ops.back().params.accumulate = s > 0;
+    }
+    g.k.ops.push_back(op(Opcode::tensor_copy, {g.o.back(), g.p.back()}, g.k, 12));
+  }
+  if (refill) {
+    const int next = tensor(g.k, "w0_next", Buffer::sbuf, 128, 5), src = tensor(g.k, "lhs", Buffer::hbm, 128, 1);
+    g.k.ops.push_back(op(Opcode::dma_copy, {next, src}, g.k, 14));
+  }
+  return g;
+}
+
+// "g<group>s<step>" for a multiply, "e<group>" for an evacuation (load_stationary ops are skipped).
+std::string order(const Groups& g, const Kernel& k) {
+  std::string s;
+  for (const Op& o : k.ops) {
+    if (o.opcode == Opcode::multiply_moving) {
+      const int p = o.operands[0]->tensor, v = o.operands[1]->tensor;
+      s += "g" + std::to_string(std::find(g.p.begin(), g.p.end(), p) - g.p.begin()) + "s" +
+           std::to_string(std::find(g.v.begin(), g.v.end(), v) - g.v.begin()) + " ";
+    } else if (o.opcode == Opcode::tensor_copy) {
+      s += "e" + std::to_string(std::find(g.o.begin(), g.o.end(), o.operands[0]->tensor) - g.o.begin()) + " ";
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("interleave: independent groups are issued step-major, each evacuation after its group's last step") {
+  const Groups g = make(3, 2);
+  const auto out = interleave_accumulation_groups(g.k, *isa::find_target("trn2"));
+  REQUIRE(out);
+  CHECK(order(g, *out) == "g0s0 g1s0 g2s0 g0s1 e0 g1s1 e1 g2s1 e2 ");
+  // Each multiply keeps the stationary load before it.
+  for (size_t i = 0; i < out->ops.size(); ++i)
+    if (out->ops[i].opcode == Opcode::multiply_moving) {
+      REQUIRE(i > 0);
+      CHECK(out->ops[i - 1].opcode == Opcode::load_stationary);
+    }
+}
+
+TEST_CASE("interleave: a run holds at most what PSUM holds, one group per bank") {
+  // trn2: 8 banks of 2 KiB per partition. [128, 512] fp32 groups take a bank each: runs of 8.
+  const isa::TargetDesc t = *isa::find_target("trn2");
+  REQUIRE(t.psum_banks == 8);
+  const Groups g = make(10, 2);
+  const auto out = interleave_accumulation_groups(g.k, t);
+  REQUIRE(out);
+  CHECK(order(g, *out) ==
+        "g0s0 g1s0 g2s0 g3s0 g4s0 g5s0 g6s0 g7s0 g0s1 e0 g1s1 e1 g2s1 e2 g3s1 e3 g4s1 e4 g5s1 e5 g6s1 e6 g7s1 e7 "
+        "g8s0 g9s0 g8s1 e8 g9s1 e9 ");
+  // Single-step groups interleave into program order: nothing changes.
+  CHECK_FALSE(interleave_accumulation_groups(make(10, 1).k, t));
+  // [128, 2048] fp32 groups take four banks each: runs of 2.
+  const Groups big = make(3, 2, 2048);
+  const auto out2 = interleave_accumulation_groups(big.k, t);
+  REQUIRE(out2);
+  CHECK(order(big, *out2) == "g0s0 g1s0 g0s1 e0 g1s1 e1 g2s0 g2s1 e2 ");
+}
+
+TEST_CASE("interleave: a group reading what an earlier group's evacuation writes ends the run") {
+  Groups g = make(3, 2);
+  // Group 2's second multiply reads o[0], which group 0's evacuation writes.
+  for (Op& o : g.k.ops)
+    if (o.opcode == Opcode::multiply_moving && o.operands[0]->tensor == g.p[2] && o.params.accumulate)
+      o.operands[1] = g.k.full_view(g.o[0]);
+  const auto out = interleave_accumulation_groups(g.k, *isa::find_target("trn2"));
+  REQUIRE(out);
+  CHECK(order(g, *out) == "g0s0 g1s0 g0s1 e0 g1s1 e1 g2s0 g2s2 e2 ");
+}
+
+TEST_CASE("interleave: nothing to interleave leaves the kernel alone") {
+  CHECK_FALSE(interleave_accumulation_groups(make(1, 4).k, *isa::find_target("trn2")));
+  // Two groups accumulating into one PSUM tensor depend on each other.
+  Groups g = make(2, 2);
+  for (Op& o : g.k.ops)
+    if (o.opcode == Opcode::multiply_moving) o.operands[0] = g.k.full_view(g.p[0]);
+  for (Op& o : g.k.ops)
+    if (o.opcode == Opcode::tensor_copy) o.operands[1] = g.k.full_view(g.p[0]);
+  CHECK_FALSE(interleave_accumulation_groups(g.k, *isa::find_target("trn2")));
+  // A PSUM tensor placed by the kernel (address=) is the kernel's own business.
+  Groups placed = make(3, 2);
+  for (int p : placed.p) placed.k.tensors[size_t(p)].address = std::make_pair(int64_t(0), int64_t(0));
+  CHECK_FALSE(interleave_accumulation_groups(placed.k, *isa::find_target("trn2")));
+  // No tile the groups read is refilled afterwards: nothing waits for their last reads.
+  CHECK_FALSE(interleave_accumulation_groups(make(3, 2, 512, false).k, *isa::find_target("trn2")));
+}
+
+TEST_CASE("interleave: only iterations of one loop (matmuls made at the same lines) share a run") {
+  Groups g = make(4, 2);
+  // Group 2's multiplies come from another line of the kernel: it starts a run of its own.
+  for (Op& o : g.k.ops)
+    if (o.opcode == Opcode::multiply_moving && o.operands[0]->tensor == g.p[2]) o.loc = at(30);
+  const auto out = interleave_accumulation_groups(g.k, *isa::find_target("trn2"));
+  REQUIRE(out);
+  CHECK(order(g, *out) == "g0s0 g1s0 g0s1 e0 g1s1 e1 g2s0 g2s1 e2 g3s0 g3s1 e3 ");
+}
+
+TEST_CASE("interleave: an op made in a no_reorder block (Op::keep_order) is never moved") {
+  Groups g = make(3, 2);
+  for (Op& o : g.k.ops)
+    if (o.opcode == Opcode::load_stationary) o.keep_order = true;
+  CHECK_FALSE(interleave_accumulation_groups(g.k, *isa::find_target("trn2")));
+  // One kept evacuation: its group ends the run (its tail cannot move past later groups' matmuls).
+  Groups h = make(4, 2);
+  for (Op& o : h.k.ops)
+    if (o.opcode == Opcode::tensor_copy && o.operands[0]->tensor == h.o[1]) o.keep_order = true;
+  const auto out = interleave_accumulation_groups(h.k, *isa::find_target("trn2"));
+  REQUIRE(out);
+  CHECK(order(h, *out) == "g0s0 g1s0 g0s1 e0 g1s1 e1 g2s0 g3s0 g2s1 e2 g3s1 e3 ");
+}
