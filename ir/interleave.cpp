@@ -154,15 +154,27 @@ std::optional<Kernel> interleave_accumulation_groups(const Kernel& k, const isa:
       for_each_operand(k.ops[i], [&](int, const View& v, const isa::OperandSpec& o) {
         if (o.written && place[size_t(v.tensor)] >= 0) dma_writes_at[size_t(place[size_t(v.tensor)])].push_back(i);
       });
-  // Whether a tile the units of groups [g0, g1) read is refilled by a DMA after the run's matmuls.
-  auto refills = [&](size_t g0, size_t g1) {
-    const size_t end = groups[g1 - 1].units.back().second + 1;
+  // Whether interleaving groups [g0, g1) (all of `steps` units) frees a refilled tile sooner: some tile their
+  // units read, which a DMA after the run's matmuls refills, has its last read earlier in the interleaved order
+  // than in program order. A tile every step reads (one stationary for the whole contraction) is read until the
+  // run's end either way; interleaving would then only delay the evacuations.
+  auto frees_sooner = [&](size_t g0, size_t g1, size_t steps) {
+    const size_t end = groups[g1 - 1].units.back().second + 1, n_groups = g1 - g0;
+    std::vector<std::pair<int, std::pair<size_t, size_t>>> last;  // tile -> (last unit in program order, interleaved)
     for (size_t g = g0; g < g1; ++g)
-      for (int t : groups[g].units_touch.reads) {
-        if (place[size_t(t)] < 0) continue;
-        const auto& w = dma_writes_at[size_t(place[size_t(t)])];
-        if (std::lower_bound(w.begin(), w.end(), end) != w.end()) return true;
-      }
+      for (size_t u = 0; u < steps; ++u)
+        for (size_t o = groups[g].units[u].first; o <= groups[g].units[u].second; ++o)
+          for_each_operand(k.ops[o], [&](int, const View& v, const isa::OperandSpec& sp) {
+            if (sp.written || place[size_t(v.tensor)] < 0) return;
+            const size_t in_program = (g - g0) * steps + u, interleaved = u * n_groups + (g - g0);
+            auto it = std::find_if(last.begin(), last.end(), [&](const auto& e) { return e.first == v.tensor; });
+            if (it == last.end()) last.push_back({v.tensor, {in_program, interleaved}});
+            else it->second = {std::max(it->second.first, in_program), std::max(it->second.second, interleaved)};
+          });
+    for (const auto& [t, at] : last) {
+      const auto& w = dma_writes_at[size_t(place[size_t(t)])];
+      if (at.first > at.second && std::lower_bound(w.begin(), w.end(), end) != w.end()) return true;
+    }
     return false;
   };
   const int64_t capacity = int64_t(target.psum_partition_bytes);
@@ -214,7 +226,7 @@ std::optional<Kernel> interleave_accumulation_groups(const Kernel& k, const isa:
         ++g1;
         if (!h.tail_movable) break;  // it ends the run: its tail, staying last, moves past nothing
       }
-    if (g1 - g0 > 1 && !refills(g0, g1)) g1 = g0 + 1;  // nothing to gain: program order
+    if (g1 - g0 > 1 && !frees_sooner(g0, g1, groups[g0].units.size())) g1 = g0 + 1;  // nothing to gain
     size_t most = 0;
     for (size_t g = g0; g < g1; ++g) most = std::max(most, groups[g].units.size());
     // Each tail as soon as its group's last unit and every earlier tail are placed: tails keep their order, and

@@ -467,21 +467,25 @@ def k():
 }
 
 TEST_CASE("compile: with nl.no_reorder() keeps the block's ops in program order (ir::Op::keep_order)") {
-  // Two row blocks of three accumulation groups over the same stationary tile, which the second block loads
-  // again: the first block's groups are interleaved (ir/interleave.cpp) unless the block is a no_reorder one.
+  // Two row blocks of three accumulation groups of two steps, step s over stationary tile ws[s], which the second
+  // block loads again: the first block's groups are interleaved (ir/interleave.cpp), so ws[0]'s last read comes
+  // sooner, unless the groups are in a no_reorder block.
   auto body = [](bool pinned) {
     std::string b =
         "    out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)\n"
         "    for r in range(2):\n"
-        "        w = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)\n"
-        "        nisa.dma_copy(dst=w, src=x[:, 0:128])\n"
+        "        ws = []\n"
+        "        for s in range(2):\n"
+        "            w = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)\n"
+        "            nisa.dma_copy(dst=w, src=x[:, 0:128])\n"
+        "            ws.append(w)\n"
         "        v = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n"
         "        nisa.dma_copy(dst=v, src=x)\n";
     std::string groups =
         "        for g in range(3):\n"
         "            p = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)\n"
         "            for s in range(2):\n"
-        "                nisa.nc_matmul(dst=p, stationary=w, moving=v)\n"
+        "                nisa.nc_matmul(dst=p, stationary=ws[s], moving=v)\n"
         "            o = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)\n"
         "            nisa.tensor_copy(dst=o, src=p)\n"
         "            nisa.dma_copy(dst=out, src=o)\n";

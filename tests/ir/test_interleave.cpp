@@ -139,6 +139,12 @@ TEST_CASE("interleave: nothing to interleave leaves the kernel alone") {
   CHECK_FALSE(interleave_accumulation_groups(placed.k, *isa::find_target("trn2")));
   // No tile the groups read is refilled afterwards: nothing waits for their last reads.
   CHECK_FALSE(interleave_accumulation_groups(make(3, 2, 512, false).k, *isa::find_target("trn2")));
+  // The refilled tile is read at every step (one stationary for the whole contraction): its last read stays at
+  // the run's end whatever the order.
+  Groups same = make(3, 2);
+  for (Op& o : same.k.ops)
+    if (o.opcode == Opcode::load_stationary) o.operands[0] = same.k.full_view(same.w[0]);
+  CHECK_FALSE(interleave_accumulation_groups(same.k, *isa::find_target("trn2")));
 }
 
 TEST_CASE("interleave: only iterations of one loop (matmuls made at the same lines) share a run") {
