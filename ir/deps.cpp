@@ -19,6 +19,13 @@ std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop) {
   return std::nullopt;
 }
 
+uint8_t engines_without_compute(const Kernel& k, const std::vector<isa::Engine>& engines) {
+  uint32_t busy = 0;
+  for (size_t i = 0; i < k.ops.size() && i < engines.size(); ++i)
+    if (!is_dma(k.ops[i].opcode)) busy |= 1u << unsigned(engines[i]);
+  return uint8_t(~busy & ((1u << isa::kNumEngines) - 1));
+}
+
 DmaQueues::DmaQueues(const isa::TargetDesc& t)
     : num_queues_(std::min(int(t.dma_queues), kMaxStreams - kEngineStreams)) {}
 
@@ -48,6 +55,41 @@ RegionAnalysis::RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool
       psum_(kChipGranule, 4 * psum_g_),
       hbm_(kHbmGranule, 0) {
   last_dma_.fill(-1);
+  trigger_waits_.fill(-1);
+}
+
+uint8_t RegionAnalysis::spread_trigger(const UnitDesc& u, int producer) {
+  int32_t waits_for = -1;  // the latest unit this one depends on (prod_: every producer, reads and writes)
+  for (int32_t p : prod_) waits_for = std::max(waits_for, p);
+  auto may = [&](int e) {
+    return (u.trigger_engines & isa::engine_bit(isa::Engine(e))) &&
+           (e == int(isa::Engine::Sync) || (spare_triggers_ & (1u << e)));
+  };
+  // Data a compute engine produced: an engine with no compute work first, Sync last. Otherwise (a kernel input,
+  // or data Sync or a DMA produced): the producer when it may, then Sync, then the others.
+  const bool from_compute = producer >= 0 && !may(producer);
+  int candidates[4], count = 0;
+  if (!from_compute && producer >= 0) candidates[count++] = producer;
+  const isa::Engine compute_order[] = {isa::Engine::Scalar, isa::Engine::GpSimd, isa::Engine::Sync};
+  const isa::Engine input_order[] = {isa::Engine::Sync, isa::Engine::Scalar, isa::Engine::GpSimd};
+  for (isa::Engine e : from_compute ? compute_order : input_order)
+    if (int(e) != producer && may(int(e))) candidates[count++] = int(e);
+  // The first whose earlier triggers wait for nothing later than this one (it holds none of them back, and none
+  // holds it back), else the one whose triggers wait for the earliest unit.
+  int best = -1;
+  for (int c = 0; c < count; ++c) {
+    const int e = candidates[c];
+    if (trigger_waits_[size_t(e)] <= waits_for) {
+      best = e;
+      break;
+    }
+    if (best < 0 || trigger_waits_[size_t(e)] < trigger_waits_[size_t(best)]) best = e;
+  }
+  if (best < 0)  // none of them may trigger it (an instruction of one engine): the producer rule
+    best = producer >= 0 && (u.trigger_engines & isa::engine_bit(isa::Engine(producer))) ? producer
+                                                                                          : int(isa::Engine::Sync);
+  trigger_waits_[size_t(best)] = std::max(trigger_waits_[size_t(best)], waits_for);
+  return uint8_t(best);
 }
 
 void RegionAnalysis::begin_pass() {
@@ -103,9 +145,11 @@ std::pair<uint8_t, uint8_t> RegionAnalysis::add(const UnitDesc& u, std::span<con
         const int s = stream_[size_t(prod_[r] % n)];
         if (s < kEngineStreams && trigger_orders_dma(s)) latest = std::max(latest, prod_[r]);
       }
-      if (latest >= 0) {
-        const int pe = stream_[size_t(latest % n)];
-        if (u.trigger_engines & isa::engine_bit(isa::Engine(pe))) trig = uint8_t(pe);
+      const int pe = latest >= 0 ? stream_[size_t(latest % n)] : -1;
+      if (t_.dma_trigger_spread != 0) {
+        trig = spread_trigger(u, pe);
+      } else if (pe >= 0 && (u.trigger_engines & isa::engine_bit(isa::Engine(pe)))) {
+        trig = uint8_t(pe);
       }
       stream = kUnplaced;
     }

@@ -35,6 +35,9 @@ inline bool trigger_orders_dma(int engine_stream) { return engine_stream != int(
 // addressed by a register (its trigger engine reads the register). nullopt: the analysis chooses
 // (RegionAnalysis::add, the producer rule).
 std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop);
+// The engines (bits) that run none of the kernel's instructions other than DMAs (`engines`: each op's engine):
+// where RegionAnalysis::set_trigger_engines may put DMA triggers.
+uint8_t engines_without_compute(const Kernel& k, const std::vector<isa::Engine>& engines);
 
 // The DMA queues: each triggering engine owns a group of queues used round-robin (Sync, Vector, Scalar, then
 // GpSimd and Tensor sharing the last group; targets with few queues share more).
@@ -99,6 +102,13 @@ class RegionAnalysis {
   // which then runs ahead of the compute engines as the Neuron compiler's qSyncIO queues do (docs/cost-model.md,
   // "Which engine triggers a DMA"). An unplaced DMA gets the next queue of its trigger engine (DmaQueues).
   std::pair<uint8_t, uint8_t> add(const UnitDesc& u, std::span<const Access> acc);
+  // With the target's dma_trigger_spread: the engines besides Sync that may trigger the DMAs add() places (engine
+  // bits; the emitters pass those that run no compute instruction in the kernel). A placed DMA then goes to an
+  // engine that may trigger the instruction, in this order of preference: when a compute engine (not one of these)
+  // produced its input, Scalar, GpSimd, Sync; otherwise its input's producer (Sync, one of these, or none), Sync,
+  // Scalar, GpSimd. It takes the first whose earlier triggers wait for nothing later than it does (so it holds no
+  // later transfer back and is not held back), else the one whose triggers wait for the earliest unit.
+  void set_trigger_engines(uint8_t engines) { spare_triggers_ = engines; }
   // After the last pass: decides the signals and the waits.
   void finish();
 
@@ -115,6 +125,7 @@ class RegionAnalysis {
 
  private:
   bool needs_wait(size_t consumer, int32_t producer) const;
+  uint8_t spread_trigger(const UnitDesc& u, int producer);
   bool may_be_written(const isa::AccessPattern& ap) const;
   void record(int32_t self, uint8_t stream, std::span<const Access> acc, bool writes);
   void settle_reads(const isa::AccessPattern& write);
@@ -140,6 +151,8 @@ class RegionAnalysis {
   std::vector<DeferredRead> deferred_;
   int64_t deferred_g0_ = INT64_MAX, deferred_g1_ = INT64_MIN;  // hull of their granules
   std::array<int32_t, kMaxStreams> last_dma_;
+  uint8_t spare_triggers_ = 0;                            // set_trigger_engines
+  std::array<int32_t, isa::kNumEngines> trigger_waits_;  // per engine: the latest unit its DMA triggers wait for
   std::vector<uint8_t> trigger_, stream_, dma_;
   std::vector<int32_t> group_;
   std::vector<int32_t> dep_start_{0}, deps_;  // last pass: unit i's producers (ids pass * n + unit)

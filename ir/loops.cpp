@@ -99,6 +99,7 @@ class LoopEmitter {
 
   void run() {
     find_register_engines();
+    spare_triggers_ = uint8_t(deps::engines_without_compute(k_, engines_) & ~reg_engines_);
     size_t pool = 0;  // Access points into pool_: reserve it exactly, it never reallocates
     for (const Op& op : k_.ops)
       pool += isa::has_trait(op.opcode, isa::Trait::REG_WRITE)
@@ -246,6 +247,7 @@ class LoopEmitter {
     std::vector<Unit*> units = units_of(r);
     const size_t n = units.size();
     deps::RegionAnalysis ra(t_, queues_, loop != nullptr);
+    ra.set_trigger_engines(spare_triggers_);
     for (int pass = 0; pass < (loop ? 2 : 1); ++pass) {
       ra.begin_pass();
       for (Unit* u : units) {
@@ -389,6 +391,7 @@ class LoopEmitter {
   deps::DmaQueues queues_;
   int num_streams_ = 0, next_sem_ = 0;
   uint32_t reg_engines_ = 0;
+  uint8_t spare_triggers_ = 0;  // engines with no compute or register work: they may trigger DMAs (ir/deps.h)
   std::vector<isa::Instruction> pool_;
   std::deque<isa::AccessPattern> extra_aps_;  // footprints of dynamic-offset operands (stable addresses)
   std::vector<Loop> loops_;

@@ -22,6 +22,7 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
   }
   deps::DmaQueues queues(t);
   deps::RegionAnalysis region(t, queues, false);
+  region.set_trigger_engines(deps::engines_without_compute(k, engines));
   region.begin_pass();
   std::vector<uint32_t> position(n);  // op i is p.streams[region.trigger(i)][position[i]]
   isa::Instruction scratch;

@@ -119,6 +119,10 @@ TargetDesc make_trn1() {
   // visible) and 19.1 ns (load) apart per engine (Theil-Sen slopes of the start times read off the image at
   // 1.115 ns per pixel). The smaller, from the store; the last engine still starts dma_fixed_ns after the trigger.
   t.dma_engine_stagger_ns = 10;
+  // Which engine triggers a DMA the kernel did not place (docs/cost-model.md, "Which engine triggers a DMA"): on
+  // NC-v2 the engine that produced its input, else Sync. The fused Mamba tutorial's profile (Trn1) shows input loads
+  // on qSyncIO queues (SDK nki/guides/tutorials/fused_mamba.rst).
+  t.dma_trigger_spread = 0;
   t.dma_hwdge_ns = 0;            // no hardware DGE before NC-v3 (machine.md §11, DGE)
   t.dma_dge_blocks = 0;
   t.dma_swdge_cycles_per_buffer = 1;  // [inferred] software DGE: GPSIMD_START + 1 GpSimd cycle per descriptor
@@ -170,6 +174,13 @@ TargetDesc make_trn2() {
   // NC-v3: DVE and ACT read PSUM at full rate unless they hit the same bank (machine.md §10, ARCH3).
   t.psum_bank_conflicts = 1;
   t.dma_hwdge_ns = 600;    // hardware-DGE DMA instruction ~600 ns on NC-v3 (machine.md §11, ARCH3 + DGE)
+  // [inferred] From NC-v3 the compiler spreads DMA triggers over Sync and the engines with no compute work, each to
+  // the one that holds no later transfer back: the matmul tutorial's M,N,K step (SDK nki/img/how-to/v5-full.png,
+  // Trn2) shows Scalar and GpSimd instructions throughout though the kernel has none of its own, and 5403 Vector
+  // instructions (v5-vec.png) for its 5120 Vector compute instructions, so not its ~1800 spill / reload triggers;
+  // "The compute engine to initiate a DGE command (Sync Engine or ScalarE) is currently determined by NKI
+  // compiler" (nki/guides/architecture/trainium2_arch.rst).
+  t.dma_trigger_spread = 1;
   t.dma_dge_blocks = 2;    // 2 DGE blocks per core (machine.md §11, DGE)
   // [conflict] chip HBM 2.9 TB/s (HWPAGES, old ARCH3) vs 3 TB/s (current ARCH3): we take 2.9 TB/s / 4 stacks
   // = 725 GB/s, the per-stack figure machine.md §11 uses. MBU peak = one stack (machine.md §12, NX).
@@ -257,6 +268,7 @@ const TargetParam kParams[] = {
     P(dma_buffer_overhead_ns, 0, 1e9, false, "ns", "DMA engine cost per contiguous buffer"),
     P(dma_share_interval_ns, 0, 1e9, false, "ns", "shortest interval between two share starts on one DMA engine (its transfer rate)"),
     P(dma_engine_stagger_ns, 0, 1e9, false, "ns", "the DMA engines of a transfer start this far apart, the last one dma_fixed_ns after the trigger"),
+    P(dma_trigger_spread, 0, 1, true, "0/1", "DMAs without engine= triggered by Sync or an engine with no compute work (1), else by their input's producer or Sync (0)"),
     P(dma_hwdge_ns, 0, 1e9, false, "ns", "hardware DGE time per DMA instruction (0: no hardware DGE)"),
     P(dma_dge_blocks, 0, 64, true, "", "hardware DGE blocks per core"),
     P(dma_swdge_cycles_per_buffer, 0, 1e6, false, "cycles", "software DGE: GpSimd cycles per descriptor"),

@@ -67,6 +67,8 @@ struct TargetDesc {
   double dma_buffer_overhead_ns = 0;  // per contiguous buffer (descriptor element) on a DMA engine
   double dma_share_interval_ns = 0;   // a DMA engine starts a transfer's share at most once per this (transfer rate)
   double dma_engine_stagger_ns = 0;   // a transfer's DMA engines start this far apart (the last one at its eligibility)
+  double dma_trigger_spread = 0;      // 1: DMAs without engine= are triggered by Sync or an engine with no compute work
+                                      // (ir/deps.h, the trigger that holds no later transfer back)
   double dma_hwdge_ns = 0;            // hardware DGE descriptor generation per DMA instruction (0: none)
   double dma_dge_blocks = 0;          // hardware DGE blocks per core
   double dma_swdge_cycles_per_buffer = 0;  // software DGE on GpSimd: cycles per descriptor (+ GPSIMD_START)

@@ -92,7 +92,7 @@ p = save(d, "p.npy", rng.random((128, 64), dtype=np.float32))
 for mode in MODES:
     rc, _, se = run(LNC, "-k", "lnc_barrier", "--inputs", p, "--lnc", "2", "--arg", "use_barrier=False",
                     "--check=race", "-q", "-o", os.path.join(d, "lnc"), *mode, checked=False, same_as_functional=False)
-    check_equal((rc, se), (0, f"""{LNC}:41:9: warning: racecheck: dma_copy (core 0 vector #1) on DMA queue 4 writes scratch[0:128, 0:64] while dma_copy (core 1 sync #0) on DMA queue 0 reads it, and nothing orders the two (no semaphore wait, DMA completion or barrier between them)
+    check_equal((rc, se), (0, f"""{LNC}:41:9: warning: racecheck: dma_copy (core 0 scalar #0) on DMA queue 8 writes scratch[0:128, 0:64] while dma_copy (core 1 sync #0) on DMA queue 0 reads it, and nothing orders the two (no semaphore wait, DMA completion or barrier between them)
    41 |         nisa.dma_copy(dst=scratch, src=u)
       |         ^
 {LNC}:46:9: note: the other access: dma_copy (core 1 sync #0) on DMA queue 0 reads scratch[0:128, 0:64]

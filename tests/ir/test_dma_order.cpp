@@ -116,3 +116,29 @@ TEST_CASE("a DMA queue two engines trigger onto completes its transfers in progr
   p = lower(k, trn2());
   for (const isa::Instruction& ins : p.streams[size_t(Engine::Tensor)]) CHECK(ins.waits.empty());
 }
+
+// trn2 (dma_trigger_spread): a load goes to the first of Sync, Scalar, GpSimd (those with no compute work) whose
+// earlier triggers wait for nothing later than it does, so an independent load is not held behind a refill that
+// waits for a compute engine; trn1 keeps every input load on Sync, in program order.
+TEST_CASE("an independent load is not held behind a refill waiting for compute (trn2), while trn1 keeps them on Sync") {
+  Kernel k;
+  k.name = "spread";
+  const int a = param(k, "a", {128, 64}), b = param(k, "b", {128, 64}), c = param(k, "c", {128, 64});
+  const int t1 = tensor(k, "t1", {128, 64}, Buffer::sbuf), t2 = tensor(k, "t2", {128, 64}, Buffer::sbuf);
+  const int u = tensor(k, "u", {128, 64}, Buffer::sbuf);
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(t1), k.full_view(a)}, 1));
+  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(u), k.full_view(t1)}, 2, Engine::Vector));
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(t1), k.full_view(b)}, 3));  // refill: waits for the copy
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(t2), k.full_view(c)}, 4));  // independent
+  const isa::Program p = lower(k, trn2());
+  const auto& sync = p.streams[size_t(Engine::Sync)];
+  const auto& act = p.streams[size_t(Engine::Scalar)];
+  REQUIRE(sync.size() == 2);  // lines 1 and 3
+  CHECK(waits_for(sync[1], uint32_t(Engine::Vector), 1));
+  REQUIRE(act.size() == 1);  // line 4, free to start at once
+  CHECK(act[0].op == Opcode::dma_copy);
+  CHECK(act[0].waits.empty());
+  const isa::Program p1 = lower(k, *isa::find_target("trn1"));
+  CHECK(p1.streams[size_t(Engine::Sync)].size() == 3);
+  CHECK(p1.streams[size_t(Engine::Scalar)].empty());
+}

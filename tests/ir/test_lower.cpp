@@ -13,6 +13,11 @@ using isa::Opcode;
 
 namespace {
 
+const isa::TargetDesc& trn1() {
+  static isa::TargetDesc t = *isa::find_target("trn1");
+  return t;
+}
+
 const isa::TargetDesc& trn2() {
   static isa::TargetDesc t = *isa::find_target("trn2");
   return t;
@@ -82,8 +87,9 @@ std::string error_of(const Kernel& k) {
 
 }  // namespace
 
-TEST_CASE("tensor_add lowers to DMA loads on Sync, adds on Vector, stores triggered by Vector") {
-  isa::Program p = lower(tensor_add_kernel(), trn2());
+TEST_CASE("tensor_add lowers to DMA loads on Sync, adds on Vector, stores triggered by Vector (trn1)") {
+  // trn1 (dma_trigger_spread 0): a DMA is triggered by the engine that produced its input, else by Sync.
+  isa::Program p = lower(tensor_add_kernel(), trn1());
   auto& sync = p.streams[size_t(Engine::Sync)];
   auto& vec = p.streams[size_t(Engine::Vector)];
   REQUIRE(sync.size() == 4);
@@ -109,6 +115,43 @@ TEST_CASE("tensor_add lowers to DMA loads on Sync, adds on Vector, stores trigge
   CHECK(vec[1].waits.empty());
   // Locations point at the kernel lines.
   CHECK(p.locations[vec[0].loc].line == 12);
+}
+
+TEST_CASE("trn2 spreads DMA triggers: tensor_add's stores leave Vector for an engine with no compute work") {
+  // trn2 (dma_trigger_spread 1): Vector only adds; the stores of its results are triggered by Scalar (no compute in
+  // this kernel), waiting on Vector's semaphore; the loads stay on Sync, and none of them waits for a store.
+  isa::Program p = lower(tensor_add_kernel(), trn2());
+  auto& sync = p.streams[size_t(Engine::Sync)];
+  auto& vec = p.streams[size_t(Engine::Vector)];
+  auto& act = p.streams[size_t(Engine::Scalar)];
+  REQUIRE(sync.size() == 4);
+  REQUIRE(vec.size() == 2);
+  REQUIRE(act.size() == 2);
+  for (const isa::Instruction& ins : vec) CHECK(ins.op == Opcode::tensor_tensor);
+  for (const isa::Instruction& ins : sync) {
+    CHECK(ins.op == Opcode::dma_copy);
+    CHECK(ins.operands[1].mem == isa::Memory::HBM);  // loads
+  }
+  for (size_t i = 0; i < act.size(); ++i) {
+    CHECK(act[i].op == Opcode::dma_copy);
+    CHECK(act[i].operands[0].mem == isa::Memory::HBM);  // stores
+    bool waits_vector = false;
+    for (const isa::SemWait& w : act[i].waits) waits_vector |= w.sem == uint32_t(Engine::Vector);
+    CHECK(waits_vector);
+  }
+  CHECK(vec[0].updates.size() == 1);  // the add signals the store's trigger engine
+  // An engine that computes triggers nothing it did not produce: with the first add on GpSimd, its store goes
+  // to Scalar too, and GpSimd runs the add alone.
+  Kernel k = tensor_add_kernel();
+  for (Op& o : k.ops)
+    if (o.opcode == Opcode::tensor_tensor) {
+      o.engine = Engine::GpSimd;
+      break;
+    }
+  p = lower(k, trn2());
+  REQUIRE(p.streams[size_t(Engine::GpSimd)].size() == 1);
+  CHECK(p.streams[size_t(Engine::GpSimd)][0].op == Opcode::tensor_tensor);
+  CHECK(p.streams[size_t(Engine::Scalar)].size() == 2);
 }
 
 TEST_CASE("independent tiles get distinct SBUF addresses (next-fit) and no cross-tile waits") {

@@ -71,8 +71,9 @@ TEST_CASE("a loop-free kernel gives the same program on the straight-line path a
     const std::string asm_text = both_paths(k, target);
     CHECK(asm_text.find("dma_copy") != std::string::npos);
   }
-  // The Vector Engine triggers lines 3 and 4 on consecutive queues of its group, in program order.
-  const isa::Program p = lower(k, *isa::find_target("trn2"));
+  // trn1 (the producer rule): the Vector Engine triggers lines 3 and 4 on consecutive queues of its group, in
+  // program order.
+  const isa::Program p = lower(k, *isa::find_target("trn1"));
   const auto& vec = p.streams[size_t(Engine::Vector)];
   REQUIRE(vec.size() == 3);
   CHECK(vec[1].op == Opcode::dma_copy);
@@ -84,7 +85,7 @@ TEST_CASE("a loop-free kernel gives the same program on the straight-line path a
   // Sync or Scalar may trigger), on both paths.
   k.ops.push_back(op(Opcode::dma_copy, {k.full_view(d), k.full_view(u)}, 10, Engine::Sync));
   both_paths(k, "trn2");
-  const isa::Program p2 = lower(k, *isa::find_target("trn2"));
+  const isa::Program p2 = lower(k, *isa::find_target("trn1"));
   CHECK(p2.streams[size_t(Engine::Vector)].size() == 3);
   REQUIRE(p2.streams[size_t(Engine::Sync)].size() == 3);
   CHECK(p2.streams[size_t(Engine::Sync)][2].op == Opcode::dma_copy);
