@@ -65,14 +65,15 @@ uint8_t RegionAnalysis::spread_trigger(const UnitDesc& u, int producer) {
     return (u.trigger_engines & isa::engine_bit(isa::Engine(e))) &&
            (e == int(isa::Engine::Sync) || (spare_triggers_ & (1u << e)));
   };
-  // Data a compute engine produced: an engine with no compute work first, Sync last. Otherwise (a kernel input,
-  // or data Sync or a DMA produced): the producer when it may, then Sync, then the others.
+  // Data a compute engine produced: an engine with no compute work, not Sync (there the trigger, waiting for the
+  // compute engine, would hold back the loads behind it); with none, the producer keeps it (in order, no wait).
+  // Otherwise (a kernel input, or data Sync or a DMA produced): the producer when it may, then Sync, then the others.
   const bool from_compute = producer >= 0 && !may(producer);
   int candidates[4], count = 0;
   if (!from_compute && producer >= 0) candidates[count++] = producer;
-  const isa::Engine compute_order[] = {isa::Engine::Scalar, isa::Engine::GpSimd, isa::Engine::Sync};
+  const isa::Engine compute_order[] = {isa::Engine::Scalar, isa::Engine::GpSimd};
   const isa::Engine input_order[] = {isa::Engine::Sync, isa::Engine::Scalar, isa::Engine::GpSimd};
-  for (isa::Engine e : from_compute ? compute_order : input_order)
+  for (isa::Engine e : from_compute ? std::span<const isa::Engine>(compute_order) : std::span<const isa::Engine>(input_order))
     if (int(e) != producer && may(int(e))) candidates[count++] = int(e);
   // The first whose earlier triggers wait for nothing later than this one (it holds none of them back, and none
   // holds it back), else the one whose triggers wait for the earliest unit.

@@ -105,9 +105,10 @@ class RegionAnalysis {
   // With the target's dma_trigger_spread: the engines besides Sync that may trigger the DMAs add() places (engine
   // bits; the emitters pass those that run no compute instruction in the kernel). A placed DMA then goes to an
   // engine that may trigger the instruction, in this order of preference: when a compute engine (not one of these)
-  // produced its input, Scalar, GpSimd, Sync; otherwise its input's producer (Sync, one of these, or none), Sync,
-  // Scalar, GpSimd. It takes the first whose earlier triggers wait for nothing later than it does (so it holds no
-  // later transfer back and is not held back), else the one whose triggers wait for the earliest unit.
+  // produced its input, Scalar, GpSimd (with neither, the producer keeps it); otherwise its input's producer (Sync,
+  // one of these, or none), Sync, Scalar, GpSimd. It takes the first whose earlier triggers wait for nothing later
+  // than it does (so it holds no later transfer back and is not held back), else the one whose triggers wait for
+  // the earliest unit.
   void set_trigger_engines(uint8_t engines) { spare_triggers_ = engines; }
   // After the last pass: decides the signals and the waits.
   void finish();
