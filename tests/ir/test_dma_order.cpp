@@ -142,3 +142,30 @@ TEST_CASE("an independent load is not held behind a refill waiting for compute (
   CHECK(p1.streams[size_t(Engine::Sync)].size() == 3);
   CHECK(p1.streams[size_t(Engine::Scalar)].empty());
 }
+
+// trn2: the store of a compute engine's result moves to an engine with no compute work, never to Sync (there its
+// wait for the compute engine would hold back the loads behind it); with Scalar and GpSimd both computing, the
+// producer triggers it, as on trn1.
+TEST_CASE("a store of Vector's result stays on Vector when Scalar and GpSimd both compute (trn2)") {
+  Kernel k;
+  k.name = "busy";
+  const int a = param(k, "a", {128, 64}), c = param(k, "c", {128, 64});
+  const int t = tensor(k, "t", {128, 64}, Buffer::sbuf), u = tensor(k, "u", {128, 64}, Buffer::sbuf);
+  const int w = tensor(k, "w", {128, 64}, Buffer::sbuf), x = tensor(k, "x", {128, 64}, Buffer::sbuf);
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(t), k.full_view(a)}, 1));
+  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(u), k.full_view(t)}, 2, Engine::Vector));
+  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(w), k.full_view(t)}, 3, Engine::Scalar));
+  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(x), k.full_view(t)}, 4, Engine::GpSimd));
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(c), k.full_view(u)}, 5));
+  const isa::Program p = lower(k, trn2());
+  const auto& vec = p.streams[size_t(Engine::Vector)];
+  REQUIRE(vec.size() == 2);
+  CHECK(vec[1].op == Opcode::dma_copy);
+  CHECK(p.streams[size_t(Engine::Sync)].size() == 1);  // the load only
+  // With GpSimd free of compute, the store goes there.
+  k.ops.erase(k.ops.begin() + 3);
+  const isa::Program p2 = lower(k, trn2());
+  REQUIRE(p2.streams[size_t(Engine::GpSimd)].size() == 1);
+  CHECK(p2.streams[size_t(Engine::GpSimd)][0].op == Opcode::dma_copy);
+  CHECK(p2.streams[size_t(Engine::Vector)].size() == 1);
+}
