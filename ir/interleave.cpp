@@ -11,19 +11,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <string>
-#include <tuple>
 #include <vector>
 
 #include "ir/passes.h"
 
 namespace nkisim::ir {
 namespace {
-
-bool movable(const Op& op) {
-  return op.ctl == Ctl::none && !op.keep_order && op.dynamic.empty() && isa::has_trait(op.opcode, isa::Trait::REORDER) &&
-         op.params.reduce_cmd == isa::ReduceCmd::idle;
-}
 
 // The tensors an op range reads and writes (an accumulating write also reads).
 struct Touch {
@@ -74,10 +67,10 @@ std::optional<Kernel> interleave_accumulation_groups(const Kernel& k, const isa:
   };
   // The PE unit starting at op i (nullopt: none), its last op and the PSUM tensor every multiply of it writes.
   auto unit_at = [&](size_t i, size_t& last, int& psum) {
-    if (i >= n || !isa::has_trait(k.ops[i].opcode, isa::Trait::PE_LOAD) || !movable(k.ops[i])) return false;
+    if (i >= n || !isa::has_trait(k.ops[i].opcode, isa::Trait::PE_LOAD) || !reorderable(k.ops[i])) return false;
     size_t j = i;
     psum = -1;
-    while (j + 1 < n && isa::has_trait(k.ops[j + 1].opcode, isa::Trait::PE_MOVE) && movable(k.ops[j + 1])) {
+    while (j + 1 < n && isa::has_trait(k.ops[j + 1].opcode, isa::Trait::PE_MOVE) && reorderable(k.ops[j + 1])) {
       const std::optional<View>& d = k.ops[j + 1].operands[0];
       if (!d) return false;
       if (psum >= 0 && d->tensor != psum) return false;
@@ -114,7 +107,7 @@ std::optional<Kernel> interleave_accumulation_groups(const Kernel& k, const isa:
     size_t dummy_last;
     int dummy_psum;
     while (i < n && !unit_at(i, dummy_last, dummy_psum)) {
-      if (!movable(k.ops[i])) g.tail_movable = false;
+      if (!reorderable(k.ops[i])) g.tail_movable = false;
       g.tail_touch.add(k.ops[i]);
       ++i;
     }
@@ -139,14 +132,13 @@ std::optional<Kernel> interleave_accumulation_groups(const Kernel& k, const isa:
   // Refilled tiles: in the Neuron compiler's view a tile made in a loop is one tensor (ir/lower.cpp,
   // add_siblings), so a DMA writing a later tensor made at the same line with the same shape and dtype refills
   // the tile the earlier one is. Per such place, the ops of DMAs writing it.
-  std::map<std::tuple<uint32_t, uint32_t, std::string, std::vector<int64_t>, int, int>, int> places;
+  // site_key -> place number (the keys refer into k.tensors, which outlives the map)
+  std::map<decltype(site_key(k.tensors.front())), int> places;
   std::vector<int> place(k.tensors.size(), -1);
   for (size_t t = 0; t < k.tensors.size(); ++t) {
     const Tensor& x = k.tensors[t];
     if (!is_on_chip(x.buffer) || !x.loc.known()) continue;
-    auto [it, fresh] =
-        places.try_emplace({x.loc.line, x.loc.col, x.loc.file, x.shape, int(x.dtype), int(x.buffer)}, int(places.size()));
-    place[t] = it->second;
+    place[t] = places.try_emplace(site_key(x), int(places.size())).first->second;
   }
   std::vector<std::vector<size_t>> dma_writes_at(places.size());  // per place: op indices of DMA writes, ascending
   for (size_t i = 0; i < n; ++i)

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "isa/diagnostic.h"
@@ -36,6 +37,12 @@ struct Tensor {
     return n;
   }
 };
+
+// Where a tensor was made, as the Neuron compiler sees it: it does not unroll a loop, so the tiles made at one
+// kernel line with one shape, dtype and buffer are one tensor to it (ir/lower.cpp add_siblings, ir/interleave.cpp).
+// Only meaningful when loc.known().
+inline auto site_key(const Tensor& t) { return std::tie(t.loc.line, t.loc.col, t.loc.file, t.shape, t.dtype, t.buffer); }
+inline bool same_site(const Tensor& a, const Tensor& b) { return a.loc.known() && site_key(a) == site_key(b); }
 
 struct ViewDim {
   int64_t stride = 0;  // elements (of the view's dtype) in the base tensor's row-major storage

@@ -77,8 +77,7 @@ void add_siblings(const Kernel& k, const std::vector<int>& remat, std::vector<in
     const Tensor& t = k.tensors[ti];
     for (size_t c = 0; c < chosen; ++c) {
       const Tensor& o = k.tensors[size_t(copies[c])];
-      if (o.loc.known() && o.loc.line == t.loc.line && o.loc.col == t.loc.col && o.loc.file == t.loc.file && o.shape == t.shape &&
-          o.dtype == t.dtype && o.buffer == t.buffer) {
+      if (same_site(o, t)) {
         copies.push_back(int(ti));
         in[ti] = 1;
         break;

@@ -19,6 +19,11 @@ namespace nkisim::ir {
 // been written since, is dropped; later uses of its tile use the earlier op's tile. nullopt: nothing dropped.
 std::optional<Kernel> reuse_recomputations(const Kernel& k);
 
+// Whether a reordering pass (schedule_for_pressure, interleave_accumulation_groups) may move the op: a data-path
+// instruction the table marks REORDER, carrying no engine state (no accumulator command, no control flow, no
+// run-time offset), and not made in a no_reorder block (Op::keep_order). Everything else stays where it is.
+bool reorderable(const Op& op);
+
 // Accumulation groups interleaved (ir/interleave.cpp, docs/cost-model.md): a run of consecutive independent PSUM
 // accumulation groups (PE units writing one automatically allocated PSUM tensor, each followed by the ops up to
 // the next PE unit) that fit in PSUM together, at most one per bank, is issued contraction-step-major: every

@@ -11,15 +11,6 @@
 namespace nkisim::ir {
 namespace {
 
-// Ops that only read and write their operands (no engine state carried from one instruction to the next, no
-// side effect): free to move past any op they do not conflict with. Everything else stays where it is and
-// splits the kernel into independent stretches.
-bool movable(const Op& op) {
-  // An accumulator command (activation's Scalar, exponential's Vector accumulators) is engine state. A
-  // load_stationary moves with the multiply_moving ops that follow it (one unit, below).
-  return op.ctl == Ctl::none && !op.keep_order && op.dynamic.empty() && isa::has_trait(op.opcode, isa::Trait::REORDER) &&
-         op.params.reduce_cmd == isa::ReduceCmd::idle;
-}
 
 constexpr size_t kLookahead = 256;  // ready units examined when none fits (bounds the cost on huge stretches)
 
@@ -30,6 +21,14 @@ struct Access {
 
 }  // namespace
 
+// Ops that only read and write their operands (no engine state carried from one instruction to the next, no
+// side effect) are free to move past any op they do not conflict with. An accumulator command (activation's
+// Scalar, exponential's Vector accumulators) is engine state.
+bool reorderable(const Op& op) {
+  return op.ctl == Ctl::none && !op.keep_order && op.dynamic.empty() && isa::has_trait(op.opcode, isa::Trait::REORDER) &&
+         op.params.reduce_cmd == isa::ReduceCmd::idle;
+}
+
 std::optional<Kernel> schedule_for_pressure(const Kernel& k, Buffer mem, int64_t other_capacity) {
   const size_t n = k.ops.size();
   // Units: a load_stationary and the multiply_moving ops that use its weights move together; every other
@@ -39,9 +38,9 @@ std::optional<Kernel> schedule_for_pressure(const Kernel& k, Buffer mem, int64_t
   for (size_t i = 0; i < n;) {
     const Op& op = k.ops[i];
     size_t j = i;
-    bool fixed = !movable(op);
+    bool fixed = !reorderable(op);
     if (isa::has_trait(op.opcode, isa::Trait::PE_LOAD)) {
-      while (j + 1 < n && isa::has_trait(k.ops[j + 1].opcode, isa::Trait::PE_MOVE) && movable(k.ops[j + 1])) ++j;
+      while (j + 1 < n && isa::has_trait(k.ops[j + 1].opcode, isa::Trait::PE_MOVE) && reorderable(k.ops[j + 1])) ++j;
     } else if (isa::has_trait(op.opcode, isa::Trait::PE_MOVE)) {
       fixed = true;
     }

@@ -60,3 +60,11 @@ TEST_CASE("schedule: an accumulator command is engine state: the op stays in pla
     CHECK_FALSE(schedule_for_pressure(two_tiles(cmd), Buffer::sbuf, int64_t(1) << 30));
   }
 }
+
+TEST_CASE("schedule: an op made in a no_reorder block (Op::keep_order) stays in place") {
+  Kernel k = two_tiles(isa::ReduceCmd::idle);
+  k.ops[1].keep_order = true;  // the exponential the first test moves after the store
+  CHECK_FALSE(schedule_for_pressure(k, Buffer::sbuf, int64_t(1) << 30));
+  CHECK(reorderable(two_tiles(isa::ReduceCmd::idle).ops[1]));
+  CHECK_FALSE(reorderable(k.ops[1]));
+}
