@@ -172,28 +172,56 @@ Value legacy_iota(Interp& in, const BuiltinObj&, CallArgs& a) {
   return t;
 }
 
-// dma_copy(dst, src, ..., dst_rmw_op=None): with dst_rmw_op=np.add / nl.add the DMA adds src to dst
-// (read-modify-write), which is dma_compute(dst, [dst, src], add); otherwise the current dma_copy.
+// dma_copy(dst, src, mask=None, dst_rmw_op=None, ...): with dst_rmw_op=np.add / nl.add the DMA adds src to dst
+// (read-modify-write), which is dma_compute(dst, [dst, src], add); otherwise the current dma_copy. mask= (index
+// tiles over the axes of dst and src, which then have one shape) copies only the elements where it holds: one
+// DMA per box of the mask, nothing when it never holds.
 Value legacy_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
   std::vector<std::pair<Sym, Value>> kw;
-  Value rmw;
+  Value rmw, mask;
   for (size_t i = 0; i < a.nkw; ++i) {
-    if (sym_name(a.kw[i].first) == "dst_rmw_op") rmw = as_op_code(in, a.kw[i].second);
+    const std::string_view n = sym_name(a.kw[i].first);
+    if (n == "dst_rmw_op") rmw = as_op_code(in, a.kw[i].second);
+    else if (n == "mask") mask = a.kw[i].second;
     else kw.push_back(a.kw[i]);
   }
-  if (rmw.is_none()) {
+  if (mask.is_none() && rmw.is_none()) {  // the current dma_copy, as called
     CallArgs ca{a.pos, a.npos, kw.data(), kw.size(), a.site};
     return in.call(current_isa_fn(in, "dma_copy"), ca);
   }
-  static const ParamSpec ps[] = {{"dst", true}, {"src", true}, {"oob_mode"}};
-  Value v[3];
-  CallArgs ba{a.pos, a.npos, kw.data(), kw.size(), a.site};
-  bind_args("dma_copy", ps, 3, ba, v);
-  std::vector<std::pair<Sym, Value>> ck = {
-      {intern("dst"), v[0]}, {intern("srcs"), make_list({v[0], v[1]})}, {intern("reduce_op"), rmw}};
-  if (present(v[2])) ck.push_back({intern("oob_mode"), v[2]});
-  CallArgs ca{nullptr, 0, ck.data(), ck.size(), a.site};
-  return in.call(current_isa_fn(in, "dma_compute"), ca);
+  static const ParamSpec ps[] = {{"dst", true}, {"src", true}};
+  std::vector<std::pair<Sym, Value>> rest;  // the other keywords, passed on
+  Value v[2];
+  {
+    std::vector<std::pair<Sym, Value>> mine;
+    for (auto& k : kw) (sym_name(k.first) == "dst" || sym_name(k.first) == "src" ? mine : rest).push_back(k);
+    CallArgs ba{a.pos, a.npos, mine.data(), mine.size(), a.site};
+    bind_args("dma_copy", ps, 2, ba, v);
+  }
+  auto copy = [&](const Value& dst, const Value& src) {
+    std::vector<std::pair<Sym, Value>> ck;
+    if (rmw.is_none()) {
+      ck = {{intern("dst"), dst}, {intern("src"), src}};
+      ck.insert(ck.end(), rest.begin(), rest.end());
+      CallArgs ca{nullptr, 0, ck.data(), ck.size(), a.site};
+      return in.call(current_isa_fn(in, "dma_copy"), ca);
+    }
+    ck = {{intern("dst"), dst}, {intern("srcs"), make_list({dst, src})}, {intern("reduce_op"), rmw}};
+    for (auto& k : rest) {
+      if (sym_name(k.first) != "oob_mode") raise("TypeError", "dma_copy() with dst_rmw_op got an unexpected keyword argument '" + std::string(sym_name(k.first)) + "'");
+      ck.push_back(k);
+    }
+    CallArgs ca{nullptr, 0, ck.data(), ck.size(), a.site};
+    return in.call(current_isa_fn(in, "dma_compute"), ca);
+  };
+  if (mask.is_none()) return copy(v[0], v[1]);
+  const TensorObj* d = tile_arg(v[0], "dma_copy", "dst");
+  const TensorObj* s = tile_arg(v[1], "dma_copy", "src");
+  if (d->view.shape() != s->view.shape())
+    raise("NotImplementedError", "dma_copy: mask= with dst and src of different shapes (" + shape_str(d->view.shape()) +
+                                     ", " + shape_str(s->view.shape()) + ") is not supported yet by nki-sim");
+  for (const AxisBounds& box : mask_boxes(in, mask, "dma_copy")) copy(restrict_value(v[0], box), restrict_value(v[1], box));
+  return Value();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // ndarray.cpp - compile-time host arrays (ndarray.h): construction, attributes, indexing, arithmetic.
 #include "frontend/ndarray.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -258,6 +259,21 @@ bool ndarray_attr(Interp& in, const Value& obj, Sym name, Value* out) {
       for (auto& x : axes) perm.push_back(in.to_index(x, "transpose()"));
       return transposed(*as_ndarray(b.self), perm);
     });
+  } else if (n == "max" || n == "min" || n == "sum" || n == "prod") {
+    // Whole-array reductions (host-side index arithmetic in kernels: `spans.max()`); an axis is not supported.
+    *out = method(in, obj, "max", [](Interp&, const BuiltinObj& b, CallArgs& c) -> Value {
+      const std::string& f = b.name;
+      if (c.npos || c.nkw) raise("NotImplementedError", "ndarray." + f + "() with arguments is not supported yet by nki-sim");
+      const NdArrayObj* a = as_ndarray(b.self);
+      if (a->data.empty() && (f == "max" || f == "min"))
+        raise("ValueError", "zero-size array to reduction operation " + std::string(f == "max" ? "maximum" : "minimum") +
+                                " which has no identity");
+      double acc = f == "prod" ? 1.0 : f == "sum" ? 0.0 : a->data[0];
+      for (double x : a->data)  // a NaN wins max / min, as in numpy
+        acc = x != x ? x : f == "max" ? std::max(acc, x) : f == "min" ? std::min(acc, x) : f == "sum" ? acc + x : acc * x;
+      return scalar_of(*a, acc);
+    });
+    out->as<BuiltinObj>()->name = n;
   } else if (n == "item") {
     *out = method(in, obj, "item", [](Interp&, const BuiltinObj& b, CallArgs& c) -> Value {
       detail::nargs("item", c, 0, 0);

@@ -37,9 +37,15 @@ std::vector<int64_t> int_list(Interp& in, const Value& v, const char* what) {
   return out;
 }
 
-// f(shape) or f(d0, d1, ...): a shape given as one sequence or as positional ints.
-std::vector<int64_t> shape_args(Interp& in, CallArgs& a, const char* fname, const char* what) {
-  if (a.nkw) raise("TypeError", std::string(fname) + "() takes no keyword arguments");
+// f(shape), f(param=shape) or f(d0, d1, ...): a shape given as one sequence or as positional ints (`param`:
+// the parameter's name in the NkiTensor API, `shape` of reshape, `dims` of permute).
+std::vector<int64_t> shape_args(Interp& in, CallArgs& a, const char* fname, const char* param, const char* what) {
+  if (a.nkw) {
+    const ParamSpec ps[] = {{param, true}};
+    Value v;
+    bind_args(fname, ps, 1, a, &v);
+    return int_list(in, v, what);
+  }
   if (a.npos == 1 && !a.pos[0].is_int_like()) return int_list(in, a.pos[0], what);
   std::vector<int64_t> out;
   for (size_t i = 0; i < a.npos; ++i) out.push_back(in.to_index(a.pos[i], what));
@@ -120,7 +126,7 @@ struct MethodCtx {
 };
 
 Value m_reshape(MethodCtx& c) {
-  return with_view(c.t, ir::reshape_view(c.t->view, shape_args(c.in, c.a, "reshape", "reshape() shape"), c.on_chip));
+  return with_view(c.t, ir::reshape_view(c.t->view, shape_args(c.in, c.a, "reshape", "shape", "reshape() shape"), c.on_chip));
 }
 
 Value m_reshape_dim(MethodCtx& c) {
@@ -174,7 +180,7 @@ Value m_select(MethodCtx& c) {
 }
 
 Value m_permute(MethodCtx& c) {
-  std::vector<int64_t> order = shape_args(c.in, c.a, "permute", "permute() dims");
+  std::vector<int64_t> order = shape_args(c.in, c.a, "permute", "dims", "permute() dims");
   std::vector<int> o;
   for (auto x : order) o.push_back(x < 0 ? int(x + int64_t(c.nd)) : int(x));
   return with_view(c.t, ir::permute_view(c.t->view, o, c.on_chip));
@@ -452,6 +458,10 @@ bool nki_attr(Interp& in, const Value& obj, Sym name, Value* out) {
     case VK::DType:
       if (name == S::name || name == S::__name__) {
         *out = make_str(std::string(isa::dtype_name(obj.dtype_v())));
+        return true;
+      }
+      if (n == "itemsize") {  // np.dtype(t).itemsize: bytes per element
+        *out = Value::integer(int64_t(isa::dtype_size(obj.dtype_v())));
         return true;
       }
       return false;

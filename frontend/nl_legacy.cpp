@@ -98,6 +98,10 @@ void install_nl_legacy(Interp& in, ModuleObj* nl) {
   // numpy_lite.cpp defines as scalar helpers (np.maximum, np.exp, ...) stand for the op where one is expected;
   // the others are the op code itself, callable on tiles like nl.add.
   ModuleObj* np = in.module_cache[intern("numpy")].as<ModuleObj>();
+  // nl.finfo / nl.iinfo (the legacy nki.language re-exported numpy's): the limits of a dtype, host-side.
+  for (const char* f : {"finfo", "iinfo"})
+    if (auto it = np->globals.find(intern(f)); it != np->globals.end() && !nl->globals.count(intern(f)))
+      nl->globals[intern(f)] = it->second;
   static const std::pair<const char*, const char*> kUfuncs[] = {
       {"add", "add"}, {"subtract", "subtract"}, {"multiply", "multiply"}, {"divide", "divide"},
       {"true_divide", "divide"}, {"power", "power"}, {"maximum", "maximum"}, {"minimum", "minimum"},

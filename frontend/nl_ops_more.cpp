@@ -394,11 +394,14 @@ Value fn_broadcast_to(Interp& in, const BuiltinObj&, CallArgs& a) {
   const TensorObj* t = chip(v[0], "broadcast_to", "x");
   std::vector<int64_t> shape;
   for (auto& d : in.to_vector(v[1])) shape.push_back(in.to_index(d, "broadcast_to() shape"));
-  if (shape.size() != t->view.dims.size())
+  // A tile of lower rank has its missing free dims as size 1 (a [P] reduction result broadcast to [P, F]): the
+  // partition dim comes first in both.
+  if (shape.size() < t->view.dims.size() || t->view.dims.empty() || shape.size() > ir::kMaxViewDims)
     raise("ValueError", "broadcast_to: shape " + shape_str(shape) + " must have the rank of x " +
-                            shape_str(t->view.shape()));
+                            shape_str(t->view.shape()) + " or more");
   const DType dt = dtype_opt(v[2], "broadcast_to").value_or(t->view.dtype);
   ir::View view = t->view;
+  while (view.dims.size() < shape.size()) view.dims.push_back(ir::ViewDim{0, 1});
   for (size_t d = 1; d < shape.size(); ++d) {
     if (view.dims[d].count == shape[d]) continue;
     if (view.dims[d].count != 1)

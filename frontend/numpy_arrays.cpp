@@ -73,9 +73,12 @@ Value np_fill(Interp& in, const BuiltinObj& b, CallArgs& a) {
 
 // eye(N, M=None, k=0, dtype=float) / identity(n, dtype=float)
 Value np_eye(Interp& in, const BuiltinObj& b, CallArgs& a) {
-  only_kwargs(b.name.c_str(), a, {"dtype", "M", "k"});
-  detail::nargs(b.name.c_str(), a, 1, b.data ? 2 : 4, true);
-  const int64_t n = in.to_index(a.pos[0], b.name.c_str());
+  // identity(n, dtype=None), eye(N, M=None, k=0, dtype=float): the size positional or by keyword.
+  only_kwargs(b.name.c_str(), a, {"dtype", "M", "k", b.data ? "n" : "N"});
+  detail::nargs(b.name.c_str(), a, 0, b.data ? 2 : 4, true);
+  const Value* nv = a.npos ? &a.pos[0] : kwarg(a, b.data ? "n" : "N");
+  if (!nv) raise("TypeError", b.name + "() missing required argument '" + (b.data ? "n" : "N") + "'");
+  const int64_t n = in.to_index(*nv, b.name.c_str());
   int64_t m = n, k = 0;
   std::optional<isa::DType> dt;
   if (b.data) {

@@ -1,0 +1,15 @@
+# feature: NkiTensor.reshape(shape=...) takes its shape by keyword, as the NkiTensor API names it
+# input: a = rng.standard_normal((2, 4, 8)).astype(np.float32)
+# golden: a.reshape(8, 8)
+import numpy as np
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def flat(a):
+    out = nl.ndarray((8, 8), dtype=a.dtype, buffer=nl.shared_hbm)
+    src = a.reshape(shape=(8, 8))
+    t = nl.load(src)
+    nl.store(out.reshape(shape=(8, 8)), value=t)
+    return out
