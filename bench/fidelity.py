@@ -34,6 +34,20 @@ reproduce, none of which the model was built from (their median is printed on it
     tensor_scalar. Simulated: total_ns, and the same instructions' spans in a --trace of core 0.
 And the "targets" rows: the same spec's "Performance Targets" (Llama3.3 70B / Llama3.1 405B shapes, trn2 LNC=2)
 are targets, not measurements; they are printed for reference and kept out of both medians.
+
+With --samples-history / --sdk-history (checkouts of older commits of the same repositories, which held kernels
+and measurements the current snapshots dropped) a "validation" group follows, also never used to set a number,
+compared with device_ns (nki.benchmark's latency):
+  nki-samples at the parent of c4b806e ("Remove reference kernels from NKI Samples"): test/unit/
+    test_adaptive_avg_pool2d.py's latency thresholds, written as a measured p99 x 1.05 ("65 * 1.05"; the first was
+    raised from 56 in 03013e7 "Increase ... test latency threshold"): the measurement is the threshold / 1.05. The
+    kernel is src/nki_samples/reference/vision.py's adaptive_avg_pool2d_kernel; the tests do not name the
+    instance type, taken as trn2 (the same suite's double_row_matmul test requires trn2).
+  aws-neuron-sdk at 12b81bee: general/nki/tutorials/layernorm.rst's NCLatency p50 of its two kernels ("measured on
+    trn1"), 2311 and 1969 us, for general/nki/examples/layernorm/layernorm_nki_kernel.py at the script's default
+    shape [4096, 8192] fp32 (the text says "(300, 1000)", which would take a few tens of microseconds).
+And "thresholds (bounds, not counted)": the same nki-samples suite's SD-attention latency thresholds (p1 since
+4e49a39; relaxed twice when the tests fluctuated, so bounds near a measurement, not measurements).
 """
 import argparse
 import json
@@ -98,6 +112,45 @@ EXTENDED = [
 ] + [("rmsnorm_quant S=%d H=%d" % (s_, h), "targets", "library", RMSNORM_QUANT, "rmsnorm_quant_kernel", "trn2",
       ("rmsnorm_quant", s_, h), {"total_us": us})
      for s_, h, us in [(2048, 8192, 458.2), (32768, 8192, 6287.0), (2048, 16384, 866.81), (32768, 16384, 13214.40)]]
+
+VISION = "src/nki_samples/reference/vision.py"
+ATTENTION = "src/nki_samples/reference/attention.py"
+LAYERNORM = "general/nki/examples/layernorm/layernorm_nki_kernel.py"
+
+# Validation points (see the docstring): (name, group, corpus, file, kernel, target, {input: (shape, dtype)},
+# [--arg NAME=VALUE], published {metric: value}).
+VALIDATION = [
+    ("avg_pool %dx%dx%dx%d o=%s %s" % (n, c, h, w, "x".join(map(str, o)) if isinstance(o, tuple) else o,
+                                      dt.replace("float", "f")), "validation", "samples_history", VISION,
+     "adaptive_avg_pool2d_kernel", "trn2", {"x": ((n, c, h, w), dt)}, ["output_size=%s" % (o,)],
+     {"total_us": us})
+    for n, c, h, w, o, dt, us in [
+        (1, 64, 56, 56, 7, "float32", 65), (2, 128, 28, 28, 7, "float32", 109), (1, 256, 14, 14, 7, "float16", 88),
+        (4, 64, 56, 56, (7, 7), "float32", 152), (2, 128, 28, 28, (14, 14), "float32", 327),
+        (1, 512, 7, 7, 1, "float32", 14), (8, 64, 32, 32, (4, 4), "float16", 103),
+        (2, 2048, 32, 32, (3, 3), "float32", 564), (2, 64, 256, 256, 1, "float32", 255)]
+] + [
+    ("layernorm %s 4096x8192" % v, "validation", "sdk_history", LAYERNORM, "nki_layernorm_kernel_" + v, "trn1",
+     {"x": ((4096, 8192), "float32"), "gamma": ((8192,), "float32"), "beta": ((8192,), "float32")},
+     ["epsilon=1e-5"], {"total_us": us})
+    for v, us in [("v1", 2311.0), ("v2", 1969.0)]
+] + [
+    ("SD attention d=%d %s" % (d, dt.replace("float", "f")), "bounds", "samples_history", ATTENTION, "fused_self_attn_for_SD_small_head_size",
+     "trn2", {"q": ((1, d, 4096), dt), "k": ((1, 4096, d), dt), "v": ((1, 4096, d), dt)}, [], {"total_us": us})
+    for d, dt, us in [(128, "float32", 675), (128, "bfloat16", 536), (64, "float16", 600)]
+]
+
+
+def validation_inputs(arrays, folder):
+    """.npy files of the shapes and dtypes (bfloat16: float32 files read as :bfloat16)."""
+    paths = []
+    for name, (shape, dt) in arrays.items():
+        path = os.path.join(folder, "v_%s_%s_%s.npy" % (name, "x".join(map(str, shape)), dt))
+        if not os.path.exists(path):
+            np.save(path, np.zeros(shape, np.float16 if dt == "float16" else np.float32))
+        paths.append(path + (":bfloat16" if dt == "bfloat16" else ""))
+    return paths
+
 
 # A kernel of ours that calls nki-library's rmsnorm_quant_kernel with its host-side arguments (enums, a config).
 RMSNORM_WRAPPER = """import nki
@@ -264,6 +317,10 @@ def main():
     ap.add_argument("--samples", help="checkout of aws-neuron/nki-samples")
     ap.add_argument("--sdk", help="checkout of aws-neuron/aws-neuron-sdk")
     ap.add_argument("--nki-library", help="checkout of aws-neuron/nki-library (the extended rmsnorm_quant points)")
+    ap.add_argument("--samples-history", help="checkout of aws-neuron/nki-samples at the parent of c4b806e "
+                    "(the validation group's adaptive_avg_pool2d and SD-attention points)")
+    ap.add_argument("--sdk-history", help="checkout of aws-neuron/aws-neuron-sdk at 12b81bee (the validation "
+                    "group's layernorm points)")
     ap.add_argument("--nki-sim", default=os.path.join(HERE, "..", "build", "nki-sim"))
     ap.add_argument("--only", choices=["mamba", "matmul", "rmsnorm"])
     ap.add_argument("--json", help="write the rows as JSON")
@@ -272,7 +329,8 @@ def main():
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="a target parameter override passed to every run (sensitivity studies)")
     a = ap.parse_args()
-    roots = {"samples": a.samples, "sdk": a.sdk, "library": a.nki_library}
+    roots = {"samples": a.samples, "sdk": a.sdk, "library": a.nki_library, "samples_history": a.samples_history,
+             "sdk_history": a.sdk_history}
     rows = []
     params = [arg for p in a.param for arg in ("--param", p)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -299,11 +357,20 @@ def main():
             got, err = simulate(a.nki_sim, wrapper, kernel + "_case", target, inputs(shapes, tmp), tmp, "run",
                                 extra, spans)
             add_rows(rows, group, name, target, published, got, err)
+        for name, group, corpus, rel, kernel, target, arrays, args, published in VALIDATION:
+            if a.only or not roots[corpus]:
+                continue
+            extra = [x for arg in args for x in ("--arg", arg)] + params
+            got, err = simulate(a.nki_sim, os.path.join(roots[corpus], rel), kernel, target,
+                                validation_inputs(arrays, tmp), tmp, "run", extra)
+            add_rows(rows, group, name, target, published, got, err)
         if not a.no_trend and a.samples and a.only in (None, "mamba"):
             trend(a.nki_sim, a.samples, tmp, params)
     print_group([r for r in rows if r["group"] == "calibration"], "calibration point")
     print_group([r for r in rows if r["group"] == "extended"], "extended point")
     print_group([r for r in rows if r["group"] == "targets"], "published target (not counted)")
+    print_group([r for r in rows if r["group"] == "validation"], "validation point")
+    print_group([r for r in rows if r["group"] == "bounds"], "threshold (bound, not counted)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
