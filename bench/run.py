@@ -39,9 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # OpenBLAS's worker threads busy-wait after each call (about 2^28 cycles, ~0.1 s here) before they sleep, so a
 # run started right after numpy's matmul shares the 2 cores with them: (a)'s nki-sim run took 0.18 s wall right
 # after `a @ b` and 0.125 s half a second later (5 pairs, 2026-11-26). So the matmul peer is followed by this
-# pause. Only that one: on this VM a pause before every run made (d)'s simulate phase twice as slow (17 against
-# 8 us per instruction, 5 rounds), its fresh pages by then cold (memory freed a while ago is handed back to the
-# host, docs/performance.md "Knobs").
+# pause (docs/dev/performance-log.md, "Session 14").
 SETTLE_S = 0.3
 
 
