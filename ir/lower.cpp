@@ -234,9 +234,11 @@ void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::ve
 
 isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vector<std::string>* notes,
                    std::vector<TilePlacement>* tiles, SemaphorePath path) {
-  const std::optional<Kernel> reused = reuse_recomputations(input);
-  const std::optional<Kernel> interleaved = interleave_accumulation_groups(reused ? *reused : input, target);
-  const Kernel& kernel = interleaved ? *interleaved : reused ? *reused : input;
+  const std::optional<Kernel> forwarded = forward_copies(input);
+  const Kernel& source = forwarded ? *forwarded : input;
+  const std::optional<Kernel> reused = reuse_recomputations(source);
+  const std::optional<Kernel> interleaved = interleave_accumulation_groups(reused ? *reused : source, target);
+  const Kernel& kernel = interleaved ? *interleaved : reused ? *reused : source;
   isa::Program p;
   p.target = target.name;
   p.kernel_name = kernel.name;

@@ -19,6 +19,10 @@ namespace nkisim::ir {
 // been written since, is dropped; later uses of its tile use the earlier op's tile. nullopt: nothing dropped.
 std::optional<Kernel> reuse_recomputations(const Kernel& k);
 
+// Copies out of single-use temporaries forwarded into their producer, and fills of a tile that is next
+// overwritten whole dropped (ir/forward.cpp); nullopt when there is nothing to do.
+std::optional<Kernel> forward_copies(const Kernel& k);
+
 // Whether a reordering pass (schedule_for_pressure, interleave_accumulation_groups) may move the op: a data-path
 // instruction the table marks REORDER, carrying no engine state (no accumulator command, no control flow, no
 // run-time offset), and not made in a no_reorder block (Op::keep_order). Everything else stays where it is.

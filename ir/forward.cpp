@@ -1,0 +1,160 @@
+// forward.cpp - instructions the Neuron compiler does not emit for what a legacy kernel writes
+// (docs/cost-model.md, "Copies forwarded, dead fills dropped"):
+//   * a copy out of a temporary: `x[i] = nl.copy(psum_tile)` or `m[:, i] = nisa.tensor_reduce(...)` computes into a
+//     fresh tile and copies it into x's slice. When that tile is written by one instruction, read by the copy
+//     alone, and the copy is bit-exact (one dtype), the instruction writes the slice itself and the copy goes.
+//   * a dead fill: `acc = nl.zeros(..., buffer=nl.psum)` then `acc += nisa.nc_matmul(...)`. The first matmul into
+//     a location overwrites it (accumulate is inferred per element, nki-language.md §6.5), so the zeros are never
+//     read: a memset whose whole tile is next written whole, by an instruction that reads nothing of it, goes.
+// Values never change: every element any later instruction reads is the same as before.
+#include <vector>
+
+#include "ir/passes.h"
+
+namespace nkisim::ir {
+namespace {
+
+// An automatically allocated on-chip tile (the compiler's to place and to elide).
+bool auto_tile(const Tensor& t) {
+  return t.role == Tensor::Role::Temp && !t.address && (t.buffer == Buffer::sbuf || t.buffer == Buffer::psum);
+}
+
+// Every element of the tile once, in its own layout and dtype.
+bool whole(const Kernel& k, const View& v) {
+  const Tensor& t = k.tensors[size_t(v.tensor)];
+  return v.dtype == t.dtype && v.offset == 0 && v.num_elements() == t.num_elements() && v.dims == k.full_view(v.tensor).dims;
+}
+
+// The op's written operand when it is slot 0 alone (the elementwise / reduction shape), else nullptr.
+const View* only_written(const Op& op) {
+  const isa::InstrInfo& in = isa::info(op.opcode);
+  if (in.num_operands == 0 || !in.operands[0].written || !op.operands[0]) return nullptr;
+  for (int s = 1; s < in.num_operands; ++s)
+    if (in.operands[s].written && op.operands[size_t(s)]) return nullptr;
+  return &*op.operands[0];
+}
+
+bool touches(const Op& op, int tensor) {
+  for (const auto& v : op.operands)
+    if (v && v->tensor == tensor) return true;
+  for (const DynOperand& d : op.dynamic)
+    if (d.offsets && d.offsets->tensor == tensor) return true;
+  return false;
+}
+
+bool reads(const Op& op, int tensor) {
+  const isa::InstrInfo& in = isa::info(op.opcode);
+  for (int s = 0; s < in.num_operands; ++s)
+    if (op.operands[size_t(s)] && op.operands[size_t(s)]->tensor == tensor &&
+        (!in.operands[s].written || in.operands[s].keeps))
+      return true;
+  for (const DynOperand& d : op.dynamic)
+    if (d.offsets && d.offsets->tensor == tensor) return true;
+  return op.params.accumulate && op.operands[0] && op.operands[0]->tensor == tensor;
+}
+
+// One sweep; true when it changed something.
+bool sweep(Kernel& k) {
+  const size_t n = k.ops.size();
+  std::vector<int> writers(k.tensors.size(), 0), readers(k.tensors.size(), 0);
+  for (const Op& op : k.ops) {
+    const isa::InstrInfo& in = isa::info(op.opcode);
+    for (int s = 0; s < in.num_operands; ++s) {
+      const auto& v = op.operands[size_t(s)];
+      if (!v || v->tensor < 0) continue;
+      ++(in.operands[s].written ? writers : readers)[size_t(v->tensor)];
+      if (in.operands[s].written && (in.operands[s].keeps || !op.dynamic.empty())) ++readers[size_t(v->tensor)];
+    }
+    for (const DynOperand& d : op.dynamic)
+      if (d.offsets && d.offsets->tensor >= 0) ++readers[size_t(d.offsets->tensor)];
+  }
+  std::vector<char> drop(n, 0);
+  bool changed = false;
+  // The next op after i that touches `tensor`, if no control op comes first (n otherwise).
+  auto next_touch = [&](size_t i, int tensor) {
+    for (size_t j = i + 1; j < n; ++j) {
+      if (drop[j]) continue;
+      if (k.ops[j].ctl != Ctl::none) return n;
+      if (touches(k.ops[j], tensor)) return j;
+    }
+    return n;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    Op& w = k.ops[i];
+    if (drop[i] || w.ctl != Ctl::none || !w.dynamic.empty() || w.params.reduce_cmd != isa::ReduceCmd::idle ||
+        isa::has_trait(w.opcode, isa::Trait::DMA))
+      continue;
+    const View* out = only_written(w);
+    if (!out || out->tensor < 0 || isa::info(w.opcode).operands[0].keeps || !auto_tile(k.tensors[size_t(out->tensor)]) ||
+        !whole(k, *out))
+      continue;
+    const int t = out->tensor;
+    const size_t j = next_touch(i, t);
+    if (j == n) continue;
+    const Op& c = k.ops[j];
+    // A dead fill: the next op writes the whole tile again and reads none of it.
+    if (w.opcode == isa::Opcode::memset && !reads(c, t) && c.dynamic.empty()) {
+      const View* again = only_written(c);
+      if (again && again->tensor == t && whole(k, *again)) {
+        drop[i] = 1;
+        changed = true;
+        continue;
+      }
+    }
+    // A copy out of the tile: the tile's one writer and one reader.
+    if (c.opcode != isa::Opcode::tensor_copy || !c.dynamic.empty() || writers[size_t(t)] != 1 ||
+        readers[size_t(t)] != 1 || isa::has_trait(w.opcode, isa::Trait::PE_MOVE) ||
+        isa::has_trait(w.opcode, isa::Trait::PE_LOAD))
+      continue;
+    const View& src = *c.operands[1];
+    const View& dst = *c.operands[0];
+    if (!whole(k, src) || dst.tensor < 0 || dst.tensor == t || dst.dtype != src.dtype || dst.dims.empty() ||
+        dst.dims[0].count != src.dims[0].count || dst.num_elements() != src.num_elements())
+      continue;
+    const Tensor& d = k.tensors[size_t(dst.tensor)];
+    // SBUF only (an engine that cannot reach PSUM never gets a PSUM destination), and not a tile the producer
+    // itself reads (an in-place shuffle is not an in-place elementwise op).
+    if (d.buffer != Buffer::sbuf || d.dtype != dst.dtype || touches(w, dst.tensor)) continue;
+    int64_t per_partition = 1;
+    for (size_t a = 1; a < d.shape.size(); ++a) per_partition *= d.shape[a];
+    if (per_partition == 0 || dst.offset / per_partition != 0 || dst.dims[0].stride != per_partition) continue;
+    if (!(isa::info(w.opcode).operands[0].memories & isa::M_SB)) continue;
+    bool clear = true;  // nothing between reads or writes the copy's destination
+    for (size_t m = i + 1; m < j && clear; ++m)
+      clear = drop[m] || !touches(k.ops[m], dst.tensor);
+    if (!clear) continue;
+    w.operands[0] = dst;
+    drop[j] = 1;
+    changed = true;
+  }
+  if (!changed) return false;
+  std::vector<Op> ops;
+  ops.reserve(n);
+  for (size_t i = 0; i < n; ++i)
+    if (!drop[i]) ops.push_back(std::move(k.ops[i]));
+  k.ops = std::move(ops);
+  return true;
+}
+
+}  // namespace
+
+std::optional<Kernel> forward_copies(const Kernel& k) {
+  // Most kernels have neither pattern: no copy of the kernel for them.
+  bool candidate = false;
+  for (const Op& op : k.ops)
+    if (op.opcode == isa::Opcode::memset || op.opcode == isa::Opcode::tensor_copy) {
+      const auto& v = op.opcode == isa::Opcode::memset ? op.operands[0] : op.operands[1];
+      if (v && v->tensor >= 0 && auto_tile(k.tensors[size_t(v->tensor)])) {
+        candidate = true;
+        break;
+      }
+    }
+  if (!candidate) return std::nullopt;
+  Kernel out = k;
+  bool any = false;
+  for (int round = 0; round < 4 && sweep(out); ++round) any = true;  // a copy of a copy: one more step a round
+  if (!any) return std::nullopt;
+  return out;
+}
+
+}  // namespace nkisim::ir

@@ -1,0 +1,171 @@
+// test_forward.cpp - copies out of single-use temporaries forwarded into their producer, and fills that are next
+// overwritten whole dropped (ir/forward.cpp): exact op lists, and every case that must stay as it is.
+#include <doctest/doctest.h>
+
+#include "ir/passes.h"
+
+using namespace nkisim;
+using namespace nkisim::ir;
+using isa::Opcode;
+
+namespace {
+
+int tile(Kernel& k, const char* name, std::vector<int64_t> shape = {128, 64}, Buffer b = Buffer::sbuf,
+         isa::DType dt = isa::DType::float32) {
+  Tensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  t.buffer = b;
+  t.dtype = dt;
+  return k.add_tensor(t);
+}
+
+Op op(Opcode oc, std::vector<View> views) {
+  Op o;
+  o.opcode = oc;
+  for (size_t i = 0; i < views.size(); ++i) o.operands[i] = views[i];
+  return o;
+}
+
+// Columns [c, c + 64) of a [128, 256] tile: the slice `res[:, c:c+64]` of a legacy assignment.
+View columns(const Kernel& k, int t, int64_t c) {
+  View v = k.full_view(t);
+  v.offset = c;
+  v.dims = ViewDims{ViewDim{256, 128}, ViewDim{1, 64}};
+  return v;
+}
+
+std::vector<Opcode> opcodes(const Kernel& k) {
+  std::vector<Opcode> v;
+  for (const Op& o : k.ops) v.push_back(o.opcode);
+  return v;
+}
+
+// x, y inputs (filled, then read); t = x + y; res[:, 64:128] = copy(t).
+struct Copy {
+  Kernel k;
+  int x, y, t, res;
+  Copy(isa::DType tdt = isa::DType::float32) {
+    x = tile(k, "x"), y = tile(k, "y"), t = tile(k, "t", {128, 64}, Buffer::sbuf, tdt);
+    res = tile(k, "res", {128, 256});
+    k.ops.push_back(op(Opcode::memset, {k.full_view(x)}));
+    k.ops.push_back(op(Opcode::memset, {k.full_view(y)}));
+    k.ops.push_back(op(Opcode::tensor_tensor, {k.full_view(t), k.full_view(x), k.full_view(y)}));
+  }
+  void copy_out() {
+    View src = k.full_view(t);
+    k.ops.push_back(op(Opcode::tensor_copy, {columns(k, res, 64), src}));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("forward: a copy out of a one-use temporary becomes its producer's destination") {
+  Copy c;
+  c.copy_out();
+  auto out = forward_copies(c.k);
+  REQUIRE(out);
+  CHECK(opcodes(*out) == std::vector<Opcode>{Opcode::memset, Opcode::memset, Opcode::tensor_tensor});
+  const View& dst = *out->ops[2].operands[0];
+  CHECK(dst.tensor == c.res);
+  CHECK(dst.offset == 64);
+  CHECK(dst.dims == columns(c.k, c.res, 64).dims);
+  CHECK(out->ops[2].operands[1]->tensor == c.x);
+}
+
+TEST_CASE("forward: a copy of a copy goes too (one step a round)") {
+  Copy c;
+  int u = tile(c.k, "u");
+  c.k.ops.push_back(op(Opcode::tensor_copy, {c.k.full_view(u), c.k.full_view(c.t)}));
+  c.k.ops.push_back(op(Opcode::tensor_copy, {columns(c.k, c.res, 128), c.k.full_view(u)}));
+  auto out = forward_copies(c.k);
+  REQUIRE(out);
+  REQUIRE(out->ops.size() == 3);
+  CHECK(out->ops[2].operands[0]->tensor == c.res);
+  CHECK(out->ops[2].operands[0]->offset == 128);
+}
+
+TEST_CASE("forward: copies that must stay") {
+  SUBCASE("the temporary is read again") {
+    Copy c;
+    c.copy_out();
+    int z = tile(c.k, "z");
+    c.k.ops.push_back(op(Opcode::tensor_tensor, {c.k.full_view(z), c.k.full_view(c.t), c.k.full_view(c.x)}));
+    CHECK(!forward_copies(c.k));
+  }
+  SUBCASE("the copy converts (bf16 temporary into fp32): one rounding instead of two would change values") {
+    Copy c(isa::DType::bfloat16);
+    c.copy_out();
+    CHECK(!forward_copies(c.k));
+  }
+  SUBCASE("the destination is read between the producer and the copy") {
+    Copy c;
+    int z = tile(c.k, "z");
+    c.k.ops.push_back(op(Opcode::tensor_copy, {c.k.full_view(z), columns(c.k, c.res, 64)}));
+    c.copy_out();
+    auto out = forward_copies(c.k);
+    CHECK((!out || out->ops.size() == c.k.ops.size()));
+  }
+  SUBCASE("a control op between them") {
+    Copy c;
+    Op ctl;
+    ctl.opcode = Opcode::branch;
+    ctl.ctl = Ctl::loop_begin;
+    c.k.ops.push_back(ctl);
+    c.copy_out();
+    CHECK(!forward_copies(c.k));
+  }
+  SUBCASE("the producer reads the destination") {
+    Copy c;
+    c.k.ops[2].operands[2] = columns(c.k, c.res, 0);
+    c.copy_out();
+    CHECK(!forward_copies(c.k));
+  }
+  SUBCASE("a destination in PSUM") {
+    Copy c;
+    int p = tile(c.k, "p", {128, 64}, Buffer::psum);
+    c.k.ops.push_back(op(Opcode::tensor_copy, {c.k.full_view(p), c.k.full_view(c.t)}));
+    CHECK(!forward_copies(c.k));
+  }
+  SUBCASE("a placed temporary (address=)") {
+    Copy c;
+    c.k.tensors[size_t(c.t)].address = std::pair<int64_t, int64_t>{0, 0};
+    c.copy_out();
+    CHECK(!forward_copies(c.k));
+  }
+}
+
+TEST_CASE("forward: a PSUM fill the next matmul overwrites is dropped; one it accumulates onto stays") {
+  for (bool accumulate : {false, true}) {
+    CAPTURE(accumulate);
+    Kernel k;
+    int w = tile(k, "w", {128, 128}), m = tile(k, "m", {128, 64});
+    int ps = tile(k, "ps", {128, 64}, Buffer::psum);
+    k.ops.push_back(op(Opcode::memset, {k.full_view(w)}));
+    k.ops.push_back(op(Opcode::memset, {k.full_view(m)}));
+    k.ops.push_back(op(Opcode::memset, {k.full_view(ps)}));
+    k.ops.push_back(op(Opcode::load_stationary, {k.full_view(w)}));
+    Op mm = op(Opcode::multiply_moving, {k.full_view(ps), k.full_view(m)});
+    mm.params.accumulate = accumulate;
+    k.ops.push_back(mm);
+    auto out = forward_copies(k);
+    if (accumulate) {
+      CHECK(!out);
+    } else {
+      REQUIRE(out);
+      CHECK(opcodes(*out) ==
+            std::vector<Opcode>{Opcode::memset, Opcode::memset, Opcode::load_stationary, Opcode::multiply_moving});
+    }
+  }
+}
+
+TEST_CASE("forward: a fill that is read, or only partly overwritten, stays") {
+  Kernel k;
+  int a = tile(k, "a", {128, 256}), b = tile(k, "b", {128, 64});
+  k.ops.push_back(op(Opcode::memset, {k.full_view(a)}));
+  k.ops.push_back(op(Opcode::memset, {k.full_view(b)}));
+  k.ops.push_back(op(Opcode::tensor_copy, {columns(k, a, 0), k.full_view(b)}));  // a partly overwritten
+  k.ops.push_back(op(Opcode::tensor_tensor, {k.full_view(b), k.full_view(b), k.full_view(b)}));  // b read
+  auto out = forward_copies(k);
+  CHECK(!out);
+}
