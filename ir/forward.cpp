@@ -4,7 +4,7 @@
 //     fresh tile and copies it into x's slice. When that tile is written by one instruction, read by the copy
 //     alone, and the copy is bit-exact (one dtype), the instruction writes the slice itself and the copy goes.
 //   * a dead fill: `acc = nl.zeros(..., buffer=nl.psum)` then `acc += nisa.nc_matmul(...)`. The first matmul into
-//     a location overwrites it (accumulate is inferred per element, nki-language.md §6.5), so the zeros are never
+//     a location overwrites it (accumulate is inferred per element, docs/tensor-engine.md), so the zeros are never
 //     read: a memset whose whole tile is next written whole, by an instruction that reads nothing of it, goes.
 // Values never change: every element any later instruction reads is the same as before.
 #include <vector>
@@ -70,9 +70,12 @@ bool sweep(Kernel& k) {
   }
   std::vector<char> drop(n, 0);
   bool changed = false;
-  // The next op after i that touches `tensor`, if no control op comes first (n otherwise).
+  // The next op after i that touches `tensor`, if no control op comes first and it is at most kWindow ops on
+  // (n otherwise): both idioms put the next access right after the producer, and a bounded look keeps the pass
+  // linear on kernels whose results are read much later.
+  constexpr size_t kWindow = 256;
   auto next_touch = [&](size_t i, int tensor) {
-    for (size_t j = i + 1; j < n; ++j) {
+    for (size_t j = i + 1; j < n && j <= i + kWindow; ++j) {
       if (drop[j]) continue;
       if (k.ops[j].ctl != Ctl::none) return n;
       if (touches(k.ops[j], tensor)) return j;
