@@ -34,6 +34,14 @@ const View* only_written(const Op& op) {
   return &*op.operands[0];
 }
 
+// A view's shape without its size-1 dims: a [P] reduction result and the [P, 1] column it is copied into agree.
+std::vector<int64_t> squeezed(const View& v) {
+  std::vector<int64_t> s;
+  for (const ViewDim& d : v.dims)
+    if (d.count != 1) s.push_back(d.count);
+  return s;
+}
+
 bool touches(const Op& op, int tensor) {
   for (const auto& v : op.operands)
     if (v && v->tensor == tensor) return true;
@@ -112,7 +120,7 @@ bool sweep(Kernel& k) {
     const View& src = *c.operands[1];
     const View& dst = *c.operands[0];
     if (!whole(k, src) || dst.tensor < 0 || dst.tensor == t || dst.dtype != src.dtype || dst.dims.empty() ||
-        dst.dims[0].count != src.dims[0].count || dst.num_elements() != src.num_elements())
+        dst.dims[0].count != src.dims[0].count || squeezed(dst) != squeezed(src))
       continue;
     const Tensor& d = k.tensors[size_t(dst.tensor)];
     // SBUF only (an engine that cannot reach PSUM never gets a PSUM destination), and not a tile the producer
