@@ -61,6 +61,22 @@ bool reads(const Op& op, int tensor) {
   return op.params.accumulate && op.operands[0] && op.operands[0]->tensor == tensor;
 }
 
+// Whether `w` may write `dst` while reading it: it reads dst's tile only through views equal to dst, and is an
+// element-wise instruction (the table's REUSE trait: element i of the result depends on element i of each input).
+bool in_place_ok(const Op& w, const View& dst) {
+  const isa::InstrInfo& in = isa::info(w.opcode);
+  bool reads_dst = false;
+  for (int s = 0; s < in.num_operands; ++s) {
+    const auto& v = w.operands[size_t(s)];
+    if (!v || v->tensor != dst.tensor || in.operands[s].written) continue;
+    if (v->dtype != dst.dtype || v->offset != dst.offset || v->dims != dst.dims) return false;
+    reads_dst = true;
+  }
+  for (const DynOperand& d : w.dynamic)
+    if (d.offsets && d.offsets->tensor == dst.tensor) return false;
+  return !reads_dst || isa::has_trait(w.opcode, isa::Trait::REUSE);
+}
+
 // One sweep; true when it changed something.
 bool sweep(Kernel& k) {
   const size_t n = k.ops.size();
@@ -123,9 +139,10 @@ bool sweep(Kernel& k) {
         dst.dims[0].count != src.dims[0].count || squeezed(dst) != squeezed(src))
       continue;
     const Tensor& d = k.tensors[size_t(dst.tensor)];
-    // SBUF only (an engine that cannot reach PSUM never gets a PSUM destination), and not a tile the producer
-    // itself reads (an in-place shuffle is not an in-place elementwise op).
-    if (d.buffer != Buffer::sbuf || d.dtype != dst.dtype || touches(w, dst.tensor)) continue;
+    // SBUF only (an engine that cannot reach PSUM never gets a PSUM destination); a producer that reads the
+    // destination's tile only as exactly those elements, element by element (`acc[...] = acc[...] + x`), computes
+    // in place; any other read of it (a shuffle, a [P,1] operand) keeps the copy.
+    if (d.buffer != Buffer::sbuf || d.dtype != dst.dtype || !in_place_ok(w, dst)) continue;
     int64_t per_partition = 1;
     for (size_t a = 1; a < d.shape.size(); ++a) per_partition *= d.shape[a];
     if (per_partition == 0 || dst.offset / per_partition != 0 || dst.dims[0].stride != per_partition) continue;

@@ -85,6 +85,27 @@ TEST_CASE("forward: a copy of a copy goes too (one step a round)") {
   CHECK(out->ops[2].operands[0]->offset == 128);
 }
 
+TEST_CASE("forward: acc[...] = acc[...] + x computes in place; a [P, 1] operand from the destination keeps the copy") {
+  Copy c;
+  c.k.ops[2].operands[1] = columns(c.k, c.res, 64);  // t = res[:, 64:128] + y
+  c.copy_out();                                      // res[:, 64:128] = t
+  auto out = forward_copies(c.k);
+  REQUIRE(out);
+  REQUIRE(out->ops.size() == 3);
+  CHECK(out->ops[2].operands[0]->tensor == c.res);
+  CHECK(out->ops[2].operands[1]->tensor == c.res);
+  CHECK(out->ops[2].operands[1]->dims == out->ops[2].operands[0]->dims);
+
+  Copy d;  // t = x * res[:, 0:1] (a per-partition scalar from the destination's tile)
+  Op ts = op(Opcode::tensor_scalar, {d.k.full_view(d.t), d.k.full_view(d.x)});
+  View col = d.k.full_view(d.res);
+  col.dims = ViewDims{ViewDim{256, 128}, ViewDim{1, 1}};
+  ts.operands[2] = col;
+  d.k.ops[2] = ts;
+  d.copy_out();
+  CHECK(!forward_copies(d.k));
+}
+
 TEST_CASE("forward: copies that must stay") {
   SUBCASE("the temporary is read again") {
     Copy c;
