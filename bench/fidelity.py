@@ -141,17 +141,6 @@ VALIDATION = [
 ]
 
 
-def validation_inputs(arrays, folder):
-    """.npy files of the shapes and dtypes (bfloat16: float32 files read as :bfloat16)."""
-    paths = []
-    for name, (shape, dt) in arrays.items():
-        path = os.path.join(folder, "v_%s_%s_%s.npy" % (name, "x".join(map(str, shape)), dt))
-        if not os.path.exists(path):
-            np.save(path, np.zeros(shape, np.float16 if dt == "float16" else np.float32))
-        paths.append(path + (":bfloat16" if dt == "bfloat16" else ""))
-    return paths
-
-
 # A kernel of ours that calls nki-library's rmsnorm_quant_kernel with its host-side arguments (enums, a config).
 RMSNORM_WRAPPER = """import nki
 from nkilib.core.rmsnorm.rmsnorm_quant import rmsnorm_quant_kernel, RmsNormQuantKernelArgs
@@ -165,26 +154,30 @@ def rmsnorm_quant_kernel_case(hidden, ln_w):
 """
 
 
+def write_inputs(arrays, folder):
+    """.npy files of {name: (shape, dtype)}, reused within the run (values do not matter for --timing-only; shapes
+    and dtypes do); bfloat16 is a float32 file read as :bfloat16."""
+    paths = []
+    for name, (shape, dt) in arrays.items():
+        path = os.path.join(folder, "%s_%s_%s.npy" % (name, "x".join(map(str, shape)), dt))
+        if not os.path.exists(path):
+            np.save(path, np.zeros(shape, np.float16 if dt == "float16" else np.float32))
+        paths.append(path + (":bfloat16" if dt == "bfloat16" else ""))
+    return paths
+
+
 def inputs(shapes, folder):
-    """Input .npy files for the point (values do not matter for --timing-only; shapes and dtypes do)."""
+    """Input .npy files for a calibration or extended point."""
     kind = shapes[0]
-    suffix = ""
     if kind == "mamba":
         _, c, l = shapes
         arrays = {"delta": (1, c, l), "u": (1, c, l), "A": (c, 16), "B": (1, 16, l), "C": (1, 16, l)}
-    elif kind == "rmsnorm_quant":
+        return write_inputs({k: (v, "float32") for k, v in arrays.items()}, folder)
+    if kind == "rmsnorm_quant":
         _, seq, hidden = shapes
-        arrays, suffix = {"hidden": (1, seq, hidden), "ln_w": (1, hidden)}, ":bfloat16"
-    else:
-        _, m, k, n = shapes
-        arrays = {"lhsT": (k, m), "rhs": (k, n)}
-    paths = []
-    for name, shape in arrays.items():
-        path = os.path.join(folder, "%s_%s.npy" % (name, "x".join(map(str, shape))))
-        if not os.path.exists(path):
-            np.save(path, np.zeros(shape, np.float32))
-        paths.append(path + suffix)
-    return paths
+        return write_inputs({"hidden": ((1, seq, hidden), "bfloat16"), "ln_w": ((1, hidden), "bfloat16")}, folder)
+    _, m, k, n = shapes
+    return write_inputs({"lhsT": ((k, m), "float32"), "rhs": ((k, n), "float32")}, folder)
 
 
 def engine_spans(trace_file):
@@ -362,7 +355,7 @@ def main():
                 continue
             extra = [x for arg in args for x in ("--arg", arg)] + params
             got, err = simulate(a.nki_sim, os.path.join(roots[corpus], rel), kernel, target,
-                                validation_inputs(arrays, tmp), tmp, "run", extra)
+                                write_inputs(arrays, tmp), tmp, "run", extra)
             add_rows(rows, group, name, target, published, got, err)
         if not a.no_trend and a.samples and a.only in (None, "mamba"):
             trend(a.nki_sim, a.samples, tmp, params)

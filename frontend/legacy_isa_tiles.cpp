@@ -189,30 +189,30 @@ Value legacy_dma_copy(Interp& in, const BuiltinObj&, CallArgs& a) {
     CallArgs ca{a.pos, a.npos, kw.data(), kw.size(), a.site};
     return in.call(current_isa_fn(in, "dma_copy"), ca);
   }
+  // dst and src by position or keyword; the other keywords go on to the current instruction.
+  std::vector<std::pair<Sym, Value>> named, rest;
+  for (auto& k : kw) (sym_name(k.first) == "dst" || sym_name(k.first) == "src" ? named : rest).push_back(k);
   static const ParamSpec ps[] = {{"dst", true}, {"src", true}};
-  std::vector<std::pair<Sym, Value>> rest;  // the other keywords, passed on
   Value v[2];
-  {
-    std::vector<std::pair<Sym, Value>> mine;
-    for (auto& k : kw) (sym_name(k.first) == "dst" || sym_name(k.first) == "src" ? mine : rest).push_back(k);
-    CallArgs ba{a.pos, a.npos, mine.data(), mine.size(), a.site};
-    bind_args("dma_copy", ps, 2, ba, v);
+  CallArgs ba{a.pos, a.npos, named.data(), named.size(), a.site};
+  bind_args("dma_copy", ps, 2, ba, v);
+  Value oob;  // with dst_rmw_op, oob_mode is the one other keyword
+  if (!rmw.is_none()) {
+    static const ParamSpec rp[] = {{"oob_mode"}};
+    CallArgs rc{nullptr, 0, rest.data(), rest.size(), a.site};
+    bind_args("dma_copy", rp, 1, rc, &oob);
   }
   auto copy = [&](const Value& dst, const Value& src) {
     std::vector<std::pair<Sym, Value>> ck;
     if (rmw.is_none()) {
       ck = {{intern("dst"), dst}, {intern("src"), src}};
       ck.insert(ck.end(), rest.begin(), rest.end());
-      CallArgs ca{nullptr, 0, ck.data(), ck.size(), a.site};
-      return in.call(current_isa_fn(in, "dma_copy"), ca);
-    }
-    ck = {{intern("dst"), dst}, {intern("srcs"), make_list({dst, src})}, {intern("reduce_op"), rmw}};
-    for (auto& k : rest) {
-      if (sym_name(k.first) != "oob_mode") raise("TypeError", "dma_copy() with dst_rmw_op got an unexpected keyword argument '" + std::string(sym_name(k.first)) + "'");
-      ck.push_back(k);
+    } else {
+      ck = {{intern("dst"), dst}, {intern("srcs"), make_list({dst, src})}, {intern("reduce_op"), rmw}};
+      if (present(oob)) ck.push_back({intern("oob_mode"), oob});
     }
     CallArgs ca{nullptr, 0, ck.data(), ck.size(), a.site};
-    return in.call(current_isa_fn(in, "dma_compute"), ca);
+    return in.call(current_isa_fn(in, rmw.is_none() ? "dma_copy" : "dma_compute"), ca);
   };
   if (mask.is_none()) return copy(v[0], v[1]);
   const TensorObj* d = tile_arg(v[0], "dma_copy", "dst");

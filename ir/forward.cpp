@@ -14,17 +14,6 @@
 namespace nkisim::ir {
 namespace {
 
-// An automatically allocated on-chip tile (the compiler's to place and to elide).
-bool auto_tile(const Tensor& t) {
-  return t.role == Tensor::Role::Temp && !t.address && (t.buffer == Buffer::sbuf || t.buffer == Buffer::psum);
-}
-
-// Every element of the tile once, in its own layout and dtype.
-bool whole(const Kernel& k, const View& v) {
-  const Tensor& t = k.tensors[size_t(v.tensor)];
-  return v.dtype == t.dtype && v.offset == 0 && v.num_elements() == t.num_elements() && v.dims == k.full_view(v.tensor).dims;
-}
-
 // The op's written operand when it is slot 0 alone (the elementwise / reduction shape), else nullptr.
 const View* only_written(const Op& op) {
   const isa::InstrInfo& in = isa::info(op.opcode);
@@ -42,39 +31,37 @@ std::vector<int64_t> squeezed(const View& v) {
   return s;
 }
 
-bool touches(const Op& op, int tensor) {
-  for (const auto& v : op.operands)
-    if (v && v->tensor == tensor) return true;
+// Whether one of op's run-time offsets is read from `tensor`.
+bool offsets_from(const Op& op, int tensor) {
   for (const DynOperand& d : op.dynamic)
     if (d.offsets && d.offsets->tensor == tensor) return true;
   return false;
 }
 
+bool touches(const Op& op, int tensor) {
+  bool hit = offsets_from(op, tensor);
+  for_each_operand(op, [&](int, const View& v, const isa::OperandSpec&) { hit |= v.tensor == tensor; });
+  return hit;
+}
+
 bool reads(const Op& op, int tensor) {
-  const isa::InstrInfo& in = isa::info(op.opcode);
-  for (int s = 0; s < in.num_operands; ++s)
-    if (op.operands[size_t(s)] && op.operands[size_t(s)]->tensor == tensor &&
-        (!in.operands[s].written || in.operands[s].keeps))
-      return true;
-  for (const DynOperand& d : op.dynamic)
-    if (d.offsets && d.offsets->tensor == tensor) return true;
-  return op.params.accumulate && op.operands[0] && op.operands[0]->tensor == tensor;
+  bool hit = offsets_from(op, tensor);
+  for_each_operand(op, [&](int s, const View& v, const isa::OperandSpec& o) {
+    hit |= v.tensor == tensor && reads_operand(op, s, o);
+  });
+  return hit;
 }
 
 // Whether `w` may write `dst` while reading it: it reads dst's tile only through views equal to dst, and is an
 // element-wise instruction (the table's REUSE trait: element i of the result depends on element i of each input).
 bool in_place_ok(const Op& w, const View& dst) {
-  const isa::InstrInfo& in = isa::info(w.opcode);
-  bool reads_dst = false;
-  for (int s = 0; s < in.num_operands; ++s) {
-    const auto& v = w.operands[size_t(s)];
-    if (!v || v->tensor != dst.tensor || in.operands[s].written) continue;
-    if (v->dtype != dst.dtype || v->offset != dst.offset || v->dims != dst.dims) return false;
+  bool reads_dst = false, other = offsets_from(w, dst.tensor);
+  for_each_operand(w, [&](int, const View& v, const isa::OperandSpec& o) {
+    if (v.tensor != dst.tensor || o.written) return;
     reads_dst = true;
-  }
-  for (const DynOperand& d : w.dynamic)
-    if (d.offsets && d.offsets->tensor == dst.tensor) return false;
-  return !reads_dst || isa::has_trait(w.opcode, isa::Trait::REUSE);
+    other |= v.dtype != dst.dtype || v.offset != dst.offset || v.dims != dst.dims;
+  });
+  return !other && (!reads_dst || isa::has_trait(w.opcode, isa::Trait::REUSE));
 }
 
 // One sweep; true when it changed something.
@@ -82,13 +69,12 @@ bool sweep(Kernel& k) {
   const size_t n = k.ops.size();
   std::vector<int> writers(k.tensors.size(), 0), readers(k.tensors.size(), 0);
   for (const Op& op : k.ops) {
-    const isa::InstrInfo& in = isa::info(op.opcode);
-    for (int s = 0; s < in.num_operands; ++s) {
-      const auto& v = op.operands[size_t(s)];
-      if (!v || v->tensor < 0) continue;
-      ++(in.operands[s].written ? writers : readers)[size_t(v->tensor)];
-      if (in.operands[s].written && (in.operands[s].keeps || !op.dynamic.empty())) ++readers[size_t(v->tensor)];
-    }
+    for_each_operand(op, [&](int s, const View& v, const isa::OperandSpec& o) {
+      if (v.tensor < 0) return;
+      if (o.written) ++writers[size_t(v.tensor)];
+      // (a write at a run-time offset may land anywhere in its tile: counted as a read too)
+      if (reads_operand(op, s, o) || (o.written && !op.dynamic.empty())) ++readers[size_t(v.tensor)];
+    });
     for (const DynOperand& d : op.dynamic)
       if (d.offsets && d.offsets->tensor >= 0) ++readers[size_t(d.offsets->tensor)];
   }
@@ -112,8 +98,8 @@ bool sweep(Kernel& k) {
         isa::has_trait(w.opcode, isa::Trait::DMA))
       continue;
     const View* out = only_written(w);
-    if (!out || out->tensor < 0 || isa::info(w.opcode).operands[0].keeps || !auto_tile(k.tensors[size_t(out->tensor)]) ||
-        !whole(k, *out))
+    if (!out || out->tensor < 0 || isa::info(w.opcode).operands[0].keeps || !auto_allocated(k.tensors[size_t(out->tensor)]) ||
+        !k.is_whole(*out))
       continue;
     const int t = out->tensor;
     const size_t j = next_touch(i, t);
@@ -122,7 +108,7 @@ bool sweep(Kernel& k) {
     // A dead fill: the next op writes the whole tile again and reads none of it.
     if (w.opcode == isa::Opcode::memset && !reads(c, t) && c.dynamic.empty()) {
       const View* again = only_written(c);
-      if (again && again->tensor == t && whole(k, *again)) {
+      if (again && again->tensor == t && k.is_whole(*again)) {
         drop[i] = 1;
         changed = true;
         continue;
@@ -135,7 +121,7 @@ bool sweep(Kernel& k) {
       continue;
     const View& src = *c.operands[1];
     const View& dst = *c.operands[0];
-    if (!whole(k, src) || dst.tensor < 0 || dst.tensor == t || dst.dtype != src.dtype || dst.dims.empty() ||
+    if (!k.is_whole(src) || dst.tensor < 0 || dst.tensor == t || dst.dtype != src.dtype || dst.dims.empty() ||
         dst.dims[0].count != src.dims[0].count || squeezed(dst) != squeezed(src))
       continue;
     const Tensor& d = k.tensors[size_t(dst.tensor)];
@@ -172,7 +158,7 @@ std::optional<Kernel> forward_copies(const Kernel& k) {
   for (const Op& op : k.ops)
     if (op.opcode == isa::Opcode::memset || op.opcode == isa::Opcode::tensor_copy) {
       const auto& v = op.opcode == isa::Opcode::memset ? op.operands[0] : op.operands[1];
-      if (v && v->tensor >= 0 && auto_tile(k.tensors[size_t(v->tensor)])) {
+      if (v && v->tensor >= 0 && auto_allocated(k.tensors[size_t(v->tensor)])) {
         candidate = true;
         break;
       }

@@ -23,12 +23,8 @@ struct Touch {
   std::vector<int> reads, writes;
   void add(const Op& op) {
     for_each_operand(op, [&](int s, const View& v, const isa::OperandSpec& o) {
-      if (o.written) {
-        writes.push_back(v.tensor);
-        if ((op.params.accumulate && s == 0) || o.keeps) reads.push_back(v.tensor);
-      } else {
-        reads.push_back(v.tensor);
-      }
+      if (o.written) writes.push_back(v.tensor);
+      if (reads_operand(op, s, o)) reads.push_back(v.tensor);
     });
   }
 };

@@ -17,4 +17,9 @@ std::string_view buffer_name(Buffer b) {
 
 View Kernel::full_view(int tensor) const { return ir::full_view(tensors.at(size_t(tensor)), tensor); }
 
+bool Kernel::is_whole(const View& v) const {
+  const Tensor& t = tensors.at(size_t(v.tensor));
+  return v.dtype == t.dtype && v.offset == 0 && v.num_elements() == t.num_elements() && v.dims == full_view(v.tensor).dims;
+}
+
 }  // namespace nkisim::ir

@@ -110,6 +110,12 @@ void for_each_operand(const Op& op, F&& f) {
     if (const std::optional<View>& v = op.operands[size_t(s)]) f(s, *v, in.operands[size_t(s)]);
 }
 
+// Whether operand `slot` of `op` reads its tensor's elements: an input, and a written operand whose old value
+// counts too (an accumulating matmul's destination, an operand the table marks `keeps`).
+inline bool reads_operand(const Op& op, int slot, const isa::OperandSpec& spec) {
+  return !spec.written || spec.keeps || (slot == 0 && op.params.accumulate);
+}
+
 // Contract: ops execute in program order (the meaning of the kernel); params lists the tensor ids of the
 // kernel's tensor parameters in order; outputs lists the returned tensor ids in return order (a returned
 // parameter appears in both).
@@ -153,6 +159,14 @@ struct Kernel {
     ops.push_back(std::move(op));
   }
   View full_view(int tensor) const;  // the whole tensor, row-major
+  // Whether v is every element of its tensor once, in the tensor's own layout and dtype (full_view's).
+  bool is_whole(const View& v) const;
 };
+
+// An on-chip tile the compiler places (no address=, not a parameter): back-end passes may rename, forward into
+// or drop what only such tiles hold (ir/reuse.cpp, ir/forward.cpp).
+inline bool auto_allocated(const Tensor& t) {
+  return t.role == Tensor::Role::Temp && !t.address && is_on_chip(t.buffer);
+}
 
 }  // namespace nkisim::ir

@@ -55,11 +55,7 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k) {
     if (may_drop(op, depth)) maybe.push_back(uint32_t(&op - k.ops.data()));
   }
   auto fresh_tile = [&](const View& v) {
-    const Tensor& t = k.tensors[size_t(v.tensor)];
-    if (t.role != Tensor::Role::Temp || t.address || writes[size_t(v.tensor)] != 1) return false;
-    if (t.buffer != Buffer::sbuf && t.buffer != Buffer::psum) return false;
-    const View full = k.full_view(v.tensor);
-    return v.dtype == t.dtype && v.offset == 0 && v.num_elements() == t.num_elements() && v.dims == full.dims;
+    return auto_allocated(k.tensors[size_t(v.tensor)]) && writes[size_t(v.tensor)] == 1 && k.is_whole(v);
   };
   // A drop needs two candidates. Renaming never changes a candidate's destination (a renamed tile's one writer is
   // the dropped op), so they are counted first: most kernels have none.

@@ -67,7 +67,7 @@ std::optional<Kernel> schedule_for_pressure(const Kernel& k, Buffer mem, int64_t
     for (size_t i = units[u].first; i <= units[u].second; ++i) {
       const Op& op = k.ops[i];
       for_each_operand(op, [&](int s, const View& v, const isa::OperandSpec& o) {
-        if (o.written && op.params.accumulate && s == 0) acc.push_back({v.tensor, false});
+        if (o.written && reads_operand(op, s, o)) acc.push_back({v.tensor, false});
         acc.push_back({v.tensor, o.written});
       });
     }
