@@ -111,9 +111,10 @@ void for_each_operand(const Op& op, F&& f) {
 }
 
 // Whether operand `slot` of `op` reads its tensor's elements: an input, and a written operand whose old value
-// counts too (an accumulating matmul's destination, an operand the table marks `keeps`).
+// counts too (an accumulating matmul's destination, an operand the table marks `keeps`, a transfer's destination
+// when oob_mode.skip may drop rows of it).
 inline bool reads_operand(const Op& op, int slot, const isa::OperandSpec& spec) {
-  return !spec.written || spec.keeps || (slot == 0 && op.params.accumulate);
+  return !spec.written || spec.keeps || (slot == 0 && (op.params.accumulate || op.params.oob_skip));
 }
 
 // Contract: ops execute in program order (the meaning of the kernel); params lists the tensor ids of the

@@ -238,7 +238,9 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   const Kernel& source = forwarded ? *forwarded : input;
   const std::optional<Kernel> reused = reuse_recomputations(source);
   const std::optional<Kernel> interleaved = interleave_accumulation_groups(reused ? *reused : source, target);
-  const Kernel& kernel = interleaved ? *interleaved : reused ? *reused : source;
+  const Kernel& merged = interleaved ? *interleaved : reused ? *reused : source;
+  const std::optional<Kernel> renamed = split_live_ranges(merged);
+  const Kernel& kernel = renamed ? *renamed : merged;
   isa::Program p;
   p.target = target.name;
   p.kernel_name = kernel.name;

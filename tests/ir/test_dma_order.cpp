@@ -67,6 +67,7 @@ TEST_CASE("a DMA that overwrites what a Tensor Engine instruction reads is not t
   const int x = param(k, "x", {2, 128});
   const int row = tensor(k, "row", {1, 128}, Buffer::sbuf);
   const int ps0 = tensor(k, "ps0", {128, 1}, Buffer::psum), ps1 = tensor(k, "ps1", {128, 1}, Buffer::psum);
+  k.tensors[size_t(row)].address = std::pair<int64_t, int64_t>{0, 0};  // placed: the refill reuses its memory
   View x0 = k.full_view(x), x1 = k.full_view(x);
   x0.dims[0].count = x1.dims[0].count = 1;
   x1.offset = 128;
@@ -126,6 +127,7 @@ TEST_CASE("an independent load is not held behind a refill waiting for compute (
   const int a = param(k, "a", {128, 64}), b = param(k, "b", {128, 64}), c = param(k, "c", {128, 64});
   const int t1 = tensor(k, "t1", {128, 64}, Buffer::sbuf), t2 = tensor(k, "t2", {128, 64}, Buffer::sbuf);
   const int u = tensor(k, "u", {128, 64}, Buffer::sbuf);
+  k.tensors[size_t(t1)].address = std::pair<int64_t, int64_t>{0, 0};  // placed: the refill reuses its memory
   k.ops.push_back(op(Opcode::dma_copy, {k.full_view(t1), k.full_view(a)}, 1));
   k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(u), k.full_view(t1)}, 2, Engine::Vector));
   k.ops.push_back(op(Opcode::dma_copy, {k.full_view(t1), k.full_view(b)}, 3));  // refill: waits for the copy

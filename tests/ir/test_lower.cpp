@@ -171,6 +171,8 @@ TEST_CASE("write-after-read on a reused SBUF address becomes a wait") {
   k.tensors[size_t(a)].param_index = 0;
   k.params = {a};
   int t = add(k, "t", {128, 64}, Buffer::sbuf), u = add(k, "u", {128, 64}, Buffer::sbuf);
+  k.tensors[size_t(t)].address = std::pair<int64_t, int64_t>{0, 0};  // placed (unplaced, the reload gets its own
+                                                                      // buffer: tests/ir/test_rename.cpp)
   k.ops.push_back(make(Opcode::dma_copy, {k.full_view(t), k.full_view(a)}, 1));
   k.ops.push_back(make(Opcode::tensor_copy, {k.full_view(u), k.full_view(t)}, 2));  // Vector reads t
   k.ops.push_back(make(Opcode::dma_copy, {k.full_view(t), k.full_view(a)}, 3));     // overwrites t

@@ -1,0 +1,162 @@
+// rename.cpp - a new buffer per live range of an automatically allocated SBUF tile (docs/cost-model.md, "A new
+// buffer per live range"). A legacy kernel that reuses one tile for independent values (`in_tile` loaded, reduced,
+// loaded again for the next window) orders each load after the previous value's readers only because they share
+// memory. The Neuron compiler does not keep that order (the pooling windows overlap on the device); here each
+// value gets its own tensor, which allocation places elsewhere (its rotating cursor), so only the true
+// dependencies remain.
+//
+// A live range starts at an instruction that writes the tile without reading it (a kill). Walking the tile's
+// accesses in program order, each element remembers the range that last wrote it; an instruction reading an
+// element some earlier range wrote (or none did) joins the ranges from that one to the current into one. So every
+// element any instruction reads is the same as before: values never change.
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "ir/passes.h"
+
+namespace nkisim::ir {
+namespace {
+
+// Element visits the pass spends at most per kernel (a tile's accesses are walked element by element).
+constexpr int64_t kVisitBudget = int64_t(1) << 26;
+
+// Calls f(flat element index) for every element of v, in its tensor's elements (v's dtype is the tensor's).
+template <class F>
+void for_each_element(const View& v, F&& f) {
+  const size_t nd = v.dims.size();
+  if (v.num_elements() == 0) return;
+  std::vector<int64_t> idx(nd, 0);
+  int64_t at = v.offset;
+  while (true) {
+    f(at);
+    size_t d = nd;
+    while (d > 0) {
+      --d;
+      if (++idx[d] < v.dims[d].count) {
+        at += v.dims[d].stride;
+        break;
+      }
+      at -= (v.dims[d].count - 1) * v.dims[d].stride;
+      idx[d] = 0;
+      if (d == 0) return;
+    }
+    if (nd == 0) return;
+  }
+}
+
+}  // namespace
+
+std::optional<Kernel> split_live_ranges(const Kernel& k) {
+  const size_t nt = k.tensors.size();
+  // Which tiles qualify: automatically allocated SBUF tiles, accessed only outside dynamic loops, by instructions
+  // without run-time offsets, through views in their own dtype; and the element visits that takes.
+  std::vector<char> ok(nt, 0);
+  std::vector<int64_t> visits(nt, 0);
+  std::vector<int> accesses(nt, 0);
+  for (size_t t = 0; t < nt; ++t) ok[t] = k.tensors[t].buffer == Buffer::sbuf && auto_allocated(k.tensors[t]);
+  int depth = 0;
+  for (const Op& op : k.ops) {
+    if (op.ctl == Ctl::loop_begin) ++depth;
+    if (op.ctl == Ctl::loop_end) --depth;
+    for (const DynOperand& d : op.dynamic)
+      if (d.offsets && d.offsets->tensor >= 0) ok[size_t(d.offsets->tensor)] = 0;
+    for_each_operand(op, [&](int, const View& v, const isa::OperandSpec&) {
+      if (v.tensor < 0) return;
+      const size_t t = size_t(v.tensor);
+      // (an indirect transfer writes rows chosen at run time: its tiles keep one range)
+      if (depth > 0 || !op.dynamic.empty() || op.params.ind_kind != 0 || v.dtype != k.tensors[t].dtype) ok[t] = 0;
+      visits[t] += v.num_elements();
+      ++accesses[t];
+    });
+  }
+  int64_t budget = kVisitBudget;
+  bool any = false;
+  for (size_t t = 0; t < nt; ++t) {
+    const int64_t cost = std::max(visits[t], k.tensors[t].num_elements());
+    ok[t] = ok[t] && accesses[t] > 2 && cost <= budget;  // fewer than three accesses: one range at most
+    if (ok[t]) budget -= cost, any = true;
+  }
+  if (!any) return std::nullopt;
+
+  // Per qualifying tile: ranges (numbered in program order; range r's group is the first range it was joined
+  // with), and per element the range that last wrote it (-1: none).
+  struct State {
+    std::vector<int32_t> last;   // per element
+    std::vector<int32_t> group;  // per range
+  };
+  std::vector<State> st(nt);
+  std::vector<std::vector<std::pair<size_t, int>>> uses(nt);  // (op, slot) in program order
+  std::vector<int> mine;
+  for (size_t i = 0; i < k.ops.size(); ++i) {
+    const Op& op = k.ops[i];
+    // The op's tiles: reads first (against the ranges so far), then a kill starts a range, then the writes.
+    mine.clear();
+    for_each_operand(op, [&](int s, const View& v, const isa::OperandSpec&) {
+      if (v.tensor >= 0 && ok[size_t(v.tensor)]) {
+        uses[size_t(v.tensor)].emplace_back(i, s);
+        if (std::find(mine.begin(), mine.end(), v.tensor) == mine.end()) mine.push_back(v.tensor);
+      }
+    });
+    for (int t : mine) {
+      State& s = st[size_t(t)];
+      if (s.last.empty()) s.last.assign(size_t(k.tensors[size_t(t)].num_elements()), -1);
+      bool reads = false;
+      for_each_operand(op, [&](int slot, const View& v, const isa::OperandSpec& o) {
+        if (v.tensor != t || !reads_operand(op, slot, o)) return;
+        reads = true;
+        if (s.group.empty()) return;  // before any write: the first range
+        const int32_t cur = int32_t(s.group.size()) - 1;
+        int32_t join = s.group[size_t(cur)];  // the earliest range this read needs
+        for_each_element(v, [&](int64_t e) {
+          const int32_t w = s.last[size_t(e)];
+          join = std::min(join, w < 0 ? 0 : s.group[size_t(w)]);
+        });
+        for (int32_t r = join; r <= cur; ++r) s.group[size_t(r)] = std::min(s.group[size_t(r)], join);
+      });
+      if (!reads || s.group.empty()) {  // a kill (the first write always starts range 0)
+        bool writes = false;
+        for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) { writes |= v.tensor == t && o.written; });
+        if (writes && !reads) s.group.push_back(int32_t(s.group.size()));
+        else if (s.group.empty()) s.group.push_back(0);
+      }
+      const int32_t cur = int32_t(s.group.size()) - 1;
+      for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
+        if (v.tensor == t && o.written) for_each_element(v, [&](int64_t e) { s.last[size_t(e)] = cur; });
+      });
+    }
+  }
+
+  // Ranges of one group share a tensor: the first group keeps the tile, every other gets a new one.
+  std::optional<Kernel> out;
+  for (size_t t = 0; t < nt; ++t) {
+    const State& s = st[t];
+    if (!ok[t] || s.group.size() < 2) continue;
+    const std::vector<int32_t>& g = s.group;  // joined ranges are intervals; a range's group is its interval's start
+    if (std::all_of(g.begin(), g.end(), [](int32_t x) { return x == 0; })) continue;
+    if (!out) out = k;
+    std::vector<int> tensor_of(g.size(), -1);
+    tensor_of[0] = int(t);
+    // Walk the uses again, following the kills, to give each access its range.
+    size_t u = 0;
+    int32_t range = -1;
+    const std::vector<std::pair<size_t, int>>& us = uses[t];
+    while (u < us.size()) {
+      const size_t i = us[u].first;
+      const Op& op = out->ops[i];
+      bool reads = false, writes = false;
+      for (size_t v = u; v < us.size() && us[v].first == i; ++v) {
+        const isa::OperandSpec& o = isa::info(op.opcode).operands[size_t(us[v].second)];
+        reads |= reads_operand(op, us[v].second, o);
+        writes |= o.written;
+      }
+      if (range < 0 || (writes && !reads)) ++range;
+      const int32_t grp = g[size_t(range)];
+      if (tensor_of[size_t(grp)] < 0) tensor_of[size_t(grp)] = out->add_tensor(out->tensors[t]);
+      for (; u < us.size() && us[u].first == i; ++u) out->ops[i].operands[size_t(us[u].second)]->tensor = tensor_of[size_t(grp)];
+    }
+  }
+  return out;
+}
+
+}  // namespace nkisim::ir
