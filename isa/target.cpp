@@ -103,6 +103,14 @@ TargetDesc make_trn1() {
   // 48% at 128 B; machine.md §11, nki-isa.md §1.10) while the measured Trn2 32 KiB single-engine transfer
   // stays within 5% (as 8 x 4 KiB buffers: 1473 vs 1416 ns).
   t.dma_buffer_overhead_ns = 6;
+  // [inferred] A DMA engine moves at most one buffer (packet) per ~15 ns, however small: the "DMA packets-per-second
+  // (PPS) bottleneck caused by small transfers" of the SDK's DMA bandwidth guide (nki/deep-dives/
+  // nki-dma-bandwidth-guide.rst). Measured from nki-samples' adaptive_avg_pool2d latencies (trn2; test/unit/
+  // test_adaptive_avg_pool2d.py before c4b806e, docs/cost-model.md "Validation"): over the six 128-partition
+  // points, whose windows load h rows of 8-48 B per partition, the latency grows 0.120 us per window row, i.e.
+  // 8 buffers per engine: 15.0 ns a buffer (least squares; 0.585 us per window and 4.3 us beside). Buffers of
+  // >= 207 B take longer than this anyway, so every calibrated figure and DMABW statement is unchanged.
+  t.dma_buffer_min_ns = 15;
   // [inferred] A DMA engine starts at most one transfer's share per ~440 ns: the "DMA packets-per-second (PPS)
   // bottleneck caused by small transfers" of the SDK's DMA bandwidth guide (nki/deep-dives/
   // nki-dma-bandwidth-guide.rst), with the rate measured from the matmul tutorial's DMA-bound tiled step
@@ -266,6 +274,7 @@ const TargetParam kParams[] = {
     P(pe_drain_ns, 0, 1e9, false, "ns", "a multiply's pipeline drain, counted as Tensor Engine active time"),
     P(psum_bank_conflicts, 0, 1, true, "0/1", "Vector/Scalar PSUM accesses serialise on a shared bank"),
     P(dma_buffer_overhead_ns, 0, 1e9, false, "ns", "DMA engine cost per contiguous buffer"),
+    P(dma_buffer_min_ns, 0, 1e9, false, "ns", "least DMA engine time per contiguous buffer (packet rate)"),
     P(dma_share_interval_ns, 0, 1e9, false, "ns", "shortest interval between two share starts on one DMA engine (its transfer rate)"),
     P(dma_engine_stagger_ns, 0, 1e9, false, "ns", "the DMA engines of a transfer start this far apart, the last one dma_fixed_ns after the trigger"),
     P(dma_trigger_spread, 0, 1, true, "0/1", "DMAs without engine= triggered by Sync or an engine with no compute work (1), else by their input's producer or Sync (0)"),

@@ -65,6 +65,7 @@ struct TargetDesc {
   double psum_bank_conflicts = 1;     // 1: Vector/Scalar PSUM accesses serialise per bank (v2: whole PSUM)
   // ---- timing model: DMA (sim/dma_timing.cpp) ----
   double dma_buffer_overhead_ns = 0;  // per contiguous buffer (descriptor element) on a DMA engine
+  double dma_buffer_min_ns = 0;       // a DMA engine's least time per buffer (its packet rate)
   double dma_share_interval_ns = 0;   // a DMA engine starts a transfer's share at most once per this (transfer rate)
   double dma_engine_stagger_ns = 0;   // a transfer's DMA engines start this far apart (the last one at its eligibility)
   double dma_trigger_spread = 0;      // 1: DMAs without engine= are triggered by Sync or an engine with no compute work

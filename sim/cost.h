@@ -2,6 +2,7 @@
 // cost uses (MIN_II floor, performance modes, stride penalty, GpSimd start-up), the DMA transfer split, and
 // the --explain breakdown. Every number comes from the TargetDesc; nothing here is hardware-specific.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -77,8 +78,13 @@ struct DmaShare {
   double bytes = 0;     // bytes this engine moves
   double hbm_bytes = 0; // of which read from or written to HBM
   uint32_t buffers = 0; // contiguous buffers (descriptor elements)
-  double ns = 0;        // time the engine needs alone: buffers x dma_buffer_overhead_ns + bytes / bandwidth
+  double ns = 0;        // time the engine needs alone (dma_buffers_ns)
 };
+// The time a DMA engine needs alone for `buffers` contiguous buffers of `bytes` in all at `rate` B/ns: each buffer
+// dma_buffer_overhead_ns plus its bytes, and at least dma_buffer_min_ns (the engine's packet rate).
+inline double dma_buffers_ns(const isa::TargetDesc& t, double buffers, double bytes, double rate) {
+  return std::max(buffers * t.dma_buffer_min_ns, buffers * t.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0));
+}
 // Fills `out` (cleared first) with one entry per DMA engine that moves data, in engine order.
 void dma_transfer_plan(const isa::Instruction& ins, const isa::TargetDesc& t, std::vector<DmaShare>& out);
 // The same split in closed form: rows [first, first + rows) of row_bytes each, per_row buffers per row;

@@ -84,8 +84,8 @@ double dma_rate_factor(const isa::Instruction& ins, const isa::TargetDesc& t) {
 // else src; HBM -> HBM transfers use the rows of dst numbered from 0) is at least one buffer, more when
 // either side's free pattern is not contiguous. Absolute partition p goes to DMA engine
 // (p / dma_partitions_per_engine) mod dma_engines (machine.md §11, DMAOV). A row moves free_elements x
-// max(src, dst element size) bytes. Engine time = buffers x dma_buffer_overhead_ns + bytes / (bandwidth x
-// rate factor); the scheduler adds queueing, the fixed cost and the shared HBM bandwidth.
+// max(src, dst element size) bytes. Engine time = dma_buffers_ns (buffers x dma_buffer_overhead_ns + bytes /
+// (bandwidth x rate factor), at least buffers x dma_buffer_min_ns); the scheduler adds queueing, the fixed cost and the shared HBM bandwidth.
 DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t) {
   DmaLayout l;
   const isa::AccessPattern &dst = ins.operands[0], &src = ins.operands[1];
@@ -149,7 +149,7 @@ void dma_transfer_plan(const isa::Instruction& ins, const isa::TargetDesc& t, st
     s.bytes = l.row_bytes * rows;
     s.hbm_bytes = l.hbm ? s.bytes : 0;
     s.buffers = uint32_t(l.per_row * rows);
-    s.ns = s.buffers * t.dma_buffer_overhead_ns + (bw > 0 ? s.bytes / bw : 0.0);
+    s.ns = dma_buffers_ns(t, s.buffers, s.bytes, bw);
     out.push_back(s);
   }
 }

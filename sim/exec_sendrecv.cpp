@@ -4,7 +4,7 @@
 // matching sendrecv of the other core has signalled. The transfer itself runs through this core's DMA queues
 // (sim/scheduler_sendrecv.cpp). Cost class `sendrecv` (what --explain shows): the DMA model of that transfer
 // (src's layout) without queueing or contention (sim/cost_dma.cpp): dma_fixed_ns + the busiest DMA engine's
-// rows x buffers-per-row x dma_buffer_overhead_ns + rows x row_bytes / dma_engine_bytes_per_ns.
+// dma_buffers_ns (rows x buffers-per-row buffers, rows x row_bytes at dma_engine_bytes_per_ns).
 #include <algorithm>
 #include <cstring>
 
@@ -43,8 +43,7 @@ double sendrecv_transfer_ns(const isa::Instruction& ins, const isa::TargetDesc& 
   for (uint32_t d = 0; d < l.engines; ++d) {
     const double rows = l.rows_on_engine(d);
     const double rate = t.dma_engine_bytes_per_ns * l.rate_factor;
-    busiest = std::max(busiest, rows * double(l.per_row) * t.dma_buffer_overhead_ns +
-                                    (rate > 0 ? rows * l.row_bytes / rate : 0.0));
+    busiest = std::max(busiest, dma_buffers_ns(t, rows * double(l.per_row), rows * l.row_bytes, rate));
   }
   return t.dma_fixed_ns + busiest;
 }
@@ -53,7 +52,7 @@ double cost_sendrecv(const isa::Instruction& ins, isa::Engine, const isa::Target
   const double ns = sendrecv_transfer_ns(ins, t);
   if (CostNote* note = cost_note()) {
     note->formula = "dma_fixed_ns + busiest DMA engine (buffers x dma_buffer_overhead_ns + bytes / "
-                    "dma_engine_bytes_per_ns) of src's transfer on a DMA queue, after the peer's matching "
+                    "dma_engine_bytes_per_ns, at least buffers x dma_buffer_min_ns) of src's transfer on a DMA queue, after the peer's matching "
                     "sendrecv (without contention; the schedule shows the DMA queues' delays)";
     note->add("ns", ns);
   }

@@ -105,10 +105,10 @@ void small_rows(const isa::Program& p, const Result& r, const isa::TargetDesc& t
   for (auto& [line, acc] : by_line)
     a.warnings.push_back({"small-dma-rows", line,
                           printf_string("%s: %llu DMA transfers move contiguous rows of %.0f B (< %.0f B) in %.0f buffers, each "
-                              "costing %.0f ns of DMA engine time besides its bytes: make the innermost dimension "
+                              "costing %.0f ns of DMA engine time besides its bytes, at least %.0f ns: make the innermost dimension "
                               "of the HBM side contiguous and longer (transpose on chip, or load whole rows)",
                               line.c_str(), (unsigned long long)acc.n, acc.smallest, kSmallRowBytes, acc.buffers,
-                              t.dma_buffer_overhead_ns),
+                              t.dma_buffer_overhead_ns, t.dma_buffer_min_ns),
                           acc.n, acc.smallest});
 }
 

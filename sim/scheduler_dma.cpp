@@ -8,7 +8,7 @@
 // * Each DMA engine moves one share at a time, FIFO within a queue, round-robin between queues (v2/v3;
 //   v4's QoS priorities are not modelled), and starts at most one share per dma_share_interval_ns (its
 //   transfer rate: small transfers back to back wait for it). A share takes
-//   buffers x dma_buffer_overhead_ns + bytes / rate, where rate is
+//   buffers x dma_buffer_overhead_ns + bytes / rate, at least buffers x dma_buffer_min_ns (dma_buffers_ns), where rate is
 //   dma_engine_bytes_per_ns, lowered to an equal split of hbm_bytes_per_ns between the engines moving HBM
 //   data (those busy when the share starts, at least the engines of this transfer) when that is the
 //   bottleneck.
@@ -197,7 +197,7 @@ double Scheduler::begin_share(DmaEngine& en, Transfer& tr, uint32_t rows_d, uint
     if (en.hbm) rate = std::min(rate, hbm_pool_->bytes_per_ns / double(split));
     const double nrows = rows_d;
     const double bytes = nrows * plan.layout.row_bytes;
-    tr.dur = nrows * double(plan.layout.per_row) * t_.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0);
+    tr.dur = dma_buffers_ns(t_, nrows * double(plan.layout.per_row), bytes, rate);
     tr.dur_rows = rows_d;
     tr.dur_split = split;
   }

@@ -18,7 +18,7 @@ double engine_ns(const isa::TargetDesc& t, double rows, double row_bytes, double
                  bool hbm = true) {
   double rate = t.dma_engine_bytes_per_ns * factor;
   if (hbm) rate = std::min(rate, t.hbm_bytes_per_ns / engines);
-  return rows * t.dma_buffer_overhead_ns + rows * row_bytes / rate;
+  return std::max(rows * t.dma_buffer_min_ns, rows * t.dma_buffer_overhead_ns + rows * row_bytes / rate);
 }
 double trigger(const isa::TargetDesc& t, Engine e = Engine::Sync) { return t.dma_trigger_cycles / t.engine_ghz(e); }
 

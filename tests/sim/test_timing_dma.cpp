@@ -15,7 +15,7 @@ namespace {
 // transfer move HBM data.
 double engine_ns(const isa::TargetDesc& t, double rows, double row_bytes, double engines) {
   const double rate = std::min(t.dma_engine_bytes_per_ns, t.hbm_bytes_per_ns / engines);
-  return rows * t.dma_buffer_overhead_ns + rows * row_bytes / rate;
+  return std::max(rows * t.dma_buffer_min_ns, rows * t.dma_buffer_overhead_ns + rows * row_bytes / rate);
 }
 double trigger(const isa::TargetDesc& t) { return t.dma_trigger_cycles / t.sync_ghz; }
 // How much sooner than the last the first of a transfer's `engines` engines starts moving data.
@@ -71,7 +71,10 @@ TEST_CASE("DMA: non-contiguous rows cost one buffer per contiguous run") {
   b.add(Engine::Sync, make(Opcode::dma_copy, {sbuf(DType::float32, 0, 128, 0, 128), src}));
   auto r = timed(b.p, t);
   CHECK(r.transfers[0].buffers == 128 * 128);
-  const double d = 8 * 128 * t.dma_buffer_overhead_ns + 8 * 512 / std::min(23.0, t.hbm_bytes_per_ns / 16);
+  // 1024 buffers of 4 B on each engine: each takes the packet time (dma_buffer_min_ns, 15 ns), not its overhead and
+  // bytes (6 ns + 0.17 ns).
+  const double d = 8 * 128 * t.dma_buffer_min_ns;
+  CHECK(d > 8 * 128 * t.dma_buffer_overhead_ns + 8 * 512 / std::min(23.0, t.hbm_bytes_per_ns / 16));
   CHECK(r.total_ns == doctest::Approx(trigger(t) + t.dma_fixed_ns + d));
 }
 
