@@ -96,3 +96,27 @@ TEST_CASE("nki.isa.dma_transpose and dma_compute parameters") {
   CHECK(c[2]->operands[0]->tensor != acc);
   CHECK(!c[2]->operands[3]);
 }
+
+// nl.load_transpose2d transposes "on the fly in the DMA engine": from NC-v3 the DMA transposer (dma_transpose,
+// one instruction per load) for 2- and 4-byte dtypes; on trn1, or with a cast, a transfer of the transposed view.
+TEST_CASE("nl.load_transpose2d: the DMA transposer from trn2, a transfer of the transposed view on trn1 or with a cast") {
+  const std::string body =
+      "    a = nl.load_transpose2d(x[0:256, 0:128])\n"
+      "    b = nl.load_transpose2d(x[0:128, 0:128], dtype=nl.bfloat16)\n";
+  for (const char* target : {"trn1", "trn2", "trn3"}) {
+    CAPTURE(target);
+    auto k = compile_body(body, target, spec({256, 512}));
+    auto tr = ops_of(k, Opcode::dma_transpose);
+    auto cp = ops_of(k, Opcode::dma_copy);
+    const bool transposer = std::string(target) != "trn1";
+    REQUIRE(tr.size() == (transposer ? 1u : 0u));
+    REQUIRE(cp.size() == (transposer ? 1u : 2u));
+    if (transposer) {
+      CHECK(tr[0]->params.axes == 10);
+      CHECK(tr[0]->params.tdim0 == 256);
+      CHECK(tr[0]->params.tdim1 == 128);
+      CHECK(tr[0]->operands[0]->shape() == std::vector<int64_t>{128, 256});
+    }
+    CHECK(cp.back()->operands[0]->dtype == DType::bfloat16);  // the cast: element by element
+  }
+}
