@@ -239,7 +239,7 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   const std::optional<Kernel> reused = reuse_recomputations(source);
   const std::optional<Kernel> interleaved = interleave_accumulation_groups(reused ? *reused : source, target);
   const Kernel& merged = interleaved ? *interleaved : reused ? *reused : source;
-  const std::optional<Kernel> renamed = split_live_ranges(merged);
+  const std::optional<Kernel> renamed = split_live_ranges(merged, int(target.tile_buffers));
   const Kernel& kernel = renamed ? *renamed : merged;
   isa::Program p;
   p.target = target.name;

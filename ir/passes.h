@@ -23,10 +23,11 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k);
 // overwritten whole dropped (ir/forward.cpp); nullopt when there is nothing to do.
 std::optional<Kernel> forward_copies(const Kernel& k);
 
-// A new tensor per live range of an automatically allocated SBUF tile outside dynamic loops (ir/rename.cpp): a
-// range starts at an instruction that writes the tile without reading it, and ranges an instruction reads across
-// stay one tensor, so every read sees the same elements as before. nullopt: nothing split.
-std::optional<Kernel> split_live_ranges(const Kernel& k);
+// The live ranges of an automatically allocated SBUF tile outside dynamic loops rotate through `buffers` tensors
+// (ir/rename.cpp; the target's tile_buffers): a range starts at an instruction that writes the tile without reading
+// it, ranges an instruction reads across stay one, and range i uses buffer i % buffers, so every read sees the same
+// elements as before. nullopt: nothing split (buffers < 2, or no tile with two ranges).
+std::optional<Kernel> split_live_ranges(const Kernel& k, int buffers);
 
 // Whether a reordering pass (schedule_for_pressure, interleave_accumulation_groups) may move the op: a data-path
 // instruction the table marks REORDER, carrying no engine state (no accumulator command, no control flow, no

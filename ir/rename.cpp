@@ -1,9 +1,9 @@
-// rename.cpp - a new buffer per live range of an automatically allocated SBUF tile (docs/cost-model.md, "A new
-// buffer per live range"). A legacy kernel that reuses one tile for independent values (`in_tile` loaded, reduced,
-// loaded again for the next window) orders each load after the previous value's readers only because they share
-// memory. The Neuron compiler does not keep that order (the pooling windows overlap on the device); here each
-// value gets its own tensor, which allocation places elsewhere (its rotating cursor), so only the true
-// dependencies remain.
+// rename.cpp - the live ranges of an automatically allocated SBUF tile rotate through the target's tile_buffers
+// physical buffers (docs/cost-model.md, "Live ranges in two buffers"). A legacy kernel that reuses one tile for
+// independent values (`in_tile` loaded, reduced, loaded again for the next window) orders each load after the
+// previous value's readers only because they share memory. The Neuron compiler's allocator gives such a tile more
+// than one physical buffer (double buffering; the pooling windows overlap on the device): here range i goes to
+// tensor i % tile_buffers, which allocation places apart, so a load waits only for the value before the previous.
 //
 // A live range starts at an instruction that writes the tile without reading it (a kill). Walking the tile's
 // accesses in program order, each element remembers the range that last wrote it; an instruction reading an
@@ -47,7 +47,8 @@ void for_each_element(const View& v, F&& f) {
 
 }  // namespace
 
-std::optional<Kernel> split_live_ranges(const Kernel& k) {
+std::optional<Kernel> split_live_ranges(const Kernel& k, int buffers) {
+  if (buffers < 2) return std::nullopt;
   const size_t nt = k.tensors.size();
   // Which tiles qualify: automatically allocated SBUF tiles, accessed only outside dynamic loops, by instructions
   // without run-time offsets, through views in their own dtype; and the element visits that takes.
@@ -135,8 +136,11 @@ std::optional<Kernel> split_live_ranges(const Kernel& k) {
     const std::vector<int32_t>& g = s.group;  // joined ranges are intervals; a range's group is its interval's start
     if (std::all_of(g.begin(), g.end(), [](int32_t x) { return x == 0; })) continue;
     if (!out) out = k;
-    std::vector<int> tensor_of(g.size(), -1);
-    tensor_of[0] = int(t);
+    // Groups in program order rotate through `buffers` tensors (the tile first): group i uses buffer i % buffers.
+    // Two groups sharing one are ordered as the one tile was: every access of the earlier comes before the later's.
+    std::vector<int> tensor_of(g.size(), -1), buffer_tensor(size_t(buffers), -1);
+    buffer_tensor[0] = int(t);
+    int groups = 0;
     // Walk the uses again, following the kills, to give each access its range.
     size_t u = 0;
     int32_t range = -1;
@@ -152,7 +156,11 @@ std::optional<Kernel> split_live_ranges(const Kernel& k) {
       }
       if (range < 0 || (writes && !reads)) ++range;
       const int32_t grp = g[size_t(range)];
-      if (tensor_of[size_t(grp)] < 0) tensor_of[size_t(grp)] = out->add_tensor(out->tensors[t]);
+      if (tensor_of[size_t(grp)] < 0) {
+        int& b = buffer_tensor[size_t(groups++ % buffers)];
+        if (b < 0) b = out->add_tensor(out->tensors[t]);
+        tensor_of[size_t(grp)] = b;
+      }
       for (; u < us.size() && us[u].first == i; ++u) out->ops[i].operands[size_t(us[u].second)]->tensor = tensor_of[size_t(grp)];
     }
   }

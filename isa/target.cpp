@@ -111,6 +111,14 @@ TargetDesc make_trn1() {
   // 8 buffers per engine: 15.0 ns a buffer (least squares; 0.585 us per window and 4.3 us beside). Buffers of
   // >= 207 B take longer than this anyway, so every calibrated figure and DMABW statement is unchanged.
   t.dma_buffer_min_ns = 15;
+  // The Neuron compiler's allocator decides "how many physical tiles are allocated to each tensor ... to achieve
+  // instruction parallelism across different engines ... while minimizing memory usage"; "an obvious improvement
+  // is to adopt double buffering" (SDK general/nki/nki_direct_allocation_guide.rst at 12b81bee). [inferred] two:
+  // a tile reloaded for independent values (ir/rename.cpp) overlaps the next load with the current value's use, as
+  // the adaptive_avg_pool2d latencies (trn2) show (its 2x2 window takes 0.83 us, less than one dependent DMA round
+  // trip); with unlimited buffers their windows would be 20-40% faster than measured, with one 60-110% slower
+  // (docs/cost-model.md "A new buffer per live range"). The same on every target.
+  t.tile_buffers = 2;
   // [inferred] A DMA engine starts at most one transfer's share per ~440 ns: the "DMA packets-per-second (PPS)
   // bottleneck caused by small transfers" of the SDK's DMA bandwidth guide (nki/deep-dives/
   // nki-dma-bandwidth-guide.rst), with the rate measured from the matmul tutorial's DMA-bound tiled step
@@ -277,6 +285,7 @@ const TargetParam kParams[] = {
     P(dma_buffer_min_ns, 0, 1e9, false, "ns", "least DMA engine time per contiguous buffer (packet rate)"),
     P(dma_share_interval_ns, 0, 1e9, false, "ns", "shortest interval between two share starts on one DMA engine (its transfer rate)"),
     P(dma_engine_stagger_ns, 0, 1e9, false, "ns", "the DMA engines of a transfer start this far apart, the last one dma_fixed_ns after the trigger"),
+    P(tile_buffers, 1, 64, true, "", "physical buffers the compiler rotates an automatically allocated SBUF tile's live ranges through (ir/rename.cpp)"),
     P(dma_trigger_spread, 0, 1, true, "0/1", "DMAs without engine= triggered by Sync or an engine with no compute work (1), else by their input's producer or Sync (0)"),
     P(dma_hwdge_ns, 0, 1e9, false, "ns", "hardware DGE time per DMA instruction (0: no hardware DGE)"),
     P(dma_dge_blocks, 0, 64, true, "", "hardware DGE blocks per core"),

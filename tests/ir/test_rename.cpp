@@ -1,6 +1,8 @@
-// test_rename.cpp - a new buffer per live range of an automatically allocated SBUF tile (ir/rename.cpp): which
-// accesses move to a new tensor, which stay, and the wait the renaming removes from the emitted program.
+// test_rename.cpp - the live ranges of an automatically allocated SBUF tile rotate through two buffers
+// (ir/rename.cpp): which accesses move to the second tensor, which stay, and the wait it removes from the program.
 #include <doctest/doctest.h>
+
+#include <algorithm>
 
 #include "ir/lower.h"
 #include "ir/passes.h"
@@ -61,7 +63,7 @@ struct Reload {
 
 TEST_CASE("a tile loaded again whole gets a new tensor from the reload on") {
   Reload r;
-  const std::optional<Kernel> out = split_live_ranges(r.k);
+  const std::optional<Kernel> out = split_live_ranges(r.k, 2);
   REQUIRE(out);
   REQUIRE(out->tensors.size() == r.k.tensors.size() + 1);
   const int t2 = int(out->tensors.size()) - 1;
@@ -86,11 +88,11 @@ TEST_CASE("a partial reload followed by a read of the older elements keeps one t
   Reload r;
   r.k.ops[2].operands[0] = half(r.k, r.t);  // columns 32..63 still hold a's values, and the copy reads them
   r.k.ops[2].operands[1] = half(r.k, r.b);
-  CHECK_FALSE(split_live_ranges(r.k));
+  CHECK_FALSE(split_live_ranges(r.k, 2));
   // Read only what the partial reload wrote: a new range.
   r.k.ops[3].operands[0] = half(r.k, r.w);
   r.k.ops[3].operands[1] = half(r.k, r.t);
-  const std::optional<Kernel> out = split_live_ranges(r.k);
+  const std::optional<Kernel> out = split_live_ranges(r.k, 2);
   REQUIRE(out);
   CHECK(out->ops[3].operands[1]->tensor != r.t);
 }
@@ -103,24 +105,24 @@ TEST_CASE("a range read across joins the ranges between into one tensor") {
   r.k.ops[3].operands[0] = half(r.k, r.w);
   r.k.ops[3].operands[1] = half(r.k, r.t);
   r.k.ops.push_back(op(Opcode::tensor_copy, {r.k.full_view(r.w), r.k.full_view(r.t)}));
-  CHECK_FALSE(split_live_ranges(r.k));
+  CHECK_FALSE(split_live_ranges(r.k, 2));
 }
 
 TEST_CASE("what keeps its tile whole: a placed tile, PSUM, a transfer that may drop rows, a read-modify-write") {
   SUBCASE("address=") {
     Reload r;
     r.k.tensors[size_t(r.t)].address = std::pair<int64_t, int64_t>{0, 0};
-    CHECK_FALSE(split_live_ranges(r.k));
+    CHECK_FALSE(split_live_ranges(r.k, 2));
   }
   SUBCASE("oob_mode.skip: the dropped rows keep their old values") {
     Reload r;
     r.k.ops[2].params.oob_skip = true;
-    CHECK_FALSE(split_live_ranges(r.k));
+    CHECK_FALSE(split_live_ranges(r.k, 2));
   }
   SUBCASE("an instruction that reads what it writes") {
     Reload r;
     r.k.ops[2] = op(Opcode::tensor_tensor, {r.k.full_view(r.t), r.k.full_view(r.t), r.k.full_view(r.u)});
-    CHECK_FALSE(split_live_ranges(r.k));
+    CHECK_FALSE(split_live_ranges(r.k, 2));
   }
   SUBCASE("inside a dynamic loop") {
     Reload r;
@@ -130,6 +132,39 @@ TEST_CASE("what keeps its tile whole: a placed tile, PSUM, a transfer that may d
     end.ctl = Ctl::loop_end;
     r.k.ops.insert(r.k.ops.begin() + 2, begin);
     r.k.ops.push_back(end);
-    CHECK_FALSE(split_live_ranges(r.k));
+    CHECK_FALSE(split_live_ranges(r.k, 2));
   }
+}
+
+TEST_CASE("live ranges rotate through the buffers: the third load reuses the first tensor and waits for its reader") {
+  Reload r;
+  const int c = param(r.k, "c"), x = tile(r.k, "x");
+  r.k.ops.push_back(op(Opcode::dma_copy, {r.k.full_view(r.t), r.k.full_view(c)}));
+  r.k.ops.push_back(op(Opcode::tensor_copy, {r.k.full_view(x), r.k.full_view(r.t)}));
+  const std::optional<Kernel> two = split_live_ranges(r.k, 2);
+  REQUIRE(two);
+  REQUIRE(two->tensors.size() == r.k.tensors.size() + 1);
+  CHECK(two->ops[2].operands[0]->tensor != r.t);
+  CHECK(two->ops[4].operands[0]->tensor == r.t);
+  CHECK(two->ops[5].operands[1]->tensor == r.t);
+  const std::optional<Kernel> three = split_live_ranges(r.k, 3);
+  REQUIRE(three);
+  CHECK(three->tensors.size() == r.k.tensors.size() + 2);
+  CHECK(three->ops[4].operands[0]->tensor != r.t);
+  CHECK_FALSE(split_live_ranges(r.k, 1));
+  // The program (trn2: tile_buffers 2): the second load waits for nothing, the third for the first copy (on the
+  // Vector Engine's semaphore; and for the first load's queue, as both write the tensor).
+  const isa::Program p = lower(r.k, *isa::find_target("trn2"));
+  std::vector<std::vector<uint32_t>> waits;  // per load into SBUF: the semaphores it waits on
+  for (const auto& stream : p.streams)
+    for (const isa::Instruction& ins : stream)
+      if (ins.op == Opcode::dma_copy && ins.operands[0].mem == isa::Memory::SBUF) {
+        waits.emplace_back();
+        for (const isa::SemWait& w : ins.waits) waits.back().push_back(w.sem);
+      }
+  std::sort(waits.begin(), waits.end(), [](auto& a, auto& b) { return a.size() < b.size(); });
+  REQUIRE(waits.size() == 3);
+  CHECK(waits[0].empty());
+  CHECK(waits[1].empty());
+  CHECK(std::count(waits[2].begin(), waits[2].end(), uint32_t(isa::Engine::Vector)) == 1);
 }
