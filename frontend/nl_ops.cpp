@@ -15,6 +15,17 @@ NlState& nl_state(Interp& in) {
   return *in.nki->nl;
 }
 
+Value masked_off(Interp& in, Value tile) {
+  if (tile.is(VK::Tensor)) nl_state(in).masked_off.insert(tile.as<TensorObj>()->id);
+  return tile;
+}
+
+bool is_masked_off(Interp& in, const Value& v) {
+  if (!v.is(VK::Tensor)) return false;
+  const auto& m = nl_state(in).masked_off;
+  return !m.empty() && m.count(v.as<TensorObj>()->id);
+}
+
 namespace nl {
 using isa::DType;
 using isa::DTypeKind;
@@ -207,7 +218,7 @@ Value binary(Interp& in, isa::AluOp op, const Value& x_in, const Value& y_in, st
     DType rd = dt ? *dt : promote(dx, dy);
     out = new_tile(in, big->shape(), rd);
   }
-  if (never) return out;
+  if (never) return dst ? out : masked_off(in, out);
   auto rv = [&](const Value& v) { return restrict_value(v, bounds); };
   auto column = [&](const Value& v) -> Value {  // a [P,1] operand restricted on the partition axis only
     if (bounds.empty()) return v;
@@ -245,7 +256,7 @@ Value activation(Interp& in, isa::ActFunc f, const Value& x, std::optional<DType
   AxisBounds bounds = mask_bounds(in, mask, &never, fname, /*hull=*/true);
   widen_partition(bounds);
   Value out = new_tile(in, t->view.shape(), dt ? *dt : t->view.dtype);
-  if (never) return out;
+  if (never) return masked_off(in, out);
   auto rv = [&](const Value& v) { return restrict_value(v, bounds); };
   call_isa(in, "activation", {{"dst", rv(out)}, {"op", act_value(f)}, {"data", rv(x)}, {"bias", rv(bias)},
                                {"scale", rv(scale)}});

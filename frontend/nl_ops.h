@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -76,8 +77,15 @@ struct NlState {
   // since, so the memset has run before every use.
   size_t control_ops = 0;
   std::map<int64_t, std::pair<Value, size_t>> bcast_ones;
+  // Fresh result tiles of ops whose mask= selected nothing (a compile-time False): the legacy compiler emits no
+  // instruction, so `x[...] = <it>` and `acc += <it>` write nothing (masked_off below).
+  std::unordered_set<int> masked_off;
 };
 NlState& nl_state(Interp& in);
+// Marks `tile` (a fresh tile no instruction writes, because its op's mask never holds) as masked off and
+// returns it: assigning it (`x[...] = tile`) or accumulating it (`acc += tile`) is then a no-op.
+Value masked_off(Interp& in, Value tile);
+bool is_masked_off(Interp& in, const Value& v);
 
 // Axis ranges [lo, hi) a mask allows; nullopt = unrestricted.
 using AxisBounds = std::vector<std::optional<std::pair<int64_t, int64_t>>>;
