@@ -165,6 +165,10 @@ Value activation(Interp& in, isa::ActFunc f, const Value& x, std::optional<isa::
 Value alu_value(isa::AluOp op);   // the nl.* op code of an ALU operator
 Value act_value(isa::ActFunc f);  // ... of an activation function
 bool legacy(Interp& in);  // the kernel is a legacy (neuronxcc.nki.jit) kernel
+// Legacy numpy-style broadcasting of the tile operands among `ops` (others are left alone) to their common
+// shape: tiles of one rank whose dims are each equal or 1; a partition dim of 1 through nl.broadcast_to, free
+// dims as stride-0 views; per-partition scalars ([P, 1, ...]) kept when keep_columns. Otherwise unchanged.
+void legacy_broadcast(Interp& in, std::initializer_list<Value*> ops, bool keep_columns);
 }  // namespace nl
 
 // Runs the kernel once per program id of a launch grid (row-major), returning program 0's result.

@@ -351,6 +351,8 @@ Value fn_where(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"condition", true}, {"x", true}, {"y", true}, {"dtype"}, {"mask"}};
   Value v[5];
   bind_args("where", ps, 5, a, v);
+  chip(v[0], "where", "condition");
+  if (legacy(in)) legacy_broadcast(in, {&v[0], &v[1], &v[2]}, /*keep_columns=*/false);
   const TensorObj* c = chip(v[0], "where", "condition");
   const DType xd = v[1].is(VK::Tensor) ? v[1].as<TensorObj>()->view.dtype : scalar_dtype(v[1]);
   const DType yd = v[2].is(VK::Tensor) ? v[2].as<TensorObj>()->view.dtype : scalar_dtype(v[2]);
