@@ -195,10 +195,12 @@ void install_nki_compiler(Interp& in);  // neuronxcc.nki.compiler (nki_compiler.
 // nl.ndarray(buffer=...): the buffer, and for a neuronxcc.nki.compiler allocation directive its placement
 // (start partition, byte offset) in *address; `shape` has `lead` block dims before the partition dim. For a
 // mod_alloc of a block tensor, *fold gets the physical block count per lead dim and *block_elems the physical
-// free size of one block (PSUM: one bank each; 0 = the tile's own size).
+// free size of one block (PSUM: one bank each; 0 = the tile's own size). For an alloc(func) of a block tensor,
+// *block_addrs gets the placement func gives each block (row-major over the block dims; PSUM: bank * 2 KiB +
+// address), and each block becomes a tensor of its own (TensorObj::blocks).
 Value resolve_allocation(Interp& in, const Value& buffer, const std::vector<int64_t>& shape, int lead, isa::DType dt,
                          std::optional<std::pair<int64_t, int64_t>>* address, std::vector<int64_t>* fold,
-                         int64_t* block_elems);
+                         int64_t* block_elems, std::vector<std::pair<int64_t, int64_t>>* block_addrs);
 void install_nl_legacy(Interp& in, ModuleObj* nl);  // nl.rand, empty_like, zeros_like, fp32 (nl_legacy.cpp)
 
 }  // namespace nkisim::frontend
