@@ -397,6 +397,7 @@ Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
   if (!args[2].is_unbound()) step = in.to_index(args[2], (b.name + "() arguments").c_str());
   if (step == 0) raise("ValueError", b.name + "() arg 3 must not be zero");
   Value r = make<RangeObj>(start, stop, step);
+  r.as<RangeObj>()->traced = (b.name == "affine_range" || b.name == "sequential_range") && nl::legacy(in);
   if (!args[3].is_unbound()) {
     auto is_no_reorder = [](const Value& v) { return v.is(VK::Str) && str_of(v) == kNoReorderDirective; };
     bool keep = is_no_reorder(args[3]);
