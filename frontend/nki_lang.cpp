@@ -249,13 +249,18 @@ Value func_block_tensor(Interp& in, ir::Tensor t, int lead, const Value& buffer,
 // nl.ndarray(shape, dtype, buffer=nl.sbuf, name='', address=None) and its zeros/ones/full variants.
 Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill, bool fill_param = false) {
   static const ParamSpec plain[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"address"}};
-  static const ParamSpec filled[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}};
-  static const ParamSpec fill_valued[] = {{"shape", true}, {"fill_value", true}, {"dtype", true}, {"buffer"}, {"name"}};
-  Value args[5];
+  // lazy_initialization= (legacy nki-samples kernels; undocumented): when the fill may be written. The values are
+  // the fill either way, so it has no effect here.
+  static const ParamSpec filled[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"lazy_initialization"}};
+  static const ParamSpec fill_valued[] = {{"shape", true}, {"fill_value", true}, {"dtype", true}, {"buffer"}, {"name"},
+                                          {"lazy_initialization"}};
+  Value args[6];
   if (fill_param) bind_args(fname, fill_valued, std::size(fill_valued), a, args);
   else if (fill) bind_args(fname, filled, std::size(filled), a, args);
   else bind_args(fname, plain, std::size(plain), a, args);
   int off = fill_param ? 1 : 0;
+  if (fill && !args[4 + off].is_unbound() && !nl::legacy(in))
+    raise("TypeError", std::string(fname) + "() got an unexpected keyword argument 'lazy_initialization'");
   ir::Tensor t;
   int lead = 0;  // leading block dims before nl.par_dim
   t.shape = want_shape(in, args[0], fname, &lead);
