@@ -60,6 +60,9 @@ struct TensorObj : Object {
   // A static .ap() outside the tensor: the error is raised when the view is used (an instruction operand or a
   // further view), not where it is made (docs/compatibility.md).
   std::string deferred_error;
+  // A legacy slice past a dimension (nki_tensor.cpp, view_of_keys): per view dim, the number of leading elements
+  // inside the tensor; deferred_error is then cleared by a restriction to within them (restrict_value).
+  std::vector<int64_t> valid;
   void check_usable() const {
     if (!deferred_error.empty()) raise("ValueError", deferred_error);
   }
