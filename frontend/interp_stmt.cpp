@@ -182,8 +182,18 @@ Flow Interp::exec(const Stmt* s, FrameObj* f) {
             KeepOrder(ir::Kernel& kk, bool o) : k(kk), on(o) { k.keep_order_depth += on; }
             ~KeepOrder() { k.keep_order_depth -= on; }
           } keep(kernel, rg->keep_order);
+          // A legacy traced loop (RangeObj::traced): the numbers in the frame's locals at loop entry are what
+          // every iteration starts from (`addr += size` in the body advances it once, as the tracer does).
+          std::vector<std::pair<size_t, Value>> entry;
+          if (rg->traced)
+            for (size_t i = 0; i < f->slots.size(); ++i)
+              if (f->slots[i].is_number()) entry.emplace_back(i, f->slots[i]);
           int64_t n = rg->length(), v = rg->start, st = rg->step;
-          for (int64_t k = 0; k < n && r == 0; ++k, v += st) r = body(Value::integer(v));
+          for (int64_t k = 0; k < n && r == 0; ++k, v += st) {
+            if (k > 0)
+              for (const auto& [i, x] : entry) f->slots[i] = x;
+            r = body(Value::integer(v));
+          }
         } else if (it.is(VK::List) || it.is(VK::Tuple)) {
           auto& items = items_of(it);
           for (size_t k = 0; k < items.size() && r == 0; ++k) r = body(items[k]);

@@ -3,6 +3,7 @@
 // nc_transpose(data), tensor_tensor(data1, data2, op), tensor_scalar(data, op0, operand0, ...),
 // activation(op, data, bias=None, scale=1.0), tensor_copy(src), tensor_reduce(op, data, axis),
 // memset(shape, value, dtype). A call that passes dst= goes to the current binding unchanged.
+#include <algorithm>
 #include <cmath>
 
 #include "frontend/nl_ops.h"
@@ -82,8 +83,31 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   widen_partition(bounds);  // the destination is a fresh tile
   // dst: a new tile; the other arguments go to the current binding by name.
   Value dst;
-  if ((name == "nc_matmul" || name == "nc_transpose") && present(arg("mask")) && !arg("mask").is_none())
-    raise("NotImplementedError", std::string(fname) + ": mask= is not supported yet by nki-sim");
+  if (name == "nc_matmul" || name == "nc_transpose") {
+    // The legacy mask= of the PE instructions: a compile-time condition (loop variables, program ids) decides
+    // whether the instruction exists at all. Which operand axis an index tile of a mask would restrict (the
+    // contraction, the stationary's or the moving's free axis) is not documented: such masks are refused.
+    for (const auto& b : bounds)
+      if (b)
+        raise("NotImplementedError",
+              std::string(fname) + ": a mask= over index tiles is not supported yet by nki-sim (only a compile-time "
+                                   "condition such as (i * 128 < n)); restrict the operands with slices instead");
+    if (never) {  // no instruction: `psum += <it>` and `x[...] = <it>` are no-ops (masked_off)
+      if (name == "nc_transpose") {
+        const TensorObj* d = tile_arg(arg("data"), fname, "data");
+        std::vector<int64_t> sh = d->view.shape();
+        std::reverse(sh.begin(), sh.end());
+        return masked_off(in, new_tile(in, sh, dt.value_or(d->view.dtype), ir::Buffer::psum));
+      }
+      const TensorObj* s = tile_arg(arg("stationary"), fname, "stationary");
+      const TensorObj* m = tile_arg(arg("moving"), fname, "moving");
+      const bool transpose = present(arg("is_transpose")) && in.truthy(arg("is_transpose"));
+      const int64_t M = s->view.num_elements() / std::max<int64_t>(1, s->view.dims.empty() ? 1 : s->view.dims[0].count);
+      const int64_t N = m->view.num_elements() / std::max<int64_t>(1, m->view.dims.empty() ? 1 : m->view.dims[0].count);
+      return masked_off(in, new_tile(in, {M, N}, dt.value_or(transpose ? s->view.dtype : DType::float32),
+                                     ir::Buffer::psum));
+    }
+  }
   if (name == "nc_matmul") {
     if ( present(arg("tile_position")) || present(arg("perf_mode")) ||
         (present(arg("is_transpose")) && in.truthy(arg("is_transpose")))) {
@@ -139,7 +163,7 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
     }
     dst = new_tile(in, shape, dt.value_or(x->view.dtype));
   }
-  if (never) return dst;
+  if (never) return masked_off(in, dst);
   // tensor_reduce: the reduced axes of the destination are unrestricted (keepdims) or gone.
   AxisBounds dst_bounds = bounds;
   if (name == "tensor_reduce" && !dst_bounds.empty()) {
@@ -186,7 +210,7 @@ Value legacy_affine_select(Interp& in, const BuiltinObj&, CallArgs& a) {
     src = new_tile(in, t->view.shape(), *dt, ir::Buffer::sbuf, "affine_select_src");
     if (!never) call_isa(in, "tensor_copy", {{"dst", restrict_value(src, b)}, {"src", restrict_value(v[1], b)}});
   }
-  if (never) return new_tile(in, t->view.shape(), src.as<TensorObj>()->view.dtype);
+  if (never) return masked_off(in, new_tile(in, t->view.shape(), src.as<TensorObj>()->view.dtype));
   return select_by_pred(in, src, static_cast<const PredObj*>(v[0].obj()), v[2].num(), b, nullptr,
                         "affine_select");
 }

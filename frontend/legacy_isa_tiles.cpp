@@ -117,7 +117,7 @@ Value legacy_tile_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
   AxisBounds bounds = mask_bounds(in, arg("mask"), &never, sig.name, /*hull=*/true);
   widen_partition(bounds);
   Value dst = new_tile(in, shape, dt);
-  if (never) return dst;
+  if (never) return masked_off(in, dst);
   // mask=: the inputs are restricted to the box, the result to its partitions (and to the box when it has
   // the input's shape).
   AxisBounds dst_bounds = bounds;

@@ -54,9 +54,15 @@ struct TensorObj : Object {
   // neuronxcc.nki.compiler mod_alloc of a block tensor: per lead dim, the number of physical blocks (block i
   // lives at i mod fold[d]; empty: every block has its own); the view's counts stay the logical ones.
   std::vector<int64_t> fold;
+  // neuronxcc.nki.compiler alloc(func) of a block tensor: the tensor of each block (row-major over the lead dims),
+  // each placed where func said; the view's lead dims then have stride 0 and `id` is the first block's tensor.
+  std::shared_ptr<const std::vector<int>> blocks;
   // A static .ap() outside the tensor: the error is raised when the view is used (an instruction operand or a
   // further view), not where it is made (docs/compatibility.md).
   std::string deferred_error;
+  // A legacy slice past a dimension (nki_tensor.cpp, view_of_keys): per view dim, the number of leading elements
+  // inside the tensor; deferred_error is then cleared by a restriction to within them (restrict_value).
+  std::vector<int64_t> valid;
   void check_usable() const {
     if (!deferred_error.empty()) raise("ValueError", deferred_error);
   }

@@ -4,11 +4,15 @@
 // nl.ndarray placing the tensor at a fixed address; sbuf.alloc(func) / psum.alloc(func) place it where a Python
 // function of (block index, partition size, free size in bytes) says. skip_middle_end_transformations is a
 // decorator with no effect here; no_reorder() is a loop directive (nl.sequential_range(..., directives=)).
+#include <tuple>
+
 #include "frontend/nl_ops.h"
 
 namespace nkisim::frontend {
 namespace {
 using isa_binding::present;
+
+constexpr int64_t kMaxAllocBlocks = 65536;  // blocks of one alloc(func) tensor (each is a tensor of its own)
 
 int64_t int_arg(Interp& in, const Value& v, int64_t dflt, const char* what) {
   return present(v) && !v.is_none() ? in.to_index(v, what) : dflt;
@@ -57,7 +61,8 @@ Value psum_mod_alloc(Interp& in, const BuiltinObj&, CallArgs& a) {
                         std::move(tiles), Value());
 }
 
-// sbuf.alloc(func) / psum.alloc(func): func(block index tuple, partition size, free size in bytes) returns
+// sbuf.alloc(func) / psum.alloc(func): func(idx=block index tuple, pdim_size=partition size, fdim_size=free size
+// in bytes) returns
 // (start partition, byte address) for SBUF and (bank, start partition, byte address) for PSUM.
 Value mem_alloc(Interp& in, const BuiltinObj& b, CallArgs& a) {
   static const ParamSpec ps[] = {{"func", true}};
@@ -89,15 +94,54 @@ bool is_directive(Interp& in, const Value& v) {
 // modulo_allocate_func does: SBUF tiles follow each other, PSUM tiles take one bank each.
 Value resolve_allocation(Interp& in, const Value& buffer, const std::vector<int64_t>& shape, int lead, isa::DType dt,
                          std::optional<std::pair<int64_t, int64_t>>* address, std::vector<int64_t>* fold,
-                         int64_t* block_elems) {
+                         int64_t* block_elems, std::vector<std::pair<int64_t, int64_t>>* block_addrs) {
   if (!is_directive(in, buffer)) return buffer;
   auto& at = buffer.as<InstanceObj>()->attrs;
   const ir::Buffer buf = at[intern("buffer")].buffer_v();
   const int64_t bank_bytes = in.get_attr(in.nki->tile_size, intern("psum_bank_fmax_bytes")).i();
+  const Value& func = at[intern("func")];
+  // The placement func gives block `idx` (a tuple over the block dims) of this tensor.
+  auto place = [&](std::vector<Value> idx) {
+    int64_t free_bytes = int64_t(isa::dtype_size(dt));
+    for (size_t i = size_t(lead) + 1; i < shape.size(); ++i) free_bytes *= shape[i];
+    // By keyword, with the documented names: kernels bind other parameters first with functools.partial
+    // (`partial(f, bank_map=...)` of `def f(bank_map, idx, pdim_size, fdim_size)`).
+    std::pair<Sym, Value> kw[3] = {{intern("idx"), make_tuple(std::move(idx))},
+                                   {intern("pdim_size"), Value::integer(shape.empty() ? 1 : shape[size_t(lead)])},
+                                   {intern("fdim_size"), Value::integer(free_bytes)}};
+    CallArgs ca{nullptr, 0, kw, 3, in.current_site()};
+    std::vector<Value> r = in.to_vector(in.call(func, ca));
+    if (r.size() != (buf == ir::Buffer::psum ? 3u : 2u))
+      raise("ValueError", std::string("alloc(): the allocation function must return ") +
+                              (buf == ir::Buffer::psum ? "(bank, partition, address)" : "(partition, address)"));
+    size_t k = 0;
+    const int64_t bank = buf == ir::Buffer::psum ? in.to_index(r[k++], "alloc() bank") : 0;
+    const int64_t part = in.to_index(r[k++], "alloc() partition");
+    return std::make_pair(part, in.to_index(r[k], "alloc() address") + bank * bank_bytes);
+  };
+  if (lead > 0 && !func.is_none()) {
+    // alloc(func) of a block tensor: func places every block, each becomes a tensor of its own (make_ndarray).
+    int64_t blocks = 1;
+    for (int d = 0; d < lead; ++d) {
+      blocks *= shape[size_t(d)];
+      if (blocks > kMaxAllocBlocks)
+        raise("NotImplementedError", "alloc(func): more than " + std::to_string(kMaxAllocBlocks) +
+                                         " blocks are not supported by nki-sim");
+    }
+    std::vector<int64_t> idx(size_t(lead), 0);
+    for (int64_t b = 0; b < blocks; ++b) {
+      std::vector<Value> iv;
+      for (int64_t x : idx) iv.push_back(Value::integer(x));
+      block_addrs->push_back(place(std::move(iv)));
+      for (int d = lead - 1; d >= 0; --d) {  // row-major: the last block dim runs fastest
+        if (++idx[size_t(d)] < shape[size_t(d)]) break;
+        idx[size_t(d)] = 0;
+      }
+    }
+    *address = block_addrs->front();
+    return at[intern("buffer")];
+  }
   if (lead > 0) {
-    if (!at[intern("func")].is_none())
-      raise("NotImplementedError", "alloc(func) of a tensor with block dimensions is not supported yet by nki-sim "
-                                   "(use mod_alloc)");
     const std::vector<Value>& tiles = items_of(at[intern("tiles")]);
     for (int d = 0; d < lead; ++d)
       fold->push_back(std::min(shape[size_t(d)], size_t(d) < tiles.size() ? std::max<int64_t>(tiles[size_t(d)].i(), 1)
@@ -113,24 +157,7 @@ Value resolve_allocation(Interp& in, const Value& buffer, const std::vector<int6
   }
   int64_t part = at[intern("base_partition")].i();
   int64_t addr = at[intern("base_addr")].i() + (buf == ir::Buffer::psum ? at[intern("base_bank")].i() * bank_bytes : 0);
-  const Value& func = at[intern("func")];
-  if (!func.is_none()) {
-    // The placement of block (0, ..., 0); later blocks follow it in nki-sim's layout.
-    int64_t free_bytes = int64_t(isa::dtype_size(dt));
-    for (size_t i = size_t(lead) + 1; i < shape.size(); ++i) free_bytes *= shape[i];
-    std::vector<Value> idx(size_t(lead), Value::integer(0));
-    Value args[3] = {make_tuple(std::move(idx)), Value::integer(shape.empty() ? 1 : shape[size_t(lead)]),
-                     Value::integer(free_bytes)};
-    CallArgs ca{args, 3, nullptr, 0, in.current_site()};
-    std::vector<Value> r = in.to_vector(in.call(func, ca));
-    if (r.size() != (buf == ir::Buffer::psum ? 3u : 2u))
-      raise("ValueError", std::string("alloc(): the allocation function must return ") +
-                              (buf == ir::Buffer::psum ? "(bank, partition, address)" : "(partition, address)"));
-    size_t k = 0;
-    const int64_t bank = buf == ir::Buffer::psum ? in.to_index(r[k++], "alloc() bank") : 0;
-    part = in.to_index(r[k++], "alloc() partition");
-    addr = in.to_index(r[k], "alloc() address") + bank * bank_bytes;
-  }
+  if (!func.is_none()) std::tie(part, addr) = place({});  // a tensor without block dims: func(())
   *address = std::make_pair(part, addr);
   return at[intern("buffer")];
 }

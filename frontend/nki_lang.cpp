@@ -199,16 +199,68 @@ void charge_hbm(Interp& in, uint64_t bytes, const char* fname) {
                             std::to_string(uint64_t(cap)) + " bytes (--param hbm_capacity_bytes=N raises it)");
 }
 
+// A block tensor allocated by alloc(func) (resolve_allocation): one tensor per block, each of the tile's shape at
+// the placement func gave it; the value is a view with the block dims first (stride 0) over the first one, and
+// the block tensors in TensorObj::blocks (nl_blocks.cpp picks them).
+Value func_block_tensor(Interp& in, ir::Tensor t, int lead, const Value& buffer, const Value& name,
+                        const std::vector<std::pair<int64_t, int64_t>>& addrs, const Value* fill, const char* fname) {
+  t.buffer = want_buffer(buffer, fname);
+  std::vector<int64_t> logical = t.shape;
+  t.shape.erase(t.shape.begin(), t.shape.begin() + lead);
+  if (t.shape.size() < 2)
+    raise("ValueError", std::string(fname) + ": a shape with block dimensions before nl.par_dim needs a free "
+                                             "dimension after it, got " + shape_str(logical));
+  if (t.shape[0] > 128)
+    raise("ValueError",
+          "Size of partition dimension " + std::to_string(t.shape[0]) + " exceeds architecture limitation of 128");
+  if (!name.is_unbound() && !name.is_none()) {
+    if (!name.is(VK::Str)) raise("TypeError", std::string(fname) + ": name must be a string");
+    t.name = str_of(name);
+  }
+  if (t.name.empty())
+    t.name = in.nki->hint_call == in.current_site() && in.nki->hint_name
+                 ? sym_str(in.nki->hint_name)
+                 : "tensor" + std::to_string(in.kernel.tensors.size());
+  t.loc = in.loc_of(in.current_site());
+  auto ids = std::make_shared<std::vector<int>>();
+  for (const auto& a : addrs) {
+    ir::Tensor b = t;
+    b.address = a;
+    Value bt = new_tensor(in, std::move(b));
+    ids->push_back(bt.as<TensorObj>()->id);
+    if (fill) {
+      ir::Op op;
+      op.opcode = isa::Opcode::memset;
+      op.operands[0] = bt.as<TensorObj>()->view;
+      op.params.imm0 = float(fill->num());
+      op.loc = t.loc;
+      op.call_chain = in.call_chain();
+      in.kernel.add_op(std::move(op));
+    }
+  }
+  ir::View v = ir::full_view(in.kernel.tensors[size_t(ids->front())], ids->front());
+  for (int d = lead; d-- > 0;) v.dims.insert(v.dims.begin(), ir::ViewDim{0, logical[size_t(d)]});
+  Value r = make<TensorObj>(ids->front(), v, &in.kernel);
+  r.as<TensorObj>()->lead = lead;
+  r.as<TensorObj>()->blocks = std::move(ids);
+  return r;
+}
+
 // nl.ndarray(shape, dtype, buffer=nl.sbuf, name='', address=None) and its zeros/ones/full variants.
 Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill, bool fill_param = false) {
   static const ParamSpec plain[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"address"}};
-  static const ParamSpec filled[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}};
-  static const ParamSpec fill_valued[] = {{"shape", true}, {"fill_value", true}, {"dtype", true}, {"buffer"}, {"name"}};
-  Value args[5];
+  // lazy_initialization= (legacy nki-samples kernels; undocumented): when the fill may be written. The values are
+  // the fill either way, so it has no effect here.
+  static const ParamSpec filled[] = {{"shape", true}, {"dtype", true}, {"buffer"}, {"name"}, {"lazy_initialization"}};
+  static const ParamSpec fill_valued[] = {{"shape", true}, {"fill_value", true}, {"dtype", true}, {"buffer"}, {"name"},
+                                          {"lazy_initialization"}};
+  Value args[6];
   if (fill_param) bind_args(fname, fill_valued, std::size(fill_valued), a, args);
   else if (fill) bind_args(fname, filled, std::size(filled), a, args);
   else bind_args(fname, plain, std::size(plain), a, args);
   int off = fill_param ? 1 : 0;
+  if (fill && !args[4 + off].is_unbound() && !nl::legacy(in))
+    raise("TypeError", std::string(fname) + "() got an unexpected keyword argument 'lazy_initialization'");
   ir::Tensor t;
   int lead = 0;  // leading block dims before nl.par_dim
   t.shape = want_shape(in, args[0], fname, &lead);
@@ -216,8 +268,11 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
   std::optional<std::pair<int64_t, int64_t>> placed;  // a neuronxcc.nki.compiler allocation (nki_compiler.cpp)
   std::vector<int64_t> fold, logical = t.shape;
   int64_t block_elems = 0;
+  std::vector<std::pair<int64_t, int64_t>> block_addrs;  // alloc(func) of a block tensor
   if (!args[2 + off].is_unbound())
-    args[2 + off] = resolve_allocation(in, args[2 + off], t.shape, lead, t.dtype, &placed, &fold, &block_elems);
+    args[2 + off] =
+        resolve_allocation(in, args[2 + off], t.shape, lead, t.dtype, &placed, &fold, &block_elems, &block_addrs);
+  if (!block_addrs.empty()) return func_block_tensor(in, std::move(t), lead, args[2 + off], args[3 + off], block_addrs, fill, fname);
   for (size_t d = 0; d < fold.size(); ++d) t.shape[d] = fold[d];  // physical blocks (modulo allocation)
   if (block_elems) t.shape.back() = block_elems;
   t.buffer = args[2 + off].is_unbound() ? ir::Buffer::sbuf : want_buffer(args[2 + off], fname);
@@ -347,6 +402,7 @@ Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
   if (!args[2].is_unbound()) step = in.to_index(args[2], (b.name + "() arguments").c_str());
   if (step == 0) raise("ValueError", b.name + "() arg 3 must not be zero");
   Value r = make<RangeObj>(start, stop, step);
+  r.as<RangeObj>()->traced = (b.name == "affine_range" || b.name == "sequential_range") && nl::legacy(in);
   if (!args[3].is_unbound()) {
     auto is_no_reorder = [](const Value& v) { return v.is(VK::Str) && str_of(v) == kNoReorderDirective; };
     bool keep = is_no_reorder(args[3]);

@@ -515,6 +515,58 @@ void add_key_expr(Interp& in, std::vector<ir::IndexKey>& keys, const Expr* e, Fr
   keys.push_back(ir::IndexKey::range(lo, hi, st ? *st : 1));
 }
 
+// t[keys] for ints, slices and '...'. Legacy kernels may slice past a dimension and rely on a mask= to keep the
+// access in bounds (nki-samples' adaptive pooling: `x[256:384]` of 288 rows with a mask of the first 32): there a
+// slice [start:stop] with 0 <= start < size < stop gives a view that overhangs the tensor, carrying the error it
+// would have raised (deferred_error, raised where the view is used) and per dim the count of in-bounds elements
+// (TensorObj::valid). A mask restriction that keeps within them (restrict_value, nl_index.cpp) clears the error.
+Value view_of_keys(Interp& in, const TensorObj* t, const std::vector<ir::IndexKey>& keys) {
+  t->check_usable();
+  const bool on_chip = buffer_on_chip(t->base().buffer);
+  try {
+    return make<TensorObj>(t->id, ir::index_view(t->view, on_chip, keys), t->kernel);
+  } catch (const Error& e) {
+    if (!nl::legacy(in) || t->indirect) throw;
+    const int nd = int(t->view.dims.size());
+    int used = 0;
+    for (const auto& k : keys) used += k.kind != ir::IndexKey::Ellipsis;
+    if (used > nd) throw;
+    ir::View big = t->view;  // the view with each overhung dim lengthened to the slice's stop
+    std::vector<ir::IndexKey> clamped = keys;
+    bool over = false;
+    int d = 0;
+    for (size_t i = 0; i < keys.size() && d < nd; ++i) {
+      const ir::IndexKey& k = keys[i];
+      if (k.kind == ir::IndexKey::Ellipsis) {
+        d += nd - used;
+        continue;
+      }
+      const int64_t n = t->view.dims[size_t(d)].count;
+      const int64_t start = k.start.value_or(0);
+      if (k.kind == ir::IndexKey::Slice && k.step > 0 && k.stop && start >= 0 && start < n && *k.stop > n) {
+        big.dims[size_t(d)].count = *k.stop;
+        clamped[i].stop = n;
+        over = true;
+      }
+      ++d;
+    }
+    if (!over) throw;
+    ir::View v, c;
+    try {
+      v = ir::index_view(big, on_chip, keys);
+      c = ir::index_view(t->view, on_chip, clamped);  // the in-bounds part: same dims, shorter where overhung
+    } catch (const Error&) {
+      throw e;
+    }
+    if (v.dims.size() != c.dims.size()) throw e;
+    Value r = make<TensorObj>(t->id, v, t->kernel);
+    auto* o = const_cast<TensorObj*>(r.as<TensorObj>());
+    o->deferred_error = std::string(e.what()) + " (a mask= keeping the access within the tensor would allow it)";
+    for (const auto& dim : c.dims) o->valid.push_back(dim.count);
+    return r;
+  }
+}
+
 }  // namespace
 
 Value nki_get_item(Interp& in, const Value& obj, const Value& given_key) {
@@ -528,8 +580,7 @@ Value nki_get_item(Interp& in, const Value& obj, const Value& given_key) {
     for (auto& k : items_of(key)) add_key(in, keys, k);
   else
     add_key(in, keys, key);
-  t->check_usable();
-  return make<TensorObj>(t->id, ir::index_view(t->view, buffer_on_chip(t->base().buffer), keys), t->kernel);
+  return view_of_keys(in, t, keys);
 }
 
 Value nki_index_literal(Interp& in, const Value& obj, const Expr* key, FrameObj* f) {
@@ -563,8 +614,7 @@ Value nki_index_literal(Interp& in, const Value& obj, const Expr* key, FrameObj*
     if (key->kind != NK::Slice) return nki_get_item(in, obj, in.eval(key, f));
     add_key_expr(in, keys, key, f);
   }
-  t->check_usable();
-  return make<TensorObj>(t->id, ir::index_view(t->view, buffer_on_chip(t->base().buffer), keys), t->kernel);
+  return view_of_keys(in, t, keys);
 }
 
 }  // namespace nkisim::frontend

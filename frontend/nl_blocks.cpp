@@ -1,8 +1,10 @@
 // nl_blocks.cpp - legacy block tensors: nl.ndarray((B, nl.par_dim(P), F), buffer=nl.sbuf) is a tensor whose
 // partition axis is not dim 0 (nki-language.md §1.2). The SBUF allocation keeps the partition dim first and
 // puts the leading block dims into the free dims (block b of (B, par_dim(P), F) lives at free offset b * F);
-// the user's view lists the block dims first. Integers on the block dims give ordinary tiles.
+// the user's view lists the block dims first. Integers on the block dims give ordinary tiles. A block tensor
+// placed by alloc(func) is one tensor per block (TensorObj::blocks): an index picks that block's tensor.
 #include "frontend/nl_ops.h"
+#include "ir/view.h"
 
 namespace nkisim::frontend {
 
@@ -12,6 +14,7 @@ Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
   int lead = t->lead;
   size_t used = 0;
   std::vector<int64_t> logical;  // the block indices given, before modulo folding
+  size_t first = 0;              // alloc(func) blocks: the first of the selected blocks in t->blocks
   while (lead > 0 && used < keys.size()) {
     const Value& k = keys[used];
     if (k.is(VK::Ellipsis)) break;
@@ -31,6 +34,15 @@ Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
                               std::to_string(used) + " of size " + std::to_string(n) + " of tensor '" + t->base().name +
                               "'");
     logical.push_back(i);
+    if (t->blocks) {  // separate tensors: the selected ones are a contiguous run of t->blocks
+      size_t inner = 1;
+      for (size_t d = 1; d < size_t(lead); ++d) inner *= size_t(v.dims[d].count);
+      first += size_t(i) * inner;
+      v.dims.erase(v.dims.begin());
+      --lead;
+      ++used;
+      continue;
+    }
     if (!t->fold.empty()) i %= t->fold[size_t(t->lead - lead)];  // modulo allocation (nki_compiler.cpp)
     v.offset += i * v.dims[0].stride;
     v.dims.erase(v.dims.begin());
@@ -48,13 +60,27 @@ Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
                                          "' must be indexed with integers first (e.g. t[i] or t[i, i_p, i_f]); "
                                          "nki-sim does not support slicing the tile dims of several blocks at once");
     }
+    if (t->blocks) {
+      size_t n = 1;
+      for (size_t d = 0; d < size_t(lead); ++d) n *= size_t(v.dims[d].count);
+      auto sub = std::make_shared<std::vector<int>>(t->blocks->begin() + long(first),
+                                                    t->blocks->begin() + long(first + n));
+      Value r = make<TensorObj>(sub->front(), v, t->kernel);
+      const_cast<TensorObj*>(r.as<TensorObj>())->lead = lead;
+      const_cast<TensorObj*>(r.as<TensorObj>())->blocks = std::move(sub);
+      return r;
+    }
     Value r = nl::view_value(t, v);
     const_cast<TensorObj*>(r.as<TensorObj>())->lead = lead;
     if (!t->fold.empty())
       const_cast<TensorObj*>(r.as<TensorObj>())->fold.assign(t->fold.end() - lead, t->fold.end());
     return r;
   }
-  Value tile = nl::view_value(t, v);
+  Value tile = t->blocks ? Value(make<TensorObj>((*t->blocks)[first],
+                                                  ir::full_view(t->kernel->tensors[size_t((*t->blocks)[first])],
+                                                                (*t->blocks)[first]),
+                                                  t->kernel))
+                         : nl::view_value(t, v);
   if (!t->fold.empty() && t->base().buffer == ir::Buffer::psum) {
     // Another logical block now owns this PSUM bank: it starts empty, so the first `+= nc_matmul` into it
     // overwrites (a memset ends the previous block's accumulation) instead of adding to the previous block.

@@ -456,6 +456,16 @@ ir::View restrict_view(const ir::View& v, const AxisBounds& b) {
 Value restrict_value(const Value& v, const AxisBounds& b) {
   if (!v.is(VK::Tensor) || b.empty()) return v;
   const TensorObj* t = v.as<TensorObj>();
+  if (!t->valid.empty() && !t->deferred_error.empty()) {
+    // A legacy slice past the tensor: in bounds when the mask keeps every dim within its valid elements.
+    for (size_t k = 0; k < t->valid.size() && k < t->view.dims.size(); ++k) {
+      const int64_t n = t->view.dims[k].count;
+      const int64_t hi = k < b.size() && b[k] ? std::min(b[k]->second, n) : n;
+      const int64_t lo = k < b.size() && b[k] ? std::max<int64_t>(b[k]->first, 0) : 0;
+      if (hi > lo && hi > t->valid[k]) t->check_usable();  // raises the slice's error
+    }
+    return make<TensorObj>(t->id, restrict_view(t->view, b), t->kernel);
+  }
   Value r = nl::view_value(t, restrict_view(t->view, b));
   if (t->indirect) {  // t[idx[i_p, 0], ...]: partitions lo..hi use rows idx[lo..hi] (kind 1)
     auto ind = std::make_shared<IndirectAp>(*t->indirect);

@@ -112,7 +112,7 @@ void install_nl_legacy(Interp& in, ModuleObj* nl) {
       {"left_shift", "left_shift"}, {"right_shift", "right_shift"}, {"abs", "abs"}, {"absolute", "abs"},
       {"reciprocal", "reciprocal"}, {"square", "square"}, {"sqrt", "sqrt"}, {"exp", "exp"}, {"log", "log"},
       {"tanh", "tanh"}, {"sin", "sin"}, {"arctan", "arctan"}, {"sign", "sign"}, {"max", "maximum"},
-      {"amax", "maximum"}, {"min", "minimum"}, {"amin", "minimum"}};
+      {"amax", "maximum"}, {"min", "minimum"}, {"amin", "minimum"}, {"sum", "add"}, {"prod", "multiply"}};
   const auto& ops = nki_ops();
   for (auto [np_name, op] : kUfuncs) {
     int idx = -1;

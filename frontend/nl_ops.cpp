@@ -15,6 +15,17 @@ NlState& nl_state(Interp& in) {
   return *in.nki->nl;
 }
 
+Value masked_off(Interp& in, Value tile) {
+  if (tile.is(VK::Tensor)) nl_state(in).masked_off.insert(tile.as<TensorObj>()->id);
+  return tile;
+}
+
+bool is_masked_off(Interp& in, const Value& v) {
+  if (!v.is(VK::Tensor)) return false;
+  const auto& m = nl_state(in).masked_off;
+  return !m.empty() && m.count(v.as<TensorObj>()->id);
+}
+
 namespace nl {
 using isa::DType;
 using isa::DTypeKind;
@@ -153,6 +164,44 @@ Value partition_broadcast(Interp& in, const Value& t, int64_t P) {
   return in.call(in.module_cache[intern("nki.language")].as<ModuleObj>()->globals[intern("broadcast_to")], ca);
 }
 
+// Legacy kernels broadcast dims of size 1 as numpy does (`[P, 56, 1, 1] == [P, 56, 3, 3]`, `[P, 56, 3, 3]` with
+// `[1, 1, 3, 3]`): for tiles of one rank whose dims are each equal or 1, a partition dim of 1 goes through
+// nl.broadcast_to (partition_broadcast) and free dims of 1 become stride-0 views of the common shape. A
+// per-partition scalar ([P, 1, ...]) stays as it is when keep_columns (binary ops make it a tensor_scalar operand).
+void legacy_broadcast(Interp& in, std::initializer_list<Value*> ops, bool keep_columns) {
+  std::vector<Value*> ts;
+  for (Value* v : ops)
+    if (v->is(VK::Tensor)) ts.push_back(v);
+  if (ts.size() < 2) return;
+  const size_t rank = ts[0]->as<TensorObj>()->view.dims.size();
+  std::vector<int64_t> r(rank, 1);
+  for (Value* v : ts) {
+    const ir::View& w = v->as<TensorObj>()->view;
+    if (w.dims.size() != rank || rank < 2) return;  // the shape checks of the op report it
+    for (size_t k = 0; k < rank; ++k) {
+      const int64_t a = w.dims[k].count;
+      if (a != r[k] && a != 1 && r[k] != 1) return;
+      r[k] = std::max(r[k], a);
+    }
+  }
+  for (Value* v : ts) {
+    if (parts(v->as<TensorObj>()->view) != r[0]) {
+      if (!buffer_on_chip(v->as<TensorObj>()->base().buffer)) continue;  // reported by the op
+      *v = partition_broadcast(in, *v, r[0]);
+    }
+    const TensorObj* t = v->as<TensorObj>();
+    if (keep_columns && free_elems(t->view) == 1) continue;
+    ir::View w = t->view;
+    bool changed = false;
+    for (size_t k = 1; k < rank; ++k)
+      if (w.dims[k].count != r[k]) {
+        w.dims[k] = ir::ViewDim{0, r[k]};
+        changed = true;
+      }
+    if (changed) *v = view_value(t, w);
+  }
+}
+
 Value binary(Interp& in, isa::AluOp op, const Value& x_in, const Value& y_in, std::optional<DType> dt,
              const Value& mask, const char* fname, const Value* dst) {
   Value x = x_in, y = y_in;
@@ -160,6 +209,7 @@ Value binary(Interp& in, isa::AluOp op, const Value& x_in, const Value& y_in, st
     const int64_t px = parts(x.as<TensorObj>()->view), py = parts(y.as<TensorObj>()->view);
     if (px == 1 && py > 1 && buffer_on_chip(x.as<TensorObj>()->base().buffer)) x = partition_broadcast(in, x, py);
     if (py == 1 && px > 1 && buffer_on_chip(y.as<TensorObj>()->base().buffer)) y = partition_broadcast(in, y, px);
+    legacy_broadcast(in, {&x, &y}, /*keep_columns=*/true);
   }
   const bool xt = x.is(VK::Tensor), yt = y.is(VK::Tensor);
   if (!xt && !yt) raise("TypeError", std::string(fname) + ": at least one operand must be a tile");
@@ -207,7 +257,7 @@ Value binary(Interp& in, isa::AluOp op, const Value& x_in, const Value& y_in, st
     DType rd = dt ? *dt : promote(dx, dy);
     out = new_tile(in, big->shape(), rd);
   }
-  if (never) return out;
+  if (never) return dst ? out : masked_off(in, out);
   auto rv = [&](const Value& v) { return restrict_value(v, bounds); };
   auto column = [&](const Value& v) -> Value {  // a [P,1] operand restricted on the partition axis only
     if (bounds.empty()) return v;
@@ -245,7 +295,7 @@ Value activation(Interp& in, isa::ActFunc f, const Value& x, std::optional<DType
   AxisBounds bounds = mask_bounds(in, mask, &never, fname, /*hull=*/true);
   widen_partition(bounds);
   Value out = new_tile(in, t->view.shape(), dt ? *dt : t->view.dtype);
-  if (never) return out;
+  if (never) return masked_off(in, out);
   auto rv = [&](const Value& v) { return restrict_value(v, bounds); };
   call_isa(in, "activation", {{"dst", rv(out)}, {"op", act_value(f)}, {"data", rv(x)}, {"bias", rv(bias)},
                                {"scale", rv(scale)}});

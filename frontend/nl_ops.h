@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -76,8 +77,15 @@ struct NlState {
   // since, so the memset has run before every use.
   size_t control_ops = 0;
   std::map<int64_t, std::pair<Value, size_t>> bcast_ones;
+  // Fresh result tiles of ops whose mask= selected nothing (a compile-time False): the legacy compiler emits no
+  // instruction, so `x[...] = <it>` and `acc += <it>` write nothing (masked_off below).
+  std::unordered_set<int> masked_off;
 };
 NlState& nl_state(Interp& in);
+// Marks `tile` (a fresh tile no instruction writes, because its op's mask never holds) as masked off and
+// returns it: assigning it (`x[...] = tile`) or accumulating it (`acc += tile`) is then a no-op.
+Value masked_off(Interp& in, Value tile);
+bool is_masked_off(Interp& in, const Value& v);
 
 // Axis ranges [lo, hi) a mask allows; nullopt = unrestricted.
 using AxisBounds = std::vector<std::optional<std::pair<int64_t, int64_t>>>;
@@ -157,6 +165,10 @@ Value activation(Interp& in, isa::ActFunc f, const Value& x, std::optional<isa::
 Value alu_value(isa::AluOp op);   // the nl.* op code of an ALU operator
 Value act_value(isa::ActFunc f);  // ... of an activation function
 bool legacy(Interp& in);  // the kernel is a legacy (neuronxcc.nki.jit) kernel
+// Legacy numpy-style broadcasting of the tile operands among `ops` (others are left alone) to their common
+// shape: tiles of one rank whose dims are each equal or 1; a partition dim of 1 through nl.broadcast_to, free
+// dims as stride-0 views; per-partition scalars ([P, 1, ...]) kept when keep_columns. Otherwise unchanged.
+void legacy_broadcast(Interp& in, std::initializer_list<Value*> ops, bool keep_columns);
 }  // namespace nl
 
 // Runs the kernel once per program id of a launch grid (row-major), returning program 0's result.
@@ -183,10 +195,12 @@ void install_nki_compiler(Interp& in);  // neuronxcc.nki.compiler (nki_compiler.
 // nl.ndarray(buffer=...): the buffer, and for a neuronxcc.nki.compiler allocation directive its placement
 // (start partition, byte offset) in *address; `shape` has `lead` block dims before the partition dim. For a
 // mod_alloc of a block tensor, *fold gets the physical block count per lead dim and *block_elems the physical
-// free size of one block (PSUM: one bank each; 0 = the tile's own size).
+// free size of one block (PSUM: one bank each; 0 = the tile's own size). For an alloc(func) of a block tensor,
+// *block_addrs gets the placement func gives each block (row-major over the block dims; PSUM: bank * 2 KiB +
+// address), and each block becomes a tensor of its own (TensorObj::blocks).
 Value resolve_allocation(Interp& in, const Value& buffer, const std::vector<int64_t>& shape, int lead, isa::DType dt,
                          std::optional<std::pair<int64_t, int64_t>>* address, std::vector<int64_t>* fold,
-                         int64_t* block_elems);
+                         int64_t* block_elems, std::vector<std::pair<int64_t, int64_t>>* block_addrs);
 void install_nl_legacy(Interp& in, ModuleObj* nl);  // nl.rand, empty_like, zeros_like, fp32 (nl_legacy.cpp)
 
 }  // namespace nkisim::frontend

@@ -53,7 +53,7 @@ Value alu_unary(Interp& in, AluOp op, float imm, const Value& x, std::optional<D
   AxisBounds b = mask_bounds(in, mask, &never, fname, /*hull=*/true);
   if (buffer_on_chip(t->base().buffer)) widen_partition(b);  // compute instruction (not a DMA)
   Value out = new_tile(in, t->view.shape(), dt ? *dt : t->view.dtype);
-  if (never) return out;
+  if (never) return masked_off(in, out);
   auto rv = [&](const Value& v) { return restrict_value(v, b); };
   call_isa(in, "tensor_scalar",
            {{"dst", rv(out)}, {"data", rv(x)}, {"op0", alu_value(op)}, {"operand0", Value::floating(imm)},
@@ -67,7 +67,7 @@ Value copy_tile(Interp& in, const Value& x, std::optional<DType> dt, const Value
   AxisBounds b = mask_bounds(in, mask, &never, fname, /*hull=*/true);
   if (buffer_on_chip(t->base().buffer)) widen_partition(b);  // compute instruction (not a DMA)
   Value out = new_tile(in, t->view.shape(), dt ? *dt : t->view.dtype);
-  if (never) return out;
+  if (never) return masked_off(in, out);
   auto rv = [&](const Value& v) { return restrict_value(v, b); };
   if (buffer_on_chip(t->base().buffer))
     call_isa(in, "tensor_copy", {{"dst", rv(out)}, {"src", rv(x)}});
@@ -120,7 +120,7 @@ Value fn_load(Interp& in, const BuiltinObj&, CallArgs& a) {
   bool never = false;
   AxisBounds b = mask_bounds(in, v[2], &never, "load", /*hull=*/true);  // a fresh tile
   Value out = new_tile(in, t->view.shape(), dtype_opt(v[1], "load").value_or(t->view.dtype));
-  if (never) return out;
+  if (never) return masked_off(in, out);
   auto rv = [&](const Value& x) { return restrict_value(x, b); };
   call_isa(in, "dma_copy", {{"dst", rv(out)}, {"src", rv(v[0])}});
   return out;
@@ -331,6 +331,7 @@ Value nl_augmented(Interp& in, BinKind k, const Value& cur, const Value& rhs) {
                            buffer_str(t->base().buffer) + " tensor '" + t->base().name +
                            "'; load it into SBUF first (nl.load)");
   NlState& st = nl_state(in);
+  if (k == BinKind::Add && is_masked_off(in, rhs)) return cur;  // acc += nisa.nc_matmul(..., mask=False)
   if (k == BinKind::Add && t->base().buffer == ir::Buffer::psum && rhs.is(VK::Tensor) &&
       rhs.as<TensorObj>()->id == st.pending.tensor && in.kernel.ops.size() == st.pending.end) {
     // psum += nisa.nc_matmul(...): issue the matmul into the accumulator (accumulate inferred per element:
@@ -346,6 +347,9 @@ Value nl_augmented(Interp& in, BinKind k, const Value& cur, const Value& rhs) {
 }
 
 void nl_set_item(Interp& in, const Value& tensor, const Value& key, Value v) {
+  // x[...] = <an op whose mask never holds>: the op is not emitted, so nothing is written (not even the
+  // subscript's memset of a modulo-allocated PSUM block).
+  if (is_masked_off(in, v)) return;
   const size_t before = in.kernel.ops.size();
   Value dst = nki_get_item(in, tensor, key);  // may memset a modulo-allocated PSUM block (nl_blocks.cpp)
   NlState& st = nl_state(in);

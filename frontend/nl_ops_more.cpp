@@ -246,7 +246,7 @@ Value reduce_body(Interp& in, const BuiltinObj& b, Value* v, const TensorObj* t,
   const std::string n = b.name;
   const AxisBounds& mb = mi.bounds;
   const Value& x = mi.x;
-  if (mi.never) return new_tile(in, reduced_shape(t->view.shape(), ax, keep), dt);
+  if (mi.never) return masked_off(in, new_tile(in, reduced_shape(t->view.shape(), ax, keep), dt));
   if (n == "sum") return reduce(in, AluOp::add, x, ax, keep, dt, false, mb);
   if (n == "max") return reduce(in, AluOp::maximum, x, ax, keep, dt, false, mb);
   if (n == "min") return reduce(in, AluOp::minimum, x, ax, keep, dt, false, mb);
@@ -301,7 +301,7 @@ Value fn_softmax(Interp& in, const BuiltinObj&, CallArgs& a) {
   // A mask that is not a box: the masked-out elements become -inf, so they add exp(-inf) = 0 to the sums.
   const MaskedInput mi = mask_input(in, v[0], v[3], -INFINITY, "softmax");
   const AxisBounds& mb = mi.bounds;
-  if (mi.never) return new_tile(in, t->view.shape(), dt);
+  if (mi.never) return masked_off(in, new_tile(in, t->view.shape(), dt));
   const AxisBounds rb = reduced_bounds(mb, ax, true);
   Value negmax = reduce(in, AluOp::maximum, mi.x, ax, true, DType::float32, true, mb);
   Value e = new_tile(in, t->view.shape(), DType::float32, ir::Buffer::sbuf, "softmax_exp");
@@ -351,6 +351,8 @@ Value fn_where(Interp& in, const BuiltinObj&, CallArgs& a) {
   static const ParamSpec ps[] = {{"condition", true}, {"x", true}, {"y", true}, {"dtype"}, {"mask"}};
   Value v[5];
   bind_args("where", ps, 5, a, v);
+  chip(v[0], "where", "condition");
+  if (legacy(in)) legacy_broadcast(in, {&v[0], &v[1], &v[2]}, /*keep_columns=*/false);
   const TensorObj* c = chip(v[0], "where", "condition");
   const DType xd = v[1].is(VK::Tensor) ? v[1].as<TensorObj>()->view.dtype : scalar_dtype(v[1]);
   const DType yd = v[2].is(VK::Tensor) ? v[2].as<TensorObj>()->view.dtype : scalar_dtype(v[2]);
@@ -359,7 +361,7 @@ Value fn_where(Interp& in, const BuiltinObj&, CallArgs& a) {
   AxisBounds mb = mask_bounds(in, v[4], &never, "where", /*hull=*/true);
   widen_partition(mb);  // the result is a fresh tile
   Value out = new_tile(in, c->view.shape(), dt);
-  if (never) return out;
+  if (never) return masked_off(in, out);
   if (v[2].is(VK::Tensor))
     call_isa(in, "tensor_copy", {{"dst", masked(out, mb)}, {"src", masked(v[2], mb)}});
   else
@@ -502,7 +504,7 @@ Value fn_dropout(Interp& in, const BuiltinObj&, CallArgs& a) {
   AxisBounds mb = mask_bounds(in, v[3], &never, "dropout", /*hull=*/true);
   widen_partition(mb);  // the result is a fresh tile
   Value out = new_tile(in, t->view.shape(), t->view.dtype);
-  if (never) return out;
+  if (never) return masked_off(in, out);
   call_isa(in, "dropout", {{"dst", masked(out, mb)}, {"data", masked(v[0], mb)}, {"prob", v[1]}});
   auto dt = dtype_opt(v[2], "dropout");
   return dt && *dt != t->view.dtype ? sbuf_copy(in, out, *dt, "dropout_cast") : out;
@@ -601,7 +603,7 @@ Value fn_rounding(Interp& in, const BuiltinObj& b, CallArgs& a) {
   bool never = false;
   AxisBounds mb = mask_bounds(in, v[2], &never, fname, /*hull=*/true);
   widen_partition(mb);
-  if (never) return res;
+  if (never) return masked_off(in, res);
   Value big = new_tile(in, t->view.shape(), DType::uint8, ir::Buffer::sbuf, "round_big");
   call_isa(in, "tensor_scalar", {{"dst", masked(big, mb)}, {"data", masked(ax, mb)},
                                  {"op0", alu_value(AluOp::greater_equal)}, {"operand0", Value::floating(8388608.0)}});

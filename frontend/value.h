@@ -236,6 +236,9 @@ struct SliceObj : Object {
 struct RangeObj : Object {
   int64_t start, stop, step;
   bool keep_order = false;  // directives=no_reorder(): the body's ops keep program order (ir::Op::keep_order)
+  // A legacy (neuronxcc) nl.affine_range / sequential_range: the legacy tracer runs the body once, so every
+  // iteration starts from the numbers the frame's locals held at loop entry (interp_stmt.cpp).
+  bool traced = false;
   RangeObj(int64_t a, int64_t b, int64_t c) : Object(VK::Range), start(a), stop(b), step(c) {}
   int64_t length() const;
 };

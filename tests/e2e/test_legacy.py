@@ -205,10 +205,10 @@ rc, se = err("    t = nl.load(x)\n    u = nl.rms_norm(t, t, axis=1, n=64, mask=(
 check(rc == 1 and "err.py:9:9: error: rms_norm: mask= is not supported yet by nki-sim" in se,
       f"rms_norm mask: {se!r}")
 rc, se = err("    t = nl.load(x)\n    u = nisa.nc_matmul(t, t, mask=(nl.arange(128)[:, None] < 64))\n    return None\n")
-check(rc == 1 and "err.py:9:9: error: nc_matmul: mask= is not supported yet by nki-sim" in se,
+check(rc == 1 and "err.py:9:9: error: nc_matmul: a mask= over index tiles is not supported yet by nki-sim" in se,
       f"legacy nc_matmul mask: {se!r}")
 rc, se = err("    t = nl.load(x)\n    u = nisa.nc_transpose(t, mask=(nl.arange(128)[:, None] < 64))\n    return None\n")
-check(rc == 1 and "err.py:9:9: error: nc_transpose: mask= is not supported yet by nki-sim" in se,
+check(rc == 1 and "err.py:9:9: error: nc_transpose: a mask= over index tiles is not supported yet by nki-sim" in se,
       f"legacy nc_transpose mask: {se!r}")
 rc, se = err("    i_p = nl.arange(128)[:, None]\n    i_f = nl.arange(64)[None, :]\n    ix = nl.load(x)\n"
              "    t = nl.load(x[ix[i_p, 0], i_f])\n    return None\n")
