@@ -190,3 +190,32 @@ TEST_CASE("forward: a fill that is read, or only partly overwritten, stays") {
   auto out = forward_copies(k);
   CHECK(!out);
 }
+
+// tensor_scalar_reduce also writes its row reduction (reduce_res, slot 3) and runs an accumulator command: its
+// slot-0 result is still forwarded; with the reduction in the destination's own tile, the copy stays.
+TEST_CASE("forward: a producer that also writes a reduce_res is forwarded unless that lands in the destination's tile") {
+  for (bool same_tile : {false, true}) {
+    CAPTURE(same_tile);
+    Copy c;
+    const int m = tile(c.k, "m", {128, 1});
+    View col = c.k.full_view(c.res);  // res[:, 0:1]
+    col.dims = ViewDims{ViewDim{256, 128}, ViewDim{1, 1}};
+    Op tsr = op(Opcode::tensor_scalar_reduce, {c.k.full_view(c.t), c.k.full_view(c.x)});
+    tsr.operands[3] = same_tile ? col : c.k.full_view(m);
+    tsr.params.op0 = isa::AluOp::multiply;
+    tsr.params.reduce_op = isa::AluOp::maximum;
+    tsr.params.reduce_cmd = isa::ReduceCmd::reset_reduce;
+    c.k.ops[2] = tsr;
+    c.copy_out();
+    auto out = forward_copies(c.k);
+    if (same_tile) {
+      CHECK((!out || out->ops.size() == 4));
+      continue;
+    }
+    REQUIRE(out);
+    REQUIRE(out->ops.size() == 3);
+    CHECK(out->ops[2].opcode == Opcode::tensor_scalar_reduce);
+    CHECK(out->ops[2].operands[0]->tensor == c.res);
+    CHECK(out->ops[2].operands[3]->tensor == m);
+  }
+}
