@@ -119,16 +119,19 @@ TargetDesc make_trn1() {
   // trip); with unlimited buffers their windows would be 20-40% faster than measured, with one 60-110% slower
   // (docs/cost-model.md "A new buffer per live range"). The same on every target.
   t.tile_buffers = 2;
-  // [inferred] A DMA engine starts at most one transfer's share per ~440 ns: the "DMA packets-per-second (PPS)
-  // bottleneck caused by small transfers" of the SDK's DMA bandwidth guide (nki/deep-dives/
-  // nki-dma-bandwidth-guide.rst), with the rate measured from the matmul tutorial's DMA-bound tiled step
-  // (SDK nki/guides/tutorials/kernel-optimization.rst, trn2; profile figures nki/img/how-to/v2-*.png):
-  // 39.89 ms for 32768 x (64 KiB lhsT + 256 KiB rhs) loads back to back on every engine = 1.217 us per pair;
-  // the rhs share takes 0.772 us here (8 x 6 ns + 16 KiB at 362/16 B/ns), so the lhsT share (8 rows of 512 B:
-  // 0.229 us of buffers and bytes) occupies its engine 1.217 - 0.772 = 0.445 us. A share of >= 2 KiB per
-  // partition (>= 0.76 us) never waits for it, so DMABW's efficiency statements and the measured 32 KiB
-  // transfer hold; an isolated transfer does not see it either.
-  t.dma_share_interval_ns = 440;
+  // [inferred] A buffer that starts in another HBM page (a DRAM row, 1 KiB) than the engine's previous one holds
+  // the DMA engine at least 55.6 ns (a row cycle). From the matmul tutorial's DMA-bound tiled step (SDK nki/guides/
+  // tutorials/kernel-optimization.rst, trn2; profile figures nki/img/how-to/v2-*.png): 39.89 ms for 32768 x
+  // (64 KiB lhsT + 256 KiB rhs) loads back to back on every engine = 1.217 us per pair; the rhs share takes 0.772
+  // us (8 rows of 2 KiB: 8 x 6 ns + 16 KiB at 362/16 B/ns), so the lhsT share, 8 rows of 512 B 16 KiB apart
+  // (0.229 us of buffers and bytes), holds its engine 0.445 us: 55.6 ns a row. Not fitted to and confirmed by
+  // nki-samples' adaptive_avg_pool2d 2x64x256x256 -> 1 (trn2): 512-B rows 1 KiB apart, 255 us measured, 265 us
+  // simulated (-39% before). Rows of >= 1.1 KiB take longer than this anyway (DMABW's statements hold). This
+  // replaces the "one share per 440 ns" engine rate inferred from the same figure (dma_share_interval_ns, now
+  // 0): it gives the tiled step the same time and explains the pooling point, which a per-share rate does not.
+  t.dma_page_bytes = 1024;
+  t.dma_page_ns = 55.6;
+  t.dma_share_interval_ns = 0;
   // [inferred] The engines of one transfer start one after another: in the SDK's DMA overview profile (nki/get-
   // started/about/nki-dma-overview.rst, figure nki/img/overviews/nki-dma-intro-5.png, trn2, a [128, 128] bf16
   // load and store, 2 KiB per engine) the 16 engines' packets (~85-97 ns each) start 9.8 ns (store, every engine
@@ -283,6 +286,8 @@ const TargetParam kParams[] = {
     P(psum_bank_conflicts, 0, 1, true, "0/1", "Vector/Scalar PSUM accesses serialise on a shared bank"),
     P(dma_buffer_overhead_ns, 0, 1e9, false, "ns", "DMA engine cost per contiguous buffer"),
     P(dma_buffer_min_ns, 0, 1e9, false, "ns", "least DMA engine time per contiguous buffer (packet rate)"),
+    P(dma_page_bytes, 0, 1e12, false, "B", "HBM page (DRAM row) size for dma_page_ns (0: no page cost)"),
+    P(dma_page_ns, 0, 1e9, false, "ns", "least DMA engine time for a buffer that starts in another HBM page"),
     P(dma_share_interval_ns, 0, 1e9, false, "ns", "shortest interval between two share starts on one DMA engine (its transfer rate)"),
     P(dma_engine_stagger_ns, 0, 1e9, false, "ns", "the DMA engines of a transfer start this far apart, the last one dma_fixed_ns after the trigger"),
     P(tile_buffers, 1, 64, true, "", "physical buffers the compiler rotates an automatically allocated SBUF tile's live ranges through (ir/rename.cpp)"),

@@ -81,9 +81,11 @@ struct DmaShare {
   double ns = 0;        // time the engine needs alone (dma_buffers_ns)
 };
 // The time a DMA engine needs alone for `buffers` contiguous buffers of `bytes` in all at `rate` B/ns: each buffer
-// dma_buffer_overhead_ns plus its bytes, and at least dma_buffer_min_ns (the engine's packet rate).
-inline double dma_buffers_ns(const isa::TargetDesc& t, double buffers, double bytes, double rate) {
-  return std::max(buffers * t.dma_buffer_min_ns, buffers * t.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0));
+// dma_buffer_overhead_ns plus its bytes, and at least dma_buffer_min_ns (the engine's packet rate); and at least
+// dma_page_ns for each of the `pages` buffers that start in another HBM page than the one before.
+inline double dma_buffers_ns(const isa::TargetDesc& t, double buffers, double bytes, double rate, double pages = 0) {
+  return std::max({buffers * t.dma_buffer_min_ns, buffers * t.dma_buffer_overhead_ns + (rate > 0 ? bytes / rate : 0.0),
+                   pages * t.dma_page_ns});
 }
 // Fills `out` (cleared first) with one entry per DMA engine that moves data, in engine order.
 void dma_transfer_plan(const isa::Instruction& ins, const isa::TargetDesc& t, std::vector<DmaShare>& out);
@@ -94,6 +96,7 @@ struct DmaLayout {
   uint64_t per_row = 0;
   double row_bytes = 0;
   bool hbm = false;
+  double pages_per_row = 0;       // HBM pages (dma_page_bytes) a row's contiguous runs start anew, on average
   double rate_factor = 1;         // fraction of the copy bandwidth (dma_rate_factor)
   uint32_t engines = 1, ppe = 1;  // dma_engines, dma_partitions_per_engine
   uint32_t rows_on_engine(uint32_t d) const;

@@ -103,6 +103,28 @@ DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t) {
   const uint64_t other_total = row_buffers(other) * other.num_partitions;
   l.per_row = std::max<uint64_t>(row_buffers(side), (other_total + l.rows - 1) / l.rows);
   l.hbm = dst.mem == Memory::HBM || src.mem == Memory::HBM;
+  // HBM pages: a run that starts more than a page from where the previous one started opens another page; a
+  // nearer one does so with the chance step / page. Runs in a row step by the stride of the first dim that is not
+  // contiguous; rows by the partition stride.
+  if (other.mem == Memory::HBM && t.dma_page_bytes > 0) {
+    const double es = esize(other.dtype), page = t.dma_page_bytes;
+    double step = 0;  // bytes between consecutive runs: the stride of the first dim past the contiguous ones
+    int64_t run = 1;
+    for (int d = other.num_dims - 1; d >= 0; --d) {
+      if (other.dims[d].count == 1) continue;
+      if (int64_t(other.dims[d].stride) == run) {
+        run *= int64_t(other.dims[d].count);
+        continue;
+      }
+      step = double(std::llabs(int64_t(other.dims[d].stride))) * es;
+      break;
+    }
+    auto opens = [&](double bytes) { return std::min(1.0, bytes / page); };
+    const double runs = double(row_buffers(other)) * other.num_partitions / double(l.rows);
+    // (a single row: as if the next one followed it)
+    const double row_step = other.num_partitions > 1 ? double(std::llabs(other.partition_stride)) * es : l.row_bytes;
+    l.pages_per_row = opens(row_step) + (runs > 1 ? (runs - 1) * opens(step) : 0.0);
+  }
   return l;
 }
 
@@ -149,7 +171,7 @@ void dma_transfer_plan(const isa::Instruction& ins, const isa::TargetDesc& t, st
     s.bytes = l.row_bytes * rows;
     s.hbm_bytes = l.hbm ? s.bytes : 0;
     s.buffers = uint32_t(l.per_row * rows);
-    s.ns = dma_buffers_ns(t, s.buffers, s.bytes, bw);
+    s.ns = dma_buffers_ns(t, s.buffers, s.bytes, bw, l.pages_per_row * rows);
     out.push_back(s);
   }
 }

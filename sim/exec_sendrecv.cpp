@@ -43,7 +43,7 @@ double sendrecv_transfer_ns(const isa::Instruction& ins, const isa::TargetDesc& 
   for (uint32_t d = 0; d < l.engines; ++d) {
     const double rows = l.rows_on_engine(d);
     const double rate = t.dma_engine_bytes_per_ns * l.rate_factor;
-    busiest = std::max(busiest, dma_buffers_ns(t, rows * double(l.per_row), rows * l.row_bytes, rate));
+    busiest = std::max(busiest, dma_buffers_ns(t, rows * double(l.per_row), rows * l.row_bytes, rate, rows * l.pages_per_row));
   }
   return t.dma_fixed_ns + busiest;
 }

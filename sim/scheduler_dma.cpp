@@ -197,7 +197,7 @@ double Scheduler::begin_share(DmaEngine& en, Transfer& tr, uint32_t rows_d, uint
     if (en.hbm) rate = std::min(rate, hbm_pool_->bytes_per_ns / double(split));
     const double nrows = rows_d;
     const double bytes = nrows * plan.layout.row_bytes;
-    tr.dur = dma_buffers_ns(t_, nrows * double(plan.layout.per_row), bytes, rate);
+    tr.dur = dma_buffers_ns(t_, nrows * double(plan.layout.per_row), bytes, rate, nrows * plan.layout.pages_per_row);
     tr.dur_rows = rows_d;
     tr.dur_split = split;
   }

@@ -13,7 +13,7 @@ HEADER = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n\n"
 SYNC_GHZ, VEC_GHZ = 1.4, 1.12
 TRIGGER_CYCLES, MIN_II = 64, 64
 DMA_FIXED, DMA_ENGINE_BW, DMA_ENGINES, DMA_BUFFER = 1300.0, 17.0, 16, 6.0
-DMA_SHARE_INTERVAL = 440.0  # dma_share_interval_ns: a DMA engine starts one share per 440 ns at most
+DMA_SHARE_INTERVAL = 440.0  # --param dma_share_interval_ns: a DMA engine then starts one share per 440 ns at most
 DEP_CYCLES = 128  # vector_raw_handoff_cycles (the Vector RAW hand-off)
 
 KERNELS = {
@@ -209,7 +209,7 @@ check_equal(p["stalls_by_cause"][0]["engine"] + "/" + p["stalls_by_cause"][0]["o
 # A what-if: with dma_fixed_ns = 0 the run is no longer latency-bound. The store's trigger ends TRIGGER + data
 # after the load's share started, sooner than dma_share_interval_ns: its share starts DMA_SHARE_INTERVAL after the
 # load's, so the run ends at TRIGGER + DMA_SHARE_INTERVAL + data.
-q = profile("lat", "--inputs", x128, "--param", "dma_fixed_ns=0")
+q = profile("lat", "--inputs", x128, "--param", "dma_fixed_ns=0", "--param", "dma_share_interval_ns=%g" % DMA_SHARE_INTERVAL)
 trigger = TRIGGER_CYCLES / SYNC_GHZ
 check(data + trigger < DMA_SHARE_INTERVAL, "lat: the store's share waits for the engine's share interval")
 close(q["total_ns"], trigger + DMA_SHARE_INTERVAL + data, "lat: dma_fixed_ns=0 end time")

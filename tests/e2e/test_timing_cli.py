@@ -107,7 +107,9 @@ check(st == load_json(os.path.join(d, "sf.json")), "timing-only stats equal the 
 pat = save(d, "at.npy", rng.standard_normal((512, 256)).astype(np.float32))
 pbm = save(d, "bm.npy", rng.standard_normal((512, 1024)).astype(np.float32))
 res = {}
-NO_DRAIN = ["--param", "pe_drain_ns=0"]
+# Without the multiplies' drain and with the loads free (so the Tensor Engine runs back to back, not behind its DMAs).
+NO_DRAIN = ["--param", "pe_drain_ns=0", "--param", "dma_engine_bytes_per_ns=1e6", "--param", "hbm_bytes_per_ns=1e6",
+            "--param", "dma_fixed_ns=0", "--param", "dma_buffer_min_ns=0", "--param", "dma_page_ns=0"]
 for tgt, params in (("trn2", []), ("trn2", ["--param", "pe_throttle=1"]), ("trn2", NO_DRAIN),
                     ("trn2", ["--param", "pe_background_ls=0"] + NO_DRAIN), ("trn1", []), ("trn3", [])):
     sp = os.path.join(d, f"m_{tgt}_{len(res)}.json")
@@ -125,7 +127,7 @@ check(thr["pe_average_throttle"] < 1 and thr["engines"]["tensor"]["busy_ns"] > b
       "throttling slows the Tensor Engine")
 # Compared without the multiplies' drain (pe_drain_ns), which as active time would cover the LoadStationary between
 # two multiplies.
-nobg = res[("trn2", ("--param", "pe_background_ls=0", "--param", "pe_drain_ns=0"))]
+nobg = res[("trn2", tuple(["--param", "pe_background_ls=0"] + NO_DRAIN))]
 check(nobg["engines"]["tensor"]["busy_ns"] > res[("trn2", tuple(NO_DRAIN))]["engines"]["tensor"]["busy_ns"],
       "without background LoadStationary the Tensor Engine is busy longer")
 check(res[("trn1", ())]["target"] == "trn1" and res[("trn3", ())]["target"] == "trn3", "trn1 and trn3 targets")

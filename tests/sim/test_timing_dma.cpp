@@ -12,10 +12,13 @@ using namespace ttest;
 
 namespace {
 // Time one DMA engine needs for `rows` partition rows of `row_bytes`, when `engines` engines of the
-// transfer move HBM data.
+// transfer move HBM data; the HBM rows lie row_bytes apart (dma_load), so each opens a page with the chance
+// row_bytes / dma_page_bytes.
 double engine_ns(const isa::TargetDesc& t, double rows, double row_bytes, double engines) {
   const double rate = std::min(t.dma_engine_bytes_per_ns, t.hbm_bytes_per_ns / engines);
-  return std::max(rows * t.dma_buffer_min_ns, rows * t.dma_buffer_overhead_ns + rows * row_bytes / rate);
+  const double pages = rows * std::min(1.0, row_bytes / t.dma_page_bytes);
+  return std::max({rows * t.dma_buffer_min_ns, rows * t.dma_buffer_overhead_ns + rows * row_bytes / rate,
+                   pages * t.dma_page_ns});
 }
 double trigger(const isa::TargetDesc& t) { return t.dma_trigger_cycles / t.sync_ghz; }
 // How much sooner than the last the first of a transfer's `engines` engines starts moving data.
@@ -118,7 +121,8 @@ TEST_CASE("DMA: FIFO within a queue, round robin between queues on a DMA engine"
 TEST_CASE("DMA: an engine starts at most one share per dma_share_interval_ns") {
   for (const char* tn : kTargets) {
     CAPTURE(tn);
-    const auto t = target(tn);
+    auto t = target(tn);
+    t.dma_share_interval_ns = 440;  // a parameter (0 on the built-in targets: dma_page_ns explains what it did)
     // Two 128-partition loads of 512 B per partition back to back in one queue: each engine's share of the first
     // (8 rows) takes d < dma_share_interval_ns, so the second share starts dma_share_interval_ns after the first.
     Builder b;
@@ -272,4 +276,26 @@ TEST_CASE("DMA: a transfer's engines start dma_engine_stagger_ns apart, the last
     CHECK(r.transfers[0].start_ns == doctest::Approx(trigger(t0)));
     CHECK(r.total_ns == doctest::Approx(trigger(t0) + d));
   }
+}
+
+// A buffer that starts in another HBM page (dma_page_bytes) than the engine's previous one holds the engine at
+// least dma_page_ns: 512-B rows 16 KiB apart (the matmul tutorial's lhsT tile) open a page each; the same rows
+// back to back open one every other row, and their buffers and bytes take longer than that.
+TEST_CASE("DMA: buffers that open another HBM page take at least dma_page_ns each") {
+  const auto t = target("trn2");
+  REQUIRE(t.dma_page_bytes == 1024);
+  Builder b;
+  size_t id = b.input("x", DType::float32, {8, 4096});
+  const int64_t base = int64_t(b.p.hbm_tensors[id].address);
+  b.add(Engine::Sync, make(Opcode::dma_copy, {sbuf(DType::float32, 0, 8, 0, 128), hbm(DType::float32, base, 4096, 8, {{1, 128}})}));
+  auto r = timed(b.p, t);
+  const double pages = 8 * t.dma_page_ns;
+  CHECK(pages > 8 * t.dma_buffer_overhead_ns + 8 * 512 / std::min(23.0, t.hbm_bytes_per_ns));
+  CHECK(r.total_ns == doctest::Approx(trigger(t) + t.dma_fixed_ns + pages));
+  Builder c;
+  id = c.input("x", DType::float32, {8, 128});
+  c.add(Engine::Sync, make(Opcode::dma_copy, {sbuf(DType::float32, 0, 8, 0, 128),
+                                              hbm(DType::float32, int64_t(c.p.hbm_tensors[id].address), 128, 8, {{1, 128}})}));
+  CHECK(timed(c.p, t).total_ns == doctest::Approx(trigger(t) + t.dma_fixed_ns + engine_ns(t, 8, 512, 1)));
+  CHECK(engine_ns(t, 8, 512, 1) < pages);
 }
