@@ -202,6 +202,18 @@ void charge_hbm(Interp& in, uint64_t bytes, const char* fname) {
 // A block tensor allocated by alloc(func) (resolve_allocation): one tensor per block, each of the tile's shape at
 // the placement func gave it; the value is a view with the block dims first (stride 0) over the first one, and
 // the block tensors in TensorObj::blocks (nl_blocks.cpp picks them).
+// The tensor's name: name= (a string), else the variable the call's result is assigned to, else "tensorN".
+void name_tensor(Interp& in, ir::Tensor& t, const Value& name, const char* fname) {
+  if (!name.is_unbound() && !name.is_none()) {
+    if (!name.is(VK::Str)) raise("TypeError", std::string(fname) + ": name must be a string");
+    t.name = str_of(name);
+  }
+  if (t.name.empty())
+    t.name = in.nki->hint_call == in.current_site() && in.nki->hint_name
+                 ? sym_str(in.nki->hint_name)
+                 : "tensor" + std::to_string(in.kernel.tensors.size());
+}
+
 Value func_block_tensor(Interp& in, ir::Tensor t, int lead, const Value& buffer, const Value& name,
                         const std::vector<std::pair<int64_t, int64_t>>& addrs, const Value* fill, const char* fname) {
   t.buffer = want_buffer(buffer, fname);
@@ -213,14 +225,7 @@ Value func_block_tensor(Interp& in, ir::Tensor t, int lead, const Value& buffer,
   if (t.shape[0] > 128)
     raise("ValueError",
           "Size of partition dimension " + std::to_string(t.shape[0]) + " exceeds architecture limitation of 128");
-  if (!name.is_unbound() && !name.is_none()) {
-    if (!name.is(VK::Str)) raise("TypeError", std::string(fname) + ": name must be a string");
-    t.name = str_of(name);
-  }
-  if (t.name.empty())
-    t.name = in.nki->hint_call == in.current_site() && in.nki->hint_name
-                 ? sym_str(in.nki->hint_name)
-                 : "tensor" + std::to_string(in.kernel.tensors.size());
+  name_tensor(in, t, name, fname);
   t.loc = in.loc_of(in.current_site());
   auto ids = std::make_shared<std::vector<int>>();
   for (const auto& a : addrs) {
@@ -286,14 +291,7 @@ Value make_ndarray(Interp& in, CallArgs& a, const char* fname, const Value* fill
     std::rotate(t.shape.begin(), t.shape.begin() + lead, t.shape.begin() + lead + 1);
   }
   const Value& name = args[3 + off];
-  if (!name.is_unbound() && !name.is_none()) {
-    if (!name.is(VK::Str)) raise("TypeError", std::string(fname) + ": name must be a string");
-    t.name = str_of(name);
-  }
-  if (t.name.empty())
-    t.name = in.nki->hint_call == in.current_site() && in.nki->hint_name
-                 ? sym_str(in.nki->hint_name)
-                 : "tensor" + std::to_string(in.kernel.tensors.size());
+  name_tensor(in, t, name, fname);
   if (!fill && !args[4].is_unbound() && !args[4].is_none()) {
     const Value& addr = args[4];
     if (!(addr.is(VK::Tuple) || addr.is(VK::List)) || items_of(addr).size() != 2 || !items_of(addr)[0].is_int_like() ||
