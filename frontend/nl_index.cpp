@@ -3,6 +3,7 @@
 // affine predicates (`<`, `<=`, `>`, `>=`, `==`, `&`, `~`) over index tiles, loop variables and program ids,
 // which restrict an op to a box of its tile (one [lo, hi) range per tile axis).
 #include <algorithm>
+#include <climits>
 
 #include "frontend/nl_ops.h"
 #include "ir/view.h"
@@ -531,6 +532,31 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
   }
   std::vector<int> axis_iter(size_t(rank), -1);
   std::vector<int64_t> axis_stride(size_t(rank), 0);
+  // Bounds: the values an index expression takes must lie in its dimension. Past the end, a legacy kernel may rely
+  // on a mask= to keep the access in (as for slices, view_of_keys): when the expression is c + k * i (c >= 0, k > 0)
+  // the elements i < valid are inside, and the error waits for the use (TensorObj::deferred_error); otherwise now.
+  std::string oob;
+  std::vector<int64_t> axis_valid(size_t(rank), INT64_MAX);
+  for (size_t d = 0; d < keys.size() && d < v.dims.size(); ++d) {
+    if (!is_index(keys[d]) || (d == ind_dim && row_offsets.is(VK::Tensor))) continue;
+    const auto* o = keys[d].as<IndexObj>();
+    int64_t lo = o->constant, hi = o->constant;
+    for (auto& [id, co] : o->terms) {
+      const int64_t span = co * (iters[size_t(id)].extent - 1);
+      lo += std::min<int64_t>(0, span);
+      hi += std::max<int64_t>(0, span);
+    }
+    const int64_t n = v.dims[d].count;
+    if (lo >= 0 && hi < n) continue;
+    const std::string what = "index tile values " + std::to_string(lo) + ".." + std::to_string(hi) +
+                             " are out of bounds for dimension " + std::to_string(d) + " of size " + std::to_string(n);
+    const bool prefix = o->terms.size() == 1 && o->terms[0].second > 0 && o->constant >= 0;
+    if (!nl::legacy(in) || !prefix) raise("IndexError", what);
+    if (oob.empty()) oob = what;
+    const int ax = iters[size_t(o->terms[0].first)].axis;
+    const int64_t valid = o->constant >= n ? 0 : (n - 1 - o->constant) / o->terms[0].second + 1;
+    axis_valid[size_t(ax)] = std::min(axis_valid[size_t(ax)], valid);
+  }
   int64_t offset = v.offset;
   for (size_t d = 0; d < keys.size(); ++d) {
     const int64_t stride = v.dims[d].stride;
@@ -587,7 +613,13 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
     const_cast<TensorObj*>(out.as<TensorObj>())->indirect = std::move(ind);
     return out;
   }
-  return nl::view_value(t, r);
+  if (oob.empty()) return nl::view_value(t, r);
+  Value out = make<TensorObj>(t->id, r, t->kernel);
+  auto* o = const_cast<TensorObj*>(out.as<TensorObj>());
+  o->deferred_error = oob + " (a mask= keeping the access within the tensor would allow it)";
+  for (size_t k = 0; k < r.dims.size(); ++k)
+    o->valid.push_back(k < axis_valid.size() ? std::min(axis_valid[k], r.dims[k].count) : r.dims[k].count);
+  return out;
 }
 
 namespace {
