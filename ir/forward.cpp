@@ -133,7 +133,13 @@ bool sweep(Kernel& k) {
       continue;
     const View& src = *c.operands[1];
     const View& dst = *c.operands[0];
-    if (!k.is_whole(src) || dst.tensor < 0 || dst.tensor == t || dst.dtype != src.dtype || dst.dims.empty() ||
+    // A converting copy out of a float32 temporary goes too when the producer is element-wise (the table's REUSE
+    // trait: tensor_copy, activation, tensor_tensor, tensor_scalar, which compute in fp32 and round once to their
+    // output dtype, as the copy did) and the destination a float dtype: the Neuron compiler folds the cast into the
+    // instruction's output (a PSUM eviction to bf16 is one copy).
+    const bool converts = dst.dtype != src.dtype && src.dtype == isa::DType::float32 && isa::is_float(dst.dtype) &&
+                          isa::has_trait(w.opcode, isa::Trait::REUSE);
+    if (!k.is_whole(src) || dst.tensor < 0 || dst.tensor == t || (dst.dtype != src.dtype && !converts) || dst.dims.empty() ||
         dst.dims[0].count != src.dims[0].count || squeezed(dst) != squeezed(src))
       continue;
     const Tensor& d = k.tensors[size_t(dst.tensor)];

@@ -2,6 +2,8 @@
 // overwritten whole dropped (ir/forward.cpp): exact op lists, and every case that must stay as it is.
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include "ir/passes.h"
 
 using namespace nkisim;
@@ -217,5 +219,41 @@ TEST_CASE("forward: a producer that also writes a reduce_res is forwarded unless
     CHECK(out->ops[2].opcode == Opcode::tensor_scalar_reduce);
     CHECK(out->ops[2].operands[0]->tensor == c.res);
     CHECK(out->ops[2].operands[3]->tensor == m);
+  }
+}
+
+// A float32 temporary copied into a bfloat16 slice: an element-wise producer (REUSE) writes the slice itself, rounding
+// once as the copy did; a reduction, an integer destination or a narrower temporary keep the copy.
+TEST_CASE("forward: a converting copy out of a float32 temporary folds into an element-wise producer") {
+  auto build = [](Opcode producer, isa::DType temp, isa::DType res) {
+    Copy c(temp);
+    c.k.tensors[size_t(c.res)].dtype = res;
+    if (producer == Opcode::tensor_reduce) {
+      c.k.ops[2] = op(Opcode::tensor_reduce, {c.k.full_view(c.t), c.k.full_view(c.x)});
+      c.k.ops[2].params.op0 = isa::AluOp::add;
+    }
+    View dst = columns(c.k, c.res, 64);
+    dst.dtype = res;
+    View src = c.k.full_view(c.t);
+    c.k.ops.push_back(op(Opcode::tensor_copy, {dst, src}));
+    return c;
+  };
+  {
+    Copy c = build(Opcode::tensor_tensor, isa::DType::float32, isa::DType::bfloat16);
+    auto out = forward_copies(c.k);
+    REQUIRE(out);
+    REQUIRE(out->ops.size() == 3);
+    CHECK(out->ops[2].operands[0]->tensor == c.res);
+    CHECK(out->ops[2].operands[0]->dtype == isa::DType::bfloat16);
+  }
+  for (auto [producer, temp, res] : {std::tuple{Opcode::tensor_reduce, isa::DType::float32, isa::DType::bfloat16},
+                                     std::tuple{Opcode::tensor_tensor, isa::DType::float32, isa::DType::int32},
+                                     std::tuple{Opcode::tensor_tensor, isa::DType::bfloat16, isa::DType::float32}}) {
+    CAPTURE(int(producer));
+    CAPTURE(int(temp));
+    CAPTURE(int(res));
+    Copy c = build(producer, temp, res);
+    auto out = forward_copies(c.k);
+    CHECK((!out || out->ops.size() == 4));
   }
 }
