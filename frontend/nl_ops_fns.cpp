@@ -142,14 +142,21 @@ Value fn_load_transpose2d(Interp& in, const BuiltinObj&, CallArgs& a) {
   const isa::DType dt = dtype_opt(v[1], "load_transpose2d").value_or(t->view.dtype);
   Value out = new_tile(in, tv.shape(), dt);
   // "transpose the input tensor on the fly in the DMA engine" (SDK nki_perf_guide.rst, Opt #8): from NC-v3 the DMA
-  // engines have a transposer for 2- and 4-byte dtypes (machine.md §11, ARCH3), which a transfer of the
-  // transposed view (one element per descriptor) would not use; without it, or with a cast, that transfer
-  // (docs/compatibility.md).
-  const uint32_t size = isa::dtype_size(dt);
-  if (dt == t->view.dtype && (size == 2 || size == 4) && isa::available_on(isa::Opcode::dma_transpose, in.nki->nc_version))
-    call_isa(in, "dma_transpose", {{"dst", out}, {"src", v[0]}});
-  else
+  // engines have a transposer for 2- and 4-byte dtypes (machine.md §11, ARCH3; bit-exact), which a transfer of the
+  // transposed view (one element per descriptor) would not use. A cast goes through a staging tile in the source
+  // dtype and a tensor_copy; without the transposer, the transfer of the transposed view (docs/compatibility.md).
+  const uint32_t size = isa::dtype_size(t->view.dtype);
+  if ((size == 2 || size == 4) && isa::available_on(isa::Opcode::dma_transpose, in.nki->nc_version)) {
+    if (dt == t->view.dtype) {
+      call_isa(in, "dma_transpose", {{"dst", out}, {"src", v[0]}});
+    } else {
+      Value staged = new_tile(in, tv.shape(), t->view.dtype);
+      call_isa(in, "dma_transpose", {{"dst", staged}, {"src", v[0]}});
+      call_isa(in, "tensor_copy", {{"dst", out}, {"src", staged}});
+    }
+  } else {
     call_isa(in, "dma_copy", {{"dst", out}, {"src", view_value(t, tv)}});
+  }
   return out;
 }
 

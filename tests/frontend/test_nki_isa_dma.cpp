@@ -98,8 +98,9 @@ TEST_CASE("nki.isa.dma_transpose and dma_compute parameters") {
 }
 
 // nl.load_transpose2d transposes "on the fly in the DMA engine": from NC-v3 the DMA transposer (dma_transpose,
-// one instruction per load) for 2- and 4-byte dtypes; on trn1, or with a cast, a transfer of the transposed view.
-TEST_CASE("nl.load_transpose2d: the DMA transposer from trn2, a transfer of the transposed view on trn1 or with a cast") {
+// one instruction per load) for 2- and 4-byte dtypes, a cast after it on Vector; on trn1 a transfer of the transposed
+// view (which casts as it goes).
+TEST_CASE("nl.load_transpose2d: the DMA transposer from trn2 (then a cast), a transfer of the transposed view on trn1") {
   const std::string body =
       "    a = nl.load_transpose2d(x[0:256, 0:128])\n"
       "    b = nl.load_transpose2d(x[0:128, 0:128], dtype=nl.bfloat16)\n";
@@ -108,15 +109,22 @@ TEST_CASE("nl.load_transpose2d: the DMA transposer from trn2, a transfer of the 
     auto k = compile_body(body, target, spec({256, 512}));
     auto tr = ops_of(k, Opcode::dma_transpose);
     auto cp = ops_of(k, Opcode::dma_copy);
+    auto cast = ops_of(k, Opcode::tensor_copy);
     const bool transposer = std::string(target) != "trn1";
-    REQUIRE(tr.size() == (transposer ? 1u : 0u));
-    REQUIRE(cp.size() == (transposer ? 1u : 2u));
+    REQUIRE(tr.size() == (transposer ? 2u : 0u));
+    REQUIRE(cp.size() == (transposer ? 0u : 2u));
     if (transposer) {
       CHECK(tr[0]->params.axes == 10);
       CHECK(tr[0]->params.tdim0 == 256);
       CHECK(tr[0]->params.tdim1 == 128);
       CHECK(tr[0]->operands[0]->shape() == std::vector<int64_t>{128, 256});
+      CHECK(tr[1]->operands[0]->dtype == DType::float32);  // staged in the source dtype, then cast
+      REQUIRE(cast.size() == 1);
+      CHECK(cast[0]->operands[0]->dtype == DType::bfloat16);
+      CHECK(cast[0]->operands[1]->tensor == tr[1]->operands[0]->tensor);
+    } else {
+      CHECK(cp.back()->operands[0]->dtype == DType::bfloat16);  // the cast: in the transfer, element by element
+      CHECK(cast.empty());
     }
-    CHECK(cp.back()->operands[0]->dtype == DType::bfloat16);  // the cast: element by element
   }
 }

@@ -1,4 +1,4 @@
-# feature: legacy nl.load_transpose2d of a [256, 128] HBM slice (on trn2 the DMA transposer, dma_transpose) and with a cast to bf16 (a transfer of the transposed view, rounded to nearest even)
+# feature: legacy nl.load_transpose2d of a [256, 128] HBM slice (on trn2 the DMA transposer, dma_transpose) and with a cast to bf16 (the transposer into a float32 tile, then a cast rounding to nearest even)
 # input: a = rng.standard_normal((256, 192)).astype(np.float32)
 # golden: a[0:256, 32:160].T
 # golden: ((np.ascontiguousarray(a[0:128, 0:128].T).view(np.uint32).astype(np.uint64) + 0x7FFF + ((np.ascontiguousarray(a[0:128, 0:128].T).view(np.uint32) >> 16) & 1)) >> 16 << 16).astype(np.uint32).view(np.float32)
