@@ -54,28 +54,40 @@ std::optional<Kernel> split_live_ranges(const Kernel& k, int buffers) {
   // without run-time offsets, through views in their own dtype; and the element visits that takes.
   std::vector<char> ok(nt, 0);
   std::vector<int64_t> visits(nt, 0);
-  std::vector<int> accesses(nt, 0);
+  std::vector<int> kills(nt, 0);  // instructions writing the tile without reading it, after its first access
+  std::vector<char> seen(nt, 0);
   for (size_t t = 0; t < nt; ++t) ok[t] = k.tensors[t].buffer == Buffer::sbuf && auto_allocated(k.tensors[t]);
   int depth = 0;
+  std::vector<std::pair<int, uint8_t>> touched;  // this op's tiles: bit 0 read, bit 1 written
   for (const Op& op : k.ops) {
     if (op.ctl == Ctl::loop_begin) ++depth;
     if (op.ctl == Ctl::loop_end) --depth;
     for (const DynOperand& d : op.dynamic)
       if (d.offsets && d.offsets->tensor >= 0) ok[size_t(d.offsets->tensor)] = 0;
-    for_each_operand(op, [&](int, const View& v, const isa::OperandSpec&) {
+    touched.clear();
+    for_each_operand(op, [&](int slot, const View& v, const isa::OperandSpec& o) {
       if (v.tensor < 0) return;
       const size_t t = size_t(v.tensor);
       // (an indirect transfer writes rows chosen at run time: its tiles keep one range)
       if (depth > 0 || !op.dynamic.empty() || op.params.ind_kind != 0 || v.dtype != k.tensors[t].dtype) ok[t] = 0;
       visits[t] += v.num_elements();
-      ++accesses[t];
+      const uint8_t how = uint8_t((reads_operand(op, slot, o) ? 1 : 0) | (o.written ? 2 : 0));
+      auto it = std::find_if(touched.begin(), touched.end(), [&](auto& m) { return m.first == v.tensor; });
+      if (it == touched.end()) touched.emplace_back(v.tensor, how);
+      else it->second |= how;
     });
+    for (auto [t, how] : touched) {
+      if (seen[size_t(t)] && how == 2) ++kills[size_t(t)];
+      seen[size_t(t)] = 1;
+    }
   }
   int64_t budget = kVisitBudget;
   bool any = false;
   for (size_t t = 0; t < nt; ++t) {
+    // Without a second kill the tile is one range (most tiles: written once, read later); walking its elements
+    // would find nothing.
     const int64_t cost = std::max(visits[t], k.tensors[t].num_elements());
-    ok[t] = ok[t] && accesses[t] > 2 && cost <= budget;  // fewer than three accesses: one range at most
+    ok[t] = ok[t] && kills[t] > 0 && cost <= budget;
     if (ok[t]) budget -= cost, any = true;
   }
   if (!any) return std::nullopt;
