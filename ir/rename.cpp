@@ -1,5 +1,5 @@
 // rename.cpp - the live ranges of an automatically allocated SBUF tile rotate through the target's tile_buffers
-// physical buffers (docs/cost-model.md, "Live ranges in two buffers"). A legacy kernel that reuses one tile for
+// physical buffers (docs/cost-model.md, "Session 15": "Live ranges in two buffers"). A legacy kernel that reuses one tile for
 // independent values (`in_tile` loaded, reduced, loaded again for the next window) orders each load after the
 // previous value's readers only because they share memory. The Neuron compiler's allocator gives such a tile more
 // than one physical buffer (double buffering; the pooling windows overlap on the device): here range i goes to

@@ -106,7 +106,7 @@ TargetDesc make_trn1() {
   // [inferred] A DMA engine moves at most one buffer (packet) per ~15 ns, however small: the "DMA packets-per-second
   // (PPS) bottleneck caused by small transfers" of the SDK's DMA bandwidth guide (nki/deep-dives/
   // nki-dma-bandwidth-guide.rst). Measured from nki-samples' adaptive_avg_pool2d latencies (trn2; test/unit/
-  // test_adaptive_avg_pool2d.py before c4b806e, docs/cost-model.md "Validation"): over the six 128-partition
+  // test_adaptive_avg_pool2d.py before c4b806e; docs/cost-model.md "DMA", "Packet rate"): over the six 128-partition
   // points, whose windows load h rows of 8-48 B per partition, the latency grows 0.120 us per window row, i.e.
   // 8 buffers per engine: 15.0 ns a buffer (least squares; 0.585 us per window and 4.3 us beside). Buffers of
   // >= 207 B take longer than this anyway, so every calibrated figure and DMABW statement is unchanged.
@@ -116,8 +116,8 @@ TargetDesc make_trn1() {
   // is to adopt double buffering" (SDK general/nki/nki_direct_allocation_guide.rst at 12b81bee). [inferred] two:
   // a tile reloaded for independent values (ir/rename.cpp) overlaps the next load with the current value's use, as
   // the adaptive_avg_pool2d latencies (trn2) show (its 2x2 window takes 0.83 us, less than one dependent DMA round
-  // trip); with unlimited buffers their windows would be 20-40% faster than measured, with one 60-110% slower
-  // (docs/cost-model.md "A new buffer per live range"). The same on every target.
+  // trip). Over its nine points (median |error|): one buffer 84% (all too slow), two 12.4%, 64 16.3% (seven of
+  // nine too fast) (docs/cost-model.md, "Session 15", "Live ranges in two buffers"). The same on every target.
   t.tile_buffers = 2;
   // [inferred] A buffer that starts in another HBM page (a DRAM row, 1 KiB) than the engine's previous one holds
   // the DMA engine at least 55.6 ns (a row cycle). From the matmul tutorial's DMA-bound tiled step (SDK nki/guides/
