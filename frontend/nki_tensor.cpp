@@ -559,11 +559,9 @@ Value view_of_keys(Interp& in, const TensorObj* t, const std::vector<ir::IndexKe
       throw e;
     }
     if (v.dims.size() != c.dims.size()) throw e;
-    Value r = make<TensorObj>(t->id, v, t->kernel);
-    auto* o = const_cast<TensorObj*>(r.as<TensorObj>());
-    o->deferred_error = std::string(e.what()) + " (a mask= keeping the access within the tensor would allow it)";
-    for (const auto& dim : c.dims) o->valid.push_back(dim.count);
-    return r;
+    std::vector<int64_t> valid;
+    for (const auto& dim : c.dims) valid.push_back(dim.count);
+    return overhanging_view(t, v, e.what(), std::move(valid));
   }
 }
 

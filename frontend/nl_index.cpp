@@ -614,11 +614,17 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
     return out;
   }
   if (oob.empty()) return nl::view_value(t, r);
-  Value out = make<TensorObj>(t->id, r, t->kernel);
-  auto* o = const_cast<TensorObj*>(out.as<TensorObj>());
-  o->deferred_error = oob + " (a mask= keeping the access within the tensor would allow it)";
+  std::vector<int64_t> valid;
   for (size_t k = 0; k < r.dims.size(); ++k)
-    o->valid.push_back(k < axis_valid.size() ? std::min(axis_valid[k], r.dims[k].count) : r.dims[k].count);
+    valid.push_back(k < axis_valid.size() ? std::min(axis_valid[k], r.dims[k].count) : r.dims[k].count);
+  return overhanging_view(t, r, oob, std::move(valid));
+}
+
+Value overhanging_view(const TensorObj* t, const ir::View& v, const std::string& error, std::vector<int64_t> valid) {
+  Value out = make<TensorObj>(t->id, v, t->kernel);
+  auto* o = const_cast<TensorObj*>(out.as<TensorObj>());
+  o->deferred_error = error + " (a mask= keeping the access within the tensor would allow it)";
+  o->valid = std::move(valid);
   return out;
 }
 

@@ -116,6 +116,10 @@ Value select_by_pred(Interp& in, const Value& x, const PredObj* p, double fill, 
 ir::View restrict_view(const ir::View& v, const AxisBounds& b);
 // A tensor value restricted to the bounds (numbers, None and unbounded masks pass through unchanged).
 Value restrict_value(const Value& v, const AxisBounds& b);
+// A legacy view reaching past its tensor's end, which a mask= may bring back inside: `error` (the bounds error, told
+// that a mask would allow it) is raised where the view is used (TensorObj::deferred_error) unless restrict_value
+// keeps every dim within `valid`, its in-bounds elements per view dim.
+Value overhanging_view(const TensorObj* t, const ir::View& v, const std::string& error, std::vector<int64_t> valid);
 
 // nl.par_dim(n) (legacy): marks the partition dimension of a shape; want_shape (nki_lang.cpp) takes its size.
 struct ParDimObj : Object {

@@ -14,25 +14,24 @@
 namespace nkisim::ir {
 namespace {
 
-// The op's written operand when it is slot 0 alone (the elementwise / reduction shape), else nullptr.
-const View* only_written(const Op& op) {
+// The op's slot-0 result when that slot is written, else nullptr (tensor_scalar_reduce and activation_reduce also
+// write their reduce_res elsewhere).
+const View* result(const Op& op) {
   const isa::InstrInfo& in = isa::info(op.opcode);
-  if (in.num_operands == 0 || !in.operands[0].written || !op.operands[0]) return nullptr;
-  for (int s = 1; s < in.num_operands; ++s)
-    if (in.operands[s].written && op.operands[size_t(s)]) return nullptr;
-  return &*op.operands[0];
+  return in.num_operands > 0 && in.operands[0].written && op.operands[0] ? &*op.operands[0] : nullptr;
 }
 
-// The op's slot-0 result when that slot is written (tensor_scalar_reduce and activation_reduce also write their
-// reduce_res elsewhere), else nullptr; `others` gets whether another written operand is in `tensor`.
-const View* result(const Op& op, int tensor, bool& others) {
+// Whether another operand than slot 0 is written, in `tensor` (-1: anywhere).
+bool writes_besides_result(const Op& op, int tensor) {
   const isa::InstrInfo& in = isa::info(op.opcode);
-  others = false;
-  if (in.num_operands == 0 || !in.operands[0].written || !op.operands[0]) return nullptr;
   for (int s = 1; s < in.num_operands; ++s)
-    if (in.operands[s].written && op.operands[size_t(s)] && op.operands[size_t(s)]->tensor == tensor) others = true;
-  return &*op.operands[0];
+    if (in.operands[s].written && op.operands[size_t(s)] && (tensor < 0 || op.operands[size_t(s)]->tensor == tensor))
+      return true;
+  return false;
 }
+
+// The op's written operand when it is slot 0 alone (the elementwise / reduction shape), else nullptr.
+const View* only_written(const Op& op) { return writes_besides_result(op, -1) ? nullptr : result(op); }
 
 // A view's shape without its size-1 dims: a [P] reduction result and the [P, 1] column it is copied into agree.
 std::vector<int64_t> squeezed(const View& v) {
@@ -108,10 +107,9 @@ bool sweep(Kernel& k) {
     if (drop[i] || w.ctl != Ctl::none || !w.dynamic.empty() ||
         isa::has_trait(w.opcode, isa::Trait::DMA))
       continue;
-    bool twice = false;  // another written operand in the same tile
-    const View* out = w.opcode == isa::Opcode::memset ? only_written(w) : result(w, w.operands[0] ? w.operands[0]->tensor : -1, twice);
-    if (!out || twice || out->tensor < 0 || isa::info(w.opcode).operands[0].keeps || !auto_allocated(k.tensors[size_t(out->tensor)]) ||
-        !k.is_whole(*out))
+    const View* out = result(w);  // (another written operand in the same tile keeps it)
+    if (!out || out->tensor < 0 || writes_besides_result(w, out->tensor) || isa::info(w.opcode).operands[0].keeps ||
+        !auto_allocated(k.tensors[size_t(out->tensor)]) || !k.is_whole(*out))
       continue;
     const int t = out->tensor;
     const size_t j = next_touch(i, t);
@@ -147,9 +145,7 @@ bool sweep(Kernel& k) {
     // destination's tile only as exactly those elements, element by element (`acc[...] = acc[...] + x`), computes
     // in place; any other read of it (a shuffle, a [P,1] operand) keeps the copy.
     if (d.buffer != Buffer::sbuf || d.dtype != dst.dtype || !in_place_ok(w, dst)) continue;
-    bool dst_twice = false;  // the producer's other result (a reduce_res) in the destination's tile
-    result(w, dst.tensor, dst_twice);
-    if (dst_twice) continue;
+    if (writes_besides_result(w, dst.tensor)) continue;  // the producer's reduce_res in the destination's tile
     int64_t per_partition = 1;
     for (size_t a = 1; a < d.shape.size(); ++a) per_partition *= d.shape[a];
     if (per_partition == 0 || dst.offset / per_partition != 0 || dst.dims[0].stride != per_partition) continue;

@@ -45,6 +45,12 @@ void for_each_element(const View& v, F&& f) {
   }
 }
 
+// How an operand touches its tile: bit 0 read (reads_operand), bit 1 written.
+uint8_t access_bits(const Op& op, int slot, const isa::OperandSpec& o) {
+  return uint8_t((reads_operand(op, slot, o) ? 1 : 0) | (o.written ? 2 : 0));
+}
+constexpr uint8_t kRead = 1, kKill = 2;  // kKill: written and not read
+
 }  // namespace
 
 std::optional<Kernel> split_live_ranges(const Kernel& k, int buffers) {
@@ -71,13 +77,13 @@ std::optional<Kernel> split_live_ranges(const Kernel& k, int buffers) {
       // (an indirect transfer writes rows chosen at run time: its tiles keep one range)
       if (depth > 0 || !op.dynamic.empty() || op.params.ind_kind != 0 || v.dtype != k.tensors[t].dtype) ok[t] = 0;
       visits[t] += v.num_elements();
-      const uint8_t how = uint8_t((reads_operand(op, slot, o) ? 1 : 0) | (o.written ? 2 : 0));
+      const uint8_t how = access_bits(op, slot, o);
       auto it = std::find_if(touched.begin(), touched.end(), [&](auto& m) { return m.first == v.tensor; });
       if (it == touched.end()) touched.emplace_back(v.tensor, how);
       else it->second |= how;
     });
     for (auto [t, how] : touched) {
-      if (seen[size_t(t)] && how == 2) ++kills[size_t(t)];
+      if (seen[size_t(t)] && how == kKill) ++kills[size_t(t)];
       seen[size_t(t)] = 1;
     }
   }
@@ -99,81 +105,67 @@ std::optional<Kernel> split_live_ranges(const Kernel& k, int buffers) {
     std::vector<int32_t> group;  // per range
   };
   std::vector<State> st(nt);
-  std::vector<std::vector<std::pair<size_t, int>>> uses(nt);  // (op, slot) in program order
-  std::vector<int> mine;
+  struct Use {
+    size_t op;
+    int slot;
+    int32_t range;
+  };
+  std::vector<std::vector<Use>> uses(nt);  // in program order
+  std::vector<std::pair<int, uint8_t>> mine;  // the op's qualifying tiles and how it touches each
   for (size_t i = 0; i < k.ops.size(); ++i) {
     const Op& op = k.ops[i];
-    // The op's tiles: reads first (against the ranges so far), then a kill starts a range, then the writes.
     mine.clear();
-    for_each_operand(op, [&](int s, const View& v, const isa::OperandSpec&) {
-      if (v.tensor >= 0 && ok[size_t(v.tensor)]) {
-        uses[size_t(v.tensor)].emplace_back(i, s);
-        if (std::find(mine.begin(), mine.end(), v.tensor) == mine.end()) mine.push_back(v.tensor);
-      }
+    for_each_operand(op, [&](int slot, const View& v, const isa::OperandSpec& o) {
+      if (v.tensor < 0 || !ok[size_t(v.tensor)]) return;
+      auto it = std::find_if(mine.begin(), mine.end(), [&](auto& m) { return m.first == v.tensor; });
+      if (it == mine.end()) mine.emplace_back(v.tensor, access_bits(op, slot, o));
+      else it->second |= access_bits(op, slot, o);
     });
-    for (int t : mine) {
+    // Per tile: its reads first (against the ranges so far), then a kill (or the first access) starts a range, then
+    // its writes mark their elements.
+    for (auto [t, how] : mine) {
       State& s = st[size_t(t)];
       if (s.last.empty()) s.last.assign(size_t(k.tensors[size_t(t)].num_elements()), -1);
-      bool reads = false;
-      for_each_operand(op, [&](int slot, const View& v, const isa::OperandSpec& o) {
-        if (v.tensor != t || !reads_operand(op, slot, o)) return;
-        reads = true;
-        if (s.group.empty()) return;  // before any write: the first range
+      if ((how & kRead) && !s.group.empty()) {
         const int32_t cur = int32_t(s.group.size()) - 1;
-        int32_t join = s.group[size_t(cur)];  // the earliest range this read needs
-        for_each_element(v, [&](int64_t e) {
-          const int32_t w = s.last[size_t(e)];
-          join = std::min(join, w < 0 ? 0 : s.group[size_t(w)]);
+        int32_t join = s.group[size_t(cur)];  // the earliest range these reads need
+        for_each_operand(op, [&](int slot, const View& v, const isa::OperandSpec& o) {
+          if (v.tensor != t || !reads_operand(op, slot, o)) return;
+          for_each_element(v, [&](int64_t e) {
+            const int32_t w = s.last[size_t(e)];
+            join = std::min(join, w < 0 ? 0 : s.group[size_t(w)]);
+          });
         });
         for (int32_t r = join; r <= cur; ++r) s.group[size_t(r)] = std::min(s.group[size_t(r)], join);
-      });
-      if (!reads || s.group.empty()) {  // a kill (the first write always starts range 0)
-        bool writes = false;
-        for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) { writes |= v.tensor == t && o.written; });
-        if (writes && !reads) s.group.push_back(int32_t(s.group.size()));
-        else if (s.group.empty()) s.group.push_back(0);
       }
+      if (s.group.empty() || how == kKill) s.group.push_back(int32_t(s.group.size()));
       const int32_t cur = int32_t(s.group.size()) - 1;
-      for_each_operand(op, [&](int, const View& v, const isa::OperandSpec& o) {
-        if (v.tensor == t && o.written) for_each_element(v, [&](int64_t e) { s.last[size_t(e)] = cur; });
+      for_each_operand(op, [&](int slot, const View& v, const isa::OperandSpec& o) {
+        if (v.tensor != t) return;
+        uses[size_t(t)].push_back(Use{i, slot, cur});
+        if (o.written) for_each_element(v, [&](int64_t e) { s.last[size_t(e)] = cur; });
       });
     }
   }
 
-  // Ranges of one group share a tensor: the first group keeps the tile, every other gets a new one.
+  // Groups in program order rotate through `buffers` tensors (the tile first): group i uses buffer i % buffers.
+  // Two groups sharing one are ordered as the one tile was: every access of the earlier comes before the later's.
   std::optional<Kernel> out;
   for (size_t t = 0; t < nt; ++t) {
-    const State& s = st[t];
-    if (!ok[t] || s.group.size() < 2) continue;
-    const std::vector<int32_t>& g = s.group;  // joined ranges are intervals; a range's group is its interval's start
-    if (std::all_of(g.begin(), g.end(), [](int32_t x) { return x == 0; })) continue;
+    const std::vector<int32_t>& g = st[t].group;  // joined ranges are intervals; a range's group is its start
+    if (!ok[t] || std::all_of(g.begin(), g.end(), [](int32_t x) { return x == 0; })) continue;
     if (!out) out = k;
-    // Groups in program order rotate through `buffers` tensors (the tile first): group i uses buffer i % buffers.
-    // Two groups sharing one are ordered as the one tile was: every access of the earlier comes before the later's.
     std::vector<int> tensor_of(g.size(), -1), buffer_tensor(size_t(buffers), -1);
     buffer_tensor[0] = int(t);
     int groups = 0;
-    // Walk the uses again, following the kills, to give each access its range.
-    size_t u = 0;
-    int32_t range = -1;
-    const std::vector<std::pair<size_t, int>>& us = uses[t];
-    while (u < us.size()) {
-      const size_t i = us[u].first;
-      const Op& op = out->ops[i];
-      bool reads = false, writes = false;
-      for (size_t v = u; v < us.size() && us[v].first == i; ++v) {
-        const isa::OperandSpec& o = isa::info(op.opcode).operands[size_t(us[v].second)];
-        reads |= reads_operand(op, us[v].second, o);
-        writes |= o.written;
-      }
-      if (range < 0 || (writes && !reads)) ++range;
-      const int32_t grp = g[size_t(range)];
+    for (const Use& u : uses[t]) {
+      const int32_t grp = g[size_t(u.range)];
       if (tensor_of[size_t(grp)] < 0) {
         int& b = buffer_tensor[size_t(groups++ % buffers)];
         if (b < 0) b = out->add_tensor(out->tensors[t]);
         tensor_of[size_t(grp)] = b;
       }
-      for (; u < us.size() && us[u].first == i; ++u) out->ops[i].operands[size_t(us[u].second)]->tensor = tensor_of[size_t(grp)];
+      out->ops[u.op].operands[size_t(u.slot)]->tensor = tensor_of[size_t(grp)];
     }
   }
   return out;

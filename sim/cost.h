@@ -78,6 +78,7 @@ struct DmaShare {
   double bytes = 0;     // bytes this engine moves
   double hbm_bytes = 0; // of which read from or written to HBM
   uint32_t buffers = 0; // contiguous buffers (descriptor elements)
+  double pages = 0;     // of which open another HBM page (DmaLayout::pages_per_row x rows)
   double ns = 0;        // time the engine needs alone (dma_buffers_ns)
 };
 // The time a DMA engine needs alone for `buffers` contiguous buffers of `bytes` in all at `rate` B/ns: each buffer

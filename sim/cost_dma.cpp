@@ -26,11 +26,17 @@ DgeMode dge_mode(const isa::Instruction& ins, const isa::TargetDesc& t) {
 
 namespace {
 // Contiguous run length (elements) of a pattern's free dims: the innermost dims that tile memory densely.
-uint64_t contiguous_run(const isa::AccessPattern& ap) {
+// `step` (optional): the stride (elements, absolute) of the first dim past them, between consecutive runs; 0 when
+// every dim is contiguous.
+uint64_t contiguous_run(const isa::AccessPattern& ap, int64_t* step = nullptr) {
   uint64_t run = 1;
+  if (step) *step = 0;
   for (int d = ap.num_dims - 1; d >= 0; --d) {
     if (ap.dims[d].count == 1) continue;
-    if (ap.dims[d].stride != int64_t(run)) break;
+    if (ap.dims[d].stride != int64_t(run)) {
+      if (step) *step = std::llabs(int64_t(ap.dims[d].stride));
+      break;
+    }
     run *= ap.dims[d].count;
   }
   return run;
@@ -85,7 +91,8 @@ double dma_rate_factor(const isa::Instruction& ins, const isa::TargetDesc& t) {
 // either side's free pattern is not contiguous. Absolute partition p goes to DMA engine
 // (p / dma_partitions_per_engine) mod dma_engines (machine.md §11, DMAOV). A row moves free_elements x
 // max(src, dst element size) bytes. Engine time = dma_buffers_ns (buffers x dma_buffer_overhead_ns + bytes /
-// (bandwidth x rate factor), at least buffers x dma_buffer_min_ns); the scheduler adds queueing, the fixed cost and the shared HBM bandwidth.
+// (bandwidth x rate factor), at least buffers x dma_buffer_min_ns and pages x dma_page_ns); the scheduler adds
+// queueing, the fixed cost and the shared HBM bandwidth.
 DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t) {
   DmaLayout l;
   const isa::AccessPattern &dst = ins.operands[0], &src = ins.operands[1];
@@ -108,17 +115,9 @@ DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t) {
   // contiguous; rows by the partition stride.
   if (other.mem == Memory::HBM && t.dma_page_bytes > 0) {
     const double es = esize(other.dtype), page = t.dma_page_bytes;
-    double step = 0;  // bytes between consecutive runs: the stride of the first dim past the contiguous ones
-    int64_t run = 1;
-    for (int d = other.num_dims - 1; d >= 0; --d) {
-      if (other.dims[d].count == 1) continue;
-      if (int64_t(other.dims[d].stride) == run) {
-        run *= int64_t(other.dims[d].count);
-        continue;
-      }
-      step = double(std::llabs(int64_t(other.dims[d].stride))) * es;
-      break;
-    }
+    int64_t gap = 0;
+    contiguous_run(other, &gap);
+    const double step = double(gap) * es;  // bytes between consecutive runs
     auto opens = [&](double bytes) { return std::min(1.0, bytes / page); };
     const double runs = double(row_buffers(other)) * other.num_partitions / double(l.rows);
     // (a single row: as if the next one followed it)
@@ -171,7 +170,8 @@ void dma_transfer_plan(const isa::Instruction& ins, const isa::TargetDesc& t, st
     s.bytes = l.row_bytes * rows;
     s.hbm_bytes = l.hbm ? s.bytes : 0;
     s.buffers = uint32_t(l.per_row * rows);
-    s.ns = dma_buffers_ns(t, s.buffers, s.bytes, bw, l.pages_per_row * rows);
+    s.pages = l.pages_per_row * rows;
+    s.ns = dma_buffers_ns(t, s.buffers, s.bytes, bw, s.pages);
     out.push_back(s);
   }
 }

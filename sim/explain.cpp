@@ -87,8 +87,10 @@ void explain_one(const isa::Program& p, const Result& r, const isa::TargetDesc& 
     dma_transfer_plan(ins, t, plan);
     if (!plan.empty()) {
       const DmaShare& sh = plan.front();
-      s += printf_string("            per engine (e.g. engine %u): %u buffers x %.3g ns + %.0f B / %.4g B/ns = %.3f ns alone\n",
-               sh.engine, sh.buffers, t.dma_buffer_overhead_ns, sh.bytes, t.dma_engine_bytes_per_ns, sh.ns);
+      s += printf_string("            per engine (e.g. engine %u): max(%u buffers x %.3g ns + %.0f B / %.4g B/ns, %u buffers x "
+                         "dma_buffer_min_ns %.3g ns, %.4g page openings x dma_page_ns %.3g ns) = %.3f ns alone\n",
+               sh.engine, sh.buffers, t.dma_buffer_overhead_ns, sh.bytes, t.dma_engine_bytes_per_ns, sh.buffers,
+               t.dma_buffer_min_ns, sh.pages, t.dma_page_ns, sh.ns);
     }
   }
 }

@@ -75,6 +75,10 @@ check(rc == 0 and so.count("formula:") == 4 and "max(MIN_II, 2N)" in so and "102
 check("waited:" in so and "semaphore" in so, "--explain shows what an instruction waited for")
 rc, so, se = run(ADD, "--inputs", pa, pb, "-o", os.path.join(d, "e"), "-q", "--explain=tensor_add.py:23")
 check(rc == 0 and so.count("formula:") == 4 and "transfer:" in so, "--explain=FILE:LINE: the loads and their transfers")
+# A [128, 512] fp32 load from rows 4 KiB apart: per engine 8 rows of 2 KiB, each opening an HBM page; the bytes bound
+# it: 8 x 6 + 16384 / 23 = 760.348 ns (the packet rate, 8 x 15, and the pages, 8 x 55.6, are below it).
+check("per engine (e.g. engine 0): max(8 buffers x 6 ns + 16384 B / 23 B/ns, 8 buffers x dma_buffer_min_ns 15 ns, "
+      "8 page openings x dma_page_ns 55.6 ns) = 760.348 ns alone" in so, "--explain: a DMA share's three terms")
 rc, so, se = run(ADD, "--inputs", pa, pb, "--explain=x")
 check_equal(rc, 2, "--explain=x is a usage error")
 
