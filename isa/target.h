@@ -38,7 +38,7 @@ struct TargetDesc {
   double pe_rows = 128, pe_cols = 128;
   double profiler_ghz = 0;  // base clock of the profiler's neuroncore_cycle_count (total_cycles)
 
-  // ---- timing model: compute engines (sim/cost.cpp, sim/scheduler.cpp; docs/cost-model.md) ----
+  // ---- timing model: compute engines (isa/cost.cpp, sim/scheduler.cpp; docs/cost-model.md) ----
   double access_overhead_cycles = 0;  // SBUF/PSUM access-request initiation, exposed on RAW dependencies
   double dep_static_cycles = 0;       // static overhead of a RAW-dependent back-to-back instruction
   // The same-engine RAW hand-off (a dependent instruction's start after its producer's end) per engine:
@@ -82,14 +82,14 @@ struct TargetDesc {
   double dma_compute_factor = 0;         // dma_compute (DMA compute engines) throughput / copy throughput
   double dma_compute_sbuf_rmw_factor = 0;  // dma_compute SBUF read-add-write throughput / copy throughput
   double hbm_peak_bytes_per_ns = 0;   // one HBM stack: the peak of the profiler's MBU
-  // ---- Tensor Engine instruction costs (sim/cost_tensor.cpp; docs/tensor-engine.md) ----
+  // ---- Tensor Engine instruction costs (isa/cost_tensor.cpp; docs/tensor-engine.md) ----
   double mm_init_cycles = 0;            // MM_INIT_LATENCY: minimum MultiplyMoving initiation interval
   double ls_speedup = 1;                // LoadStationary speed-up over an MM of the same free size
   double pe_fp32_factor = 1;            // cost factor of float32 matmul inputs
   double pe_fp32_transpose_factor = 1;  // cost factor of 4-byte PE transposes (transpose mode)
   double pe_mx_macs_per_cycle = 4;      // MX matmul: MACs per PE per cycle (nc_matmul_mx, NC-v4)
 
-  // ---- Vector / Scalar / GpSimd extras (sim/cost_vector.cpp) ----
+  // ---- Vector / Scalar / GpSimd extras (isa/cost_vector.cpp) ----
   double act_read_accumulator_cycles = 0;  // ScalarE ActReadAccumulator (activation reduce_res read-out)
 
   double engine_ghz(Engine e) const;

@@ -1,31 +1,12 @@
 // dynamic_offset.cpp - run-time offsets of on-chip compute operands (isa::DynOffset, made by
 // `.ap(scalar_offset=...)` and `.select(dim, tensor)`; docs/dynamic-offsets.md): the value is read when the
 // instruction executes (from SBUF or the engine's sequencer register), the operand moves by value x stride
-// elements and must stay inside its base tensor, and the instruction costs at least MIN_II_DYNAMIC.
-#include <algorithm>
+// elements and must stay inside its base tensor, and the instruction costs at least MIN_II_DYNAMIC (isa/cost.cpp).
 #include <sstream>
 
-#include "sim/cost.h"
 #include "sim/exec.h"
 
 namespace nkisim::sim {
-
-bool has_dynamic_operand(const isa::Instruction& ins) {
-  const int n = isa::info(ins.op).num_operands;
-  for (int s = 0; s < n; ++s)
-    if (ins.operands[size_t(s)].dyn.present()) return true;
-  return false;
-}
-
-double dynamic_floor_ns(const isa::Instruction&, isa::Engine e, const isa::TargetDesc& t, double ns) {
-  const double floor_ns = cycles_ns(t.min_ii_dynamic_cycles, e, t);
-  if (CostNote* note = cost_note(); note && floor_ns > ns) {
-    note->formula = "max(MIN_II_DYNAMIC, " + (note->formula.empty() ? std::string("cost") : note->formula) + ")";
-    note->add("MIN_II_DYNAMIC", t.min_ii_dynamic_cycles);
-    note->cycles = t.min_ii_dynamic_cycles;
-  }
-  return std::max(ns, floor_ns);
-}
 
 void ExecContext::check_dynamic(const isa::Instruction& ins, int slot) const {
   const isa::AccessPattern& ap = ins.operands[size_t(slot)];

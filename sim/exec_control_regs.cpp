@@ -4,7 +4,6 @@
 // register file of engine e is ExecContext::regs[e].
 #include <cstring>
 
-#include "sim/cost.h"
 #include "sim/exec.h"
 #include "sim/exec_control.h"
 
@@ -111,17 +110,5 @@ void exec_reg_store(ExecContext& ctx, const isa::Instruction& ins) {
 void exec_branch(ExecContext&, const isa::Instruction&) {}        // the scheduler moves the pc (branch_taken)
 void exec_sem_wait_reg(ExecContext&, const isa::Instruction&) {}  // the scheduler waits (sem_wait_reg_threshold)
 void exec_core_barrier(ExecContext&, const isa::Instruction&) {}  // the scheduler signals and waits
-
-// reg_load / reg_store: a sequencer instruction plus one memory access. [inferred] the SBUF access costs the
-// access-initiation overhead (machine.md §9), an HBM access the fixed DMA latency (machine.md §11).
-double cost_register_mem(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
-  const bool hbm = ins.operands[0].mem == isa::Memory::HBM;
-  if (CostNote* note = cost_note()) {
-    note->formula = hbm ? "control_cycles + dma_fixed_ns" : "control_cycles + access_overhead_cycles";
-    note->cycles = t.control_cycles + (hbm ? 0 : t.access_overhead_cycles);
-  }
-  const double ns = cycles_ns(t.control_cycles + (hbm ? 0 : t.access_overhead_cycles), e, t);
-  return hbm ? ns + t.dma_fixed_ns : ns;
-}
 
 }  // namespace nkisim::sim

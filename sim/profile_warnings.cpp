@@ -124,7 +124,7 @@ void exposed_latency(const isa::TargetDesc& t, ProfileAnalysis& a) {
        a.path_transfers_latency, a.path_dma_latency_ns});
 }
 
-// Tensor Engine instructions whose float32 operand costs pe_fp32_factor (sim/cost_tensor.cpp), by line.
+// Tensor Engine instructions whose float32 operand costs pe_fp32_factor (isa/cost_tensor.cpp), by line.
 void fp32_matmul(const isa::Program& p, const Result& r, const isa::TargetDesc& t, ProfileAnalysis& a) {
   if (t.pe_fp32_factor <= 1) return;
   std::map<std::string, std::pair<uint64_t, double>> by_line;

@@ -12,10 +12,7 @@
 namespace nkisim::sim {
 std::vector<uint8_t> sendrecv_read_src(ExecContext& ctx, const isa::Instruction& ins);
 void sendrecv_write_dst(ExecContext& ctx, const isa::Instruction& ins, const std::vector<uint8_t>& bytes);
-// The DMA layout of this core's outgoing transfer: src's rows and buffers (SBUF to the peer's SBUF).
-DmaLayout sendrecv_layout(const isa::Instruction& ins, const isa::TargetDesc& t);
-// The transfer time of one sendrecv in the DMA model, without queueing or contention (ns).
-double sendrecv_transfer_ns(const isa::Instruction& ins, const isa::TargetDesc& t);
+// sendrecv_layout / sendrecv_transfer_ns (the DMA model of the transfer): isa/cost.h, via sim/cost.h.
 
 // The src bytes of the run's sendrecvs on their way between cores, keyed by (receiving core, semaphore,
 // sequence number = the instruction's rimm). Both run modes use it (sim/functional.cpp, sim/machine.cpp).

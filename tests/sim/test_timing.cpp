@@ -1,6 +1,6 @@
 // test_timing.cpp - closed-form timing of the Vector / Scalar / GpSimd cost classes on every target, the
 // same-engine dependent latency, engine overlap, semaphores and PSUM bank arbitration. Formulas:
-// machine.md §3, §6-§10 and nki-isa.md §3 as implemented in sim/cost.cpp (docs/cost-model.md).
+// machine.md §3, §6-§10 and nki-isa.md §3 as implemented in isa/cost.cpp (docs/cost-model.md).
 #include <doctest/doctest.h>
 
 #include <algorithm>

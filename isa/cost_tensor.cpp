@@ -16,9 +16,9 @@
 #include <cmath>
 #include <string>
 
-#include "sim/cost.h"
+#include "isa/cost.h"
 
-namespace nkisim::sim {
+namespace nkisim::isa {
 namespace {
 // Records what was applied for --explain (no-op unless cost_note() is set). The formula is a C string: the
 // costs run for every instruction of a run and must not build strings when nobody asks for them.
@@ -76,4 +76,4 @@ double cost_transpose_pe(const isa::Instruction& ins, isa::Engine e, const isa::
   return cycles_ns(c, e, t);
 }
 
-}  // namespace nkisim::sim
+}  // namespace nkisim::isa

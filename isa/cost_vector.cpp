@@ -23,12 +23,12 @@
 //                     K = val_dst free size.
 #include <algorithm>
 
-#include "sim/cost.h"
+#include "isa/cost.h"
 
-namespace nkisim::sim {
+namespace nkisim::isa {
 using isa::Memory;
 
-// Every class goes through streaming_ns (sim/cost.h), so each gets the >16-byte stride penalty and an
+// Every class goes through streaming_ns (isa/cost.h), so each gets the >16-byte stride penalty and an
 // --explain breakdown; `false` = a formula published without the MIN_II floor / GpSimd start-up.
 double cost_reduce(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
   const bool bf16 = ins.operands[0].dtype == isa::DType::bfloat16 && ins.operands[1].dtype == isa::DType::bfloat16;
@@ -91,4 +91,4 @@ double cost_topk(const isa::Instruction& ins, isa::Engine e, const isa::TargetDe
                       double(ins.operands[0].free_elements()), false);
 }
 
-}  // namespace nkisim::sim
+}  // namespace nkisim::isa

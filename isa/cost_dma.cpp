@@ -10,9 +10,9 @@
 // The queueing, the fixed cost and hardware DGE blocks are the scheduler's (sim/scheduler_dma.cpp).
 #include <algorithm>
 
-#include "sim/cost.h"
+#include "isa/cost.h"
 
-namespace nkisim::sim {
+namespace nkisim::isa {
 using isa::Engine;
 using isa::Memory;
 
@@ -187,4 +187,36 @@ void dma_hbm_bytes(const isa::Instruction& ins, double& read, double& write) {
   write = dst.mem == Memory::HBM ? double(dst.total_elements()) * esize(dst.dtype) : 0.0;
 }
 
-}  // namespace nkisim::sim
+// sendrecv (LNC=2, docs/lnc.md), cost class `sendrecv`: the DMA model of src's transfer to the peer's SBUF
+// without queueing or contention: dma_fixed_ns + the busiest DMA engine's dma_buffers_ns (rows x buffers-per-row
+// buffers, rows x row_bytes at dma_engine_bytes_per_ns). The transfer itself runs through the issuing core's DMA
+// queues (sim/scheduler_sendrecv.cpp).
+DmaLayout sendrecv_layout(const isa::Instruction& ins, const isa::TargetDesc& t) {
+  isa::Instruction out = ins;
+  out.operands[0] = ins.operands[1];  // src on both sides: the peer's dst holds the same elements
+  return dma_layout(out, t);
+}
+
+double sendrecv_transfer_ns(const isa::Instruction& ins, const isa::TargetDesc& t) {
+  const DmaLayout l = sendrecv_layout(ins, t);
+  double busiest = 0;
+  for (uint32_t d = 0; d < l.engines; ++d) {
+    const double rows = l.rows_on_engine(d);
+    const double rate = t.dma_engine_bytes_per_ns * l.rate_factor;
+    busiest = std::max(busiest, dma_buffers_ns(t, rows * double(l.per_row), rows * l.row_bytes, rate, rows * l.pages_per_row));
+  }
+  return t.dma_fixed_ns + busiest;
+}
+
+double cost_sendrecv(const isa::Instruction& ins, isa::Engine, const isa::TargetDesc& t) {
+  const double ns = sendrecv_transfer_ns(ins, t);
+  if (CostNote* note = cost_note()) {
+    note->formula = "dma_fixed_ns + busiest DMA engine (buffers x dma_buffer_overhead_ns + bytes / "
+                    "dma_engine_bytes_per_ns, at least buffers x dma_buffer_min_ns) of src's transfer on a DMA queue, after the peer's matching "
+                    "sendrecv (without contention; the schedule shows the DMA queues' delays)";
+    note->add("ns", ns);
+  }
+  return ns;
+}
+
+}  // namespace nkisim::isa

@@ -3,7 +3,7 @@
 //
 //   scalar_tensor_tensor: max(MIN_II, N) when data and operand1 are bfloat16, op0 = subtract, op1 = multiply and
 //                         N is even, else max(MIN_II, 2N) (nki-isa.md §3.3, ISA-OLD; the MIN_II floor as every
-//                         other Vector instruction), with the usual stride penalty (sim/cost.cpp). Also
+//                         other Vector instruction), with the usual stride penalty (isa/cost.cpp). Also
 //                         max(MIN_II, N) when one of data / operand1 is in PSUM: the two streams then come from
 //                         different memories, as for tensor_tensor (the ISA reference: "approximately the same
 //                         latency as a regular tensor_tensor"). Measured: AWS's rmsnorm_quant profile (trn2, SDK
@@ -23,9 +23,9 @@
 #include <cmath>
 #include <string>
 
-#include "sim/cost.h"
+#include "isa/cost.h"
 
-namespace nkisim::sim {
+namespace nkisim::isa {
 using isa::Engine;
 
 double cost_scalar_tensor_tensor(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
@@ -73,4 +73,4 @@ double cost_multiply_moving_mx(const isa::Instruction& ins, Engine e, const isa:
   return cycles_ns(c, e, t);
 }
 
-}  // namespace nkisim::sim
+}  // namespace nkisim::isa

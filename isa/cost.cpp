@@ -10,15 +10,15 @@
 //   GpSimd:        GPSIMD_START + the streaming term (no MIN_II floor).
 //   Scalar:        / scalar_fast_factor for BF16/FP16/FP8 (NC-v4).
 //   control:       control_cycles.
-//   dma:           sim/cost_dma.cpp (the trigger, the DGE mode, the transfer split).
-#include "sim/cost.h"
+//   dma:           isa/cost_dma.cpp (the trigger, the DGE mode, the transfer split; sendrecv too).
+#include "isa/cost.h"
 
 #include <algorithm>
 #include <cmath>
 #include <array>
 #include <cstdio>
 
-namespace nkisim::sim {
+namespace nkisim::isa {
 using isa::CostClass;
 using isa::DType;
 using isa::Engine;
@@ -176,6 +176,18 @@ double cost_control(const isa::Instruction&, Engine e, const isa::TargetDesc& t)
   return cycles_ns(t.control_cycles, e, t);
 }
 
+// reg_load / reg_store: a sequencer instruction plus one memory access. [inferred] the SBUF access costs the
+// access-initiation overhead (machine.md §9), an HBM access the fixed DMA latency (machine.md §11).
+double cost_register_mem(const isa::Instruction& ins, isa::Engine e, const isa::TargetDesc& t) {
+  const bool hbm = ins.operands[0].mem == isa::Memory::HBM;
+  if (CostNote* note = cost_note()) {
+    note->formula = hbm ? "control_cycles + dma_fixed_ns" : "control_cycles + access_overhead_cycles";
+    note->cycles = t.control_cycles + (hbm ? 0 : t.access_overhead_cycles);
+  }
+  const double ns = cycles_ns(t.control_cycles + (hbm ? 0 : t.access_overhead_cycles), e, t);
+  return hbm ? ns + t.dma_fixed_ns : ns;
+}
+
 namespace {
 double class_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
   switch (cost_class(ins.op)) {
@@ -189,9 +201,26 @@ double class_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t)
 }
 }  // namespace
 
+bool has_dynamic_operand(const isa::Instruction& ins) {
+  const int n = isa::info(ins.op).num_operands;
+  for (int s = 0; s < n; ++s)
+    if (ins.operands[size_t(s)].dyn.present()) return true;
+  return false;
+}
+
+double dynamic_floor_ns(const isa::Instruction&, isa::Engine e, const isa::TargetDesc& t, double ns) {
+  const double floor_ns = cycles_ns(t.min_ii_dynamic_cycles, e, t);
+  if (CostNote* note = cost_note(); note && floor_ns > ns) {
+    note->formula = "max(MIN_II_DYNAMIC, " + (note->formula.empty() ? std::string("cost") : note->formula) + ")";
+    note->add("MIN_II_DYNAMIC", t.min_ii_dynamic_cycles);
+    note->cycles = t.min_ii_dynamic_cycles;
+  }
+  return std::max(ns, floor_ns);
+}
+
 double engine_ns(const isa::Instruction& ins, Engine e, const isa::TargetDesc& t) {
   const double ns = class_ns(ins, e, t);
   return has_dynamic_operand(ins) ? dynamic_floor_ns(ins, e, t, ns) : ns;
 }
 
-}  // namespace nkisim::sim
+}  // namespace nkisim::isa
