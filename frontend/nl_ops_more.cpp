@@ -477,9 +477,9 @@ Value fn_broadcast_to(Interp& in, const BuiltinObj&, CallArgs& a) {
     dst_piece.dims[1].count = n;
     // The Scalar Engine evacuates the pieces: in AWS's profile of the fused Mamba tutorial at seq_len 8192 (SDK
     // nki/img/mamba_v2_8K_seqlen_zoomed.png) ScalarE runs with each TensorMatrixE burst of a broadcast while
-    // VectorE runs only the kernel's own four instructions per state.
-    call_isa(in, "tensor_copy", {{"dst", view_value(ot, dst_piece)}, {"src", acc},
-                                 {"engine", Value::enum_val(EnumEngine, kEngineScalar)}});
+    // VectorE runs only the kernel's own four instructions per state. As an activation copy: NeuronCore-v2 has no
+    // tensor_copy on the Scalar Engine (SDK nki.isa tensor_copy); the values are the same (fp32, one rounding).
+    call_isa(in, "activation", {{"dst", view_value(ot, dst_piece)}, {"op", act_value(ActFunc::copy)}, {"data", acc}});
   }
   return out;
 }

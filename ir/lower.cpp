@@ -257,8 +257,9 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
         tiles->push_back(TilePlacement{k.tensors[i].name, pl[i].mem, k.tensors[i].dtype, k.tensors[i].shape,
                                        pl[i].partition, pl[i].address});
   LocationTable locs(p);
+  const Kernel* cur = &k;  // the ops `make` makes: k, then the scheduled kernel
   auto make = [&](size_t i, isa::Instruction& ins) {
-    const Op& op = k.ops[i];
+    const Op& op = cur->ops[i];
     const isa::InstrInfo& in = isa::info(op.opcode);
     ins.op = op.opcode;
     ins.params = op.params;
@@ -278,8 +279,11 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   // that produced its input, else Sync). Unused capacity costs only address space.
   for (size_t e = 0; e < counts.per_engine.size(); ++e)
     p.streams[e].reserve(p.streams[e].size() + counts.per_engine[e] + std::min(counts.dmas, k.ops.size() / 4));
-  emit_with_semaphores(k, engines, make, target, p, path);
-  assign_core_barriers(k, p);
+  std::optional<Kernel> scheduled;
+  if (target.list_schedule != 0 && !has_dynamic_control(k)) scheduled = schedule_for_latency(k, engines, make, target);
+  if (scheduled) cur = &*scheduled;
+  emit_with_semaphores(*cur, engines, make, target, p, path);
+  assign_core_barriers(*cur, p);
   // The hardware rules of every instruction (isa/verify.h), once each sits in its final stream; a violation is
   // located at the kernel line that issued the instruction.
   isa::verify_program(p, target, "");

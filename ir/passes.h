@@ -140,6 +140,18 @@ bool has_dynamic_control(const Kernel& k);
 void emit_with_loops(const Kernel& k, const std::vector<isa::Engine>& engines, std::vector<isa::Instruction>&& instrs,
                      const isa::TargetDesc& t, isa::Program& p);
 
+// The Neuron compiler's instruction scheduler (ir/list_schedule.cpp, docs/cost-model.md "Session 16"), for
+// straight-line kernels after allocation: list scheduling of the ops over their dependencies through memory (RAW,
+// WAR, WAW on the placed bytes; an accumulator command in order with its engine's others) with the compile-time
+// estimates of isa/cost.h. Each engine, when free, takes the earliest of its ready ops in program order, else the
+// op ready first; transfers start when ready. An ANY_ENGINE op without engine= goes to the engine of its row that
+// would finish it first (GpSimd never with a PSUM operand). Ops that may not move (not REORDER, no_reorder blocks,
+// run-time offsets, control) stay in place, and nothing moves across them or more than a window of items ahead.
+// Returns the ops in the order of their estimated starts, with `engines` permuted and updated to match; nullopt
+// when neither the order nor an engine changes.
+std::optional<Kernel> schedule_for_latency(const Kernel& k, std::vector<isa::Engine>& engines,
+                                           const MakeInstruction& make, const isa::TargetDesc& t);
+
 // LNC=2 (ir/lnc.cpp): numbers the core_barrier instructions of each engine and gives them their semaphore.
 void assign_core_barriers(const Kernel& k, isa::Program& p);
 

@@ -93,6 +93,9 @@ enum class Trait : uint16_t {
   PE_ARRAY = 1u << 8,    // occupies the whole PE array (both paths)
   REORDER = 1u << 9,     // the reorder pass (ir/schedule.cpp) may move it when it runs no accumulator command
   REUSE = 1u << 10,      // recomputation removal (ir/reuse.cpp) may drop a repeat of it (element-wise, no state)
+  ACCUMULATOR = 1u << 11,  // reads the engine's accumulator registers whatever its reduce_cmd (act_read_accumulator)
+  ANY_ENGINE = 1u << 12,   // engine=unknown: the back end picks one of its engines by workload (ir/list_schedule.cpp;
+                           // SDK nki.isa tensor_copy / memset: "compiler selects best engine based on engine workload")
 };
 
 // One row of the instruction table.

@@ -119,6 +119,11 @@ TargetDesc make_trn1() {
   // trip). Over its nine points (median |error|): one buffer 84% (all too slow), two 12.4%, 64 16.3% (seven of
   // nine too fast) (docs/cost-model.md, "Session 15", "Live ranges in two buffers"). The same on every target.
   t.tile_buffers = 2;
+  // The Neuron compiler's scheduler reorders independent operations "for better hardware utilization" (nl.no_reorder,
+  // SDK nki/api/nki/language/__init__.py) and picks tensor_copy / memset engines "based on engine workload" (SDK
+  // nki/api/nki/isa/__init__.py); its policy is not published. 1: ir/list_schedule.cpp models both (docs/cost-model.md,
+  // "Session 16"); 0: program order, table default engines. The same on every target.
+  t.list_schedule = 1;
   // [inferred] A buffer that starts in another HBM page (a DRAM row, 1 KiB) than the engine's previous one holds
   // the DMA engine at least 55.6 ns (a row cycle). From the matmul tutorial's DMA-bound tiled step (SDK nki/guides/
   // tutorials/kernel-optimization.rst, trn2; profile figures nki/img/how-to/v2-*.png): 39.89 ms for 32768 x
@@ -291,6 +296,7 @@ const TargetParam kParams[] = {
     P(dma_share_interval_ns, 0, 1e9, false, "ns", "shortest interval between two share starts on one DMA engine (its transfer rate)"),
     P(dma_engine_stagger_ns, 0, 1e9, false, "ns", "the DMA engines of a transfer start this far apart, the last one dma_fixed_ns after the trigger"),
     P(tile_buffers, 1, 64, true, "", "physical buffers the compiler rotates an automatically allocated SBUF tile's live ranges through (ir/rename.cpp)"),
+    P(list_schedule, 0, 1, true, "0/1", "the compiler's list scheduler and workload engine choice for copies (1), or program order (0) (ir/list_schedule.cpp)"),
     P(dma_trigger_spread, 0, 1, true, "0/1", "DMAs without engine= triggered by Sync or an engine with no compute work (1), else by their input's producer or Sync (0)"),
     P(dma_hwdge_ns, 0, 1e9, false, "ns", "hardware DGE time per DMA instruction (0: no hardware DGE)"),
     P(dma_dge_blocks, 0, 64, true, "", "hardware DGE blocks per core"),

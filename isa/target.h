@@ -71,6 +71,7 @@ struct TargetDesc {
   double dma_share_interval_ns = 0;   // a DMA engine starts a transfer's share at most once per this (transfer rate)
   double dma_engine_stagger_ns = 0;   // a transfer's DMA engines start this far apart (the last one at its eligibility)
   double tile_buffers = 0;           // physical buffers an automatically allocated SBUF tile's live ranges rotate through
+  double list_schedule = 0;          // 1: the back end reorders independent ops by estimated time (ir/list_schedule.cpp)
   double dma_trigger_spread = 0;      // 1: DMAs without engine= are triggered by Sync or an engine with no compute work
                                       // (ir/deps.h, the trigger that holds no later transfer back)
   double dma_hwdge_ns = 0;            // hardware DGE descriptor generation per DMA instruction (0: none)

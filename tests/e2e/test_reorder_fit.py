@@ -61,14 +61,18 @@ if rc == 0:
     check_equal(s["dma"]["hbm_read_bytes"], 2 * 8 * 128 * 8192 * 4, "the copy, and each tile read from HBM once")
 
 # The program: the Vector stream starts both accumulators before the second add into the first (program order:
-# a memset and its eight adds, then the other memset and its adds).
+# a memset and its eight adds, then the other memset and its adds). Both memsets come first (ready at once, the
+# list scheduler takes them while the adds wait for their loads), then the adds alternate between the two.
 asm = os.path.join(d, "twice.s")
 rc, so, se = run(kernel, "--target", "trn1", "--inputs", x, "-o", out, "-q", "--emit", "asm", asm)
 check_equal(rc, 0, f"--emit asm exit code (stderr: {se})")
 if rc == 0:
     with open(asm) as fh:
-        ops = [l.split()[0] for l in fh.read().splitlines() if l.strip() and l.split()[0] in ("tensor_tensor", "memset")]
-    check_equal(ops[:4], ["memset", "tensor_tensor", "memset", "tensor_tensor"], "the accumulations interleave")
+        lines = [l.split() for l in fh.read().splitlines() if l.strip()]
+    ops = [l[0] for l in lines if l[0] in ("tensor_tensor", "memset")]
+    dsts = [l[1] for l in lines if l[0] == "tensor_tensor"]
+    check_equal(ops[:4], ["memset", "memset", "tensor_tensor", "tensor_tensor"], "both accumulators start first")
+    check(len(dsts) == 16 and dsts[0] != dsts[1] and dsts[0] == dsts[2], "the accumulations interleave")
 
 # Three accumulations of four [128, 16384] tiles: even the reordered working set (three accumulators and a tile,
 # 256 KiB) does not fit; the kernel spills in program order.

@@ -11,7 +11,12 @@ TEST_CASE("traits: what kind of instruction each row is") {
   CHECK(has_trait(Opcode::dma_compute, Trait::DMA));
   CHECK_FALSE(has_trait(Opcode::tensor_copy, Trait::DMA));
   CHECK(traits(Opcode::tensor_tensor) == uint16_t(uint16_t(Trait::REORDER) | uint16_t(Trait::REUSE)));
-  CHECK(traits(Opcode::tensor_scalar_reduce) == 0);
+  // tensor_scalar_reduce: movable, its accumulator command keeps it in order with its engine's others
+  // (ir/list_schedule.cpp); act_read_accumulator reads the accumulators whatever its reduce_cmd.
+  CHECK(traits(Opcode::tensor_scalar_reduce) == uint16_t(Trait::REORDER));
+  CHECK(traits(Opcode::act_read_accumulator) == uint16_t(uint16_t(Trait::REORDER) | uint16_t(Trait::ACCUMULATOR)));
+  CHECK(has_trait(Opcode::tensor_copy, Trait::ANY_ENGINE));
+  CHECK_FALSE(has_trait(Opcode::memset, Trait::ANY_ENGINE));
   CHECK(has_trait(Opcode::exponential, Trait::REORDER));
   CHECK_FALSE(has_trait(Opcode::exponential, Trait::REUSE));
   CHECK(traits(Opcode::reg_set) == uint16_t(uint16_t(Trait::SEQUENCER) | uint16_t(Trait::REGISTER) |
