@@ -90,7 +90,11 @@ double perf_speedup(const isa::Instruction& ins, Engine e, const isa::TargetDesc
                     fast_dtype(src.dtype, fp8) && fast_dtype(b.dtype, fp8);
     return ok ? 2 : 1;
   }
-  if (!fast_dtype(dst.dtype, fp8) || !fast_dtype(src.dtype, fp8)) return 1;
+  if (!fast_dtype(dst.dtype, fp8) || !fast_dtype(src.dtype, fp8)) {
+    // FP8 with a 16-bit or FP8 partner where the fast modes leave FP8 out (NC-v3): vector_fp8_factor.
+    const bool f8 = (is_fp8(dst.dtype) || is_fp8(src.dtype)) && fast_dtype(dst.dtype, true) && fast_dtype(src.dtype, true);
+    return f8 && t.vector_fp8_factor > 1 ? t.vector_fp8_factor : 1;
+  }
   const bool sbuf = dst.mem == Memory::SBUF && src.mem == Memory::SBUF;
   const bool contiguous = dst.inner_stride() == 1 && src.inner_stride() == 1;
   return sbuf && contiguous ? 4 : 2;

@@ -192,6 +192,12 @@ TargetDesc make_trn2() {
   t.hbm_bytes_per_ns = 362;  // [inferred] 725 GB/s per stack shared by 2 cores (machine.md §11)
   t.hbm_capacity_bytes = 24.0 * (1ull << 30);  // [inferred] 96 GiB = 4 stacks; one stack per LNC=2 core
   t.vector_perf_mode = 1;  // NC-v3 2x/4x Vector performance modes (machine.md §6, ARCH3)
+  // NC-v3 VectorE moves "512 BF16/FP16 in/out, 256 other dtypes" per cycle (machine.md §3, ARCH3), and the fast-mode
+  // text names only BF16/FP16. [inferred] FP8 with a 16-bit or FP8 partner runs at the table's 256 (2x): the quantising
+  // tensor_scalar (bf16 -> fp8, 16384 elements) of nki-library's rmsnorm_quant takes 8.8 us in AWS's profile images
+  // (SDK nki/library/specs/images, bench/fidelity.py's extended group), 1.94 elements per cycle. FP32 stays 1x
+  // (machine.md §3's advice; the matmul tutorial's fp32 evacuations calibrate at 1x).
+  t.vector_fp8_factor = 2;
   // [conflict] the NC-v3 table gives VectorE 256 elements/cycle for "other dtypes" but the perf-mode text
   // grants 2x/4x only to BF16/FP16 (machine.md §3): FP32 stays at 128/cycle, as machine.md advises.
   t.pe_throttle = 0;       // the dI/dt ramp exists on Trn2 (machine.md §4) but is off unless --param pe_throttle=1
@@ -280,6 +286,7 @@ const TargetParam kParams[] = {
     P(stride_penalty_factor, 1e-3, 1e3, false, "", "streaming-time factor of the stride penalty"),
     P(vector_perf_mode, 0, 1, true, "0/1", "Vector 2x/4x performance modes (NC-v3+)"),
     P(vector_perf_fp8, 0, 1, true, "0/1", "Vector performance modes also for FP8 (NC-v4)"),
+    P(vector_fp8_factor, 0, 8, false, "x", "Vector copy-kind speed-up for FP8 with a 16-bit/FP8 partner when vector_perf_fp8 is 0 (NC-v3)"),
     P(scalar_fast_factor, 1e-3, 1e3, false, "", "Scalar speed-up for BF16/FP16/FP8 operands (NC-v4: 2)"),
     P(pe_background_ls, 0, 1, true, "0/1", "LoadStationary overlaps the previous MultiplyMoving"),
     P(pe_throttle, 0, 1, true, "0/1", "model the Tensor Engine dI/dt throttling ramp (Trn2/Trn3)"),

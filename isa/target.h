@@ -53,6 +53,7 @@ struct TargetDesc {
   double stride_penalty_factor = 1;   // streaming-time factor when the stride rule applies
   double vector_perf_mode = 0;        // 1: NC-v3+ Vector 2x/4x performance modes
   double vector_perf_fp8 = 0;         // 1: the Vector fast modes also apply to FP8 (NC-v4)
+  double vector_fp8_factor = 0;       // copy-kind speed-up with FP8 and a 16-bit/FP8 partner when vector_perf_fp8 is 0
   double scalar_fast_factor = 1;      // Scalar speed-up for BF16/FP16/FP8 (NC-v4: 2)
   // ---- timing model: Tensor Engine scheduling (sim/tensor_timing.cpp) ----
   double pe_background_ls = 1;        // 1: the next LoadStationary loads while the current multiply runs

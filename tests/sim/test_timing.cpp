@@ -64,7 +64,10 @@ TEST_CASE("tensor_copy / tensor_scalar: N, the NC-v3+ Vector 2x/4x modes, the NC
     CHECK(alone(t, Engine::Vector, copy(DType::bfloat16, DType::bfloat16, 512, Memory::PSUM)) == V(v3 ? 256 : 512));
     CHECK(alone(t, Engine::Vector, copy(DType::bfloat16, DType::bfloat16, 1024, Memory::SBUF, 2)) == V(v3 ? N / 2 : N));
     // FP8 joins the fast modes on NC-v4 only.
-    CHECK(alone(t, Engine::Vector, copy(DType::float8_e4m3, DType::float8_e4m3, 1024)) == V(v4 ? N / 4 : N));
+    CHECK(alone(t, Engine::Vector, copy(DType::float8_e4m3, DType::float8_e4m3, 1024)) == V(v4 ? N / 4 : v3 ? N / 2 : N));
+    // NC-v3: FP8 with a 16-bit partner at the "256 other dtypes" rate (vector_fp8_factor); FP32 stays 1x.
+    CHECK(alone(t, Engine::Vector, copy(DType::float8_e4m3, DType::bfloat16, 1024)) == V(v4 ? N / 4 : v3 ? N / 2 : N));
+    CHECK(alone(t, Engine::Vector, copy(DType::float8_e4m3, DType::float32, 1024)) == V(N));
     // The floor still applies after the speed-up.
     CHECK(alone(t, Engine::Vector, copy(DType::bfloat16, DType::bfloat16, 128)) == V(v3 ? 64 : 128));
     // tensor_scalar takes the same modes.
