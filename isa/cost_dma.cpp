@@ -9,6 +9,7 @@
 //     dma_compute at dma_compute_factor (dma_compute_sbuf_rmw_factor for an SBUF read-add-write on NC-v4).
 // The queueing, the fixed cost and hardware DGE blocks are the scheduler's (sim/scheduler_dma.cpp).
 #include <algorithm>
+#include <cmath>
 
 #include "isa/cost.h"
 
@@ -123,6 +124,13 @@ DmaLayout dma_layout(const isa::Instruction& ins, const isa::TargetDesc& t) {
     // (a single row: as if the next one followed it)
     const double row_step = other.num_partitions > 1 ? double(std::llabs(other.partition_stride)) * es : l.row_bytes;
     l.pages_per_row = opens(row_step) + (runs > 1 ? (runs - 1) * opens(step) : 0.0);
+    // Engines whose partition blocks (ppe rows each) lie within one page walk the same pages at the same time
+    // (their runs step alike): one opening serves them all, so each pays its share of it.
+    const double block = double(l.ppe) * row_step;
+    if (t.dma_page_shared != 0 && other.num_partitions > 1 && block < page) {
+      const double blocks = std::ceil(double(l.rows) / double(l.ppe));
+      l.pages_per_row /= std::max(1.0, std::min({page / std::max(block, es), double(l.engines), blocks}));
+    }
   }
   return l;
 }

@@ -136,6 +136,14 @@ TargetDesc make_trn1() {
   // 0): it gives the tiled step the same time and explains the pooling point, which a per-share rate does not.
   t.dma_page_bytes = 1024;
   t.dma_page_ns = 55.6;
+  // [inferred] When a transfer's partition rows lie closer than a page (the partition is HBM's innermost dimension,
+  // as in a transposing store), the DMA engines' blocks of rows walk the same pages in step, and one opening serves
+  // every engine in it. nki-samples' fused_self_attn_for_SD_small_head_size fp32 stores [128 d, 128 q] tiles into
+  // [q, d] rows: 4-byte elements 512 B apart, a page every other element on each engine. Charged per engine, each
+  // store holds its engines 28.2 us, and 32 of them could not finish under the suite's 675 us bound (20.6 us per
+  // store at most); shared, they are buffer-bound (15.4 us), as the bf16 / fp16 variants are (within 2.2% of their
+  // bounds). No other figure has rows this close.
+  t.dma_page_shared = 1;
   t.dma_share_interval_ns = 0;
   // [inferred] The engines of one transfer start one after another: in the SDK's DMA overview profile (nki/get-
   // started/about/nki-dma-overview.rst, figure nki/img/overviews/nki-dma-intro-5.png, trn2, a [128, 128] bf16
@@ -300,6 +308,7 @@ const TargetParam kParams[] = {
     P(dma_buffer_min_ns, 0, 1e9, false, "ns", "least DMA engine time per contiguous buffer (packet rate)"),
     P(dma_page_bytes, 0, 1e12, false, "B", "HBM page (DRAM row) size for dma_page_ns (0: no page cost)"),
     P(dma_page_ns, 0, 1e9, false, "ns", "least DMA engine time for a buffer that starts in another HBM page"),
+    P(dma_page_shared, 0, 1, true, "0/1", "DMA engines whose partition rows lie within one page share its openings (1) or each pays its own (0)"),
     P(dma_share_interval_ns, 0, 1e9, false, "ns", "shortest interval between two share starts on one DMA engine (its transfer rate)"),
     P(dma_engine_stagger_ns, 0, 1e9, false, "ns", "the DMA engines of a transfer start this far apart, the last one dma_fixed_ns after the trigger"),
     P(tile_buffers, 1, 64, true, "", "physical buffers the compiler rotates an automatically allocated SBUF tile's live ranges through (ir/rename.cpp)"),

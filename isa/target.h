@@ -69,6 +69,7 @@ struct TargetDesc {
   double dma_buffer_min_ns = 0;       // a DMA engine's least time per buffer (its packet rate)
   double dma_page_bytes = 0;          // HBM page (DRAM row) size
   double dma_page_ns = 0;             // a DMA engine's least time for a buffer that opens another HBM page
+  double dma_page_shared = 0;         // 1: DMA engines walking the same pages share each opening
   double dma_share_interval_ns = 0;   // a DMA engine starts a transfer's share at most once per this (transfer rate)
   double dma_engine_stagger_ns = 0;   // a transfer's DMA engines start this far apart (the last one at its eligibility)
   double tile_buffers = 0;           // physical buffers an automatically allocated SBUF tile's live ranges rotate through

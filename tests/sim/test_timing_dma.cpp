@@ -299,3 +299,23 @@ TEST_CASE("DMA: buffers that open another HBM page take at least dma_page_ns eac
   CHECK(timed(c.p, t).total_ns == doctest::Approx(trigger(t) + t.dma_fixed_ns + engine_ns(t, 8, 512, 1)));
   CHECK(engine_ns(t, 8, 512, 1) < pages);
 }
+
+// A transposing store (the partition is HBM's innermost dimension: 4-byte elements, rows 512 B apart on each
+// engine): every engine's 8 rows walk the same pages as the other 15 engines', so one opening serves all 16
+// (dma_page_shared) and each engine is bound by its 1024 buffers at dma_buffer_min_ns, not by 508 page openings.
+TEST_CASE("DMA: engines walking the same HBM pages share each opening") {
+  auto t = target("trn2");
+  REQUIRE(t.dma_page_shared == 1);
+  Builder b;
+  const size_t id = b.output("y", DType::float32, {128, 128});
+  const int64_t base = int64_t(b.p.hbm_tensors[id].address);
+  // y[q, d] = tile[d, q]: partition d at element offset d (stride 1), q at stride 128 elements.
+  b.add(Engine::Sync, make(Opcode::dma_copy, {hbm(DType::float32, base, 1, 128, {{128, 128}}), sbuf(DType::float32, 0, 128, 0, 128)}));
+  const double pages_per_row = 4.0 / 1024 + 127 * 0.5;  // the next partition 4 B on; each element 512 B on
+  const double buffers = 8 * 128.0;                      // per engine: 8 rows of 128 one-element buffers
+  const double alone = std::max(buffers * t.dma_buffer_min_ns, 8 * pages_per_row * t.dma_page_ns / 16);
+  CHECK(alone == doctest::Approx(buffers * t.dma_buffer_min_ns));
+  CHECK(timed(b.p, t).total_ns == doctest::Approx(trigger(t) + t.dma_fixed_ns + alone));
+  t.dma_page_shared = 0;  // each engine opens every page itself: 28.2 us
+  CHECK(timed(b.p, t).total_ns == doctest::Approx(trigger(t) + t.dma_fixed_ns + 8 * pages_per_row * t.dma_page_ns));
+}
