@@ -74,8 +74,25 @@ bool in_place_ok(const Op& w, const View& dst) {
   return !other && (!reads_dst || isa::has_trait(w.opcode, isa::Trait::REUSE));
 }
 
+// Whether a PSUM view, laid out as its tensor is, stays within one bank of each partition (a matmul's output
+// must); an automatically allocated PSUM tensor starts on a bank boundary, a placed one at its address.
+bool in_one_bank(const Kernel& k, const View& v, int64_t bank) {
+  const Tensor& d = k.tensors[size_t(v.tensor)];
+  if (bank <= 0 || v.dims.size() < 2) return false;
+  int64_t per_partition = 1;
+  for (size_t a = 1; a < d.shape.size(); ++a) per_partition *= d.shape[a];
+  int64_t lo = v.offset % per_partition, hi = lo;
+  for (size_t a = 1; a < v.dims.size(); ++a) {
+    const int64_t span = v.dims[a].stride * (v.dims[a].count - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  const int64_t es = isa::dtype_size(d.dtype), base = d.address ? d.address->second : 0;
+  const int64_t b0 = base + lo * es, b1 = base + (hi + 1) * es - 1;
+  return lo >= 0 && b0 / bank == b1 / bank;
+}
+
 // One sweep; true when it changed something.
-bool sweep(Kernel& k) {
+bool sweep(Kernel& k, int64_t psum_bank_bytes) {
   const size_t n = k.ops.size();
   std::vector<int> writers(k.tensors.size(), 0), readers(k.tensors.size(), 0);
   for (const Op& op : k.ops) {
@@ -125,9 +142,11 @@ bool sweep(Kernel& k) {
       }
     }
     // A copy out of the tile: the tile's one writer and one reader.
+    // A matmul (or transpose) that overwrites its PSUM temporary may write a PSUM slice instead (below); one that
+    // accumulates reads what it writes, and a PE load writes no tile.
+    const bool pe = isa::has_trait(w.opcode, isa::Trait::PE_MOVE);
     if (c.opcode != isa::Opcode::tensor_copy || !c.dynamic.empty() || writers[size_t(t)] != 1 ||
-        readers[size_t(t)] != 1 || isa::has_trait(w.opcode, isa::Trait::PE_MOVE) ||
-        isa::has_trait(w.opcode, isa::Trait::PE_LOAD))
+        readers[size_t(t)] != 1 || (pe && w.params.accumulate) || isa::has_trait(w.opcode, isa::Trait::PE_LOAD))
       continue;
     const View& src = *c.operands[1];
     const View& dst = *c.operands[0];
@@ -144,12 +163,16 @@ bool sweep(Kernel& k) {
     // SBUF only (an engine that cannot reach PSUM never gets a PSUM destination); a producer that reads the
     // destination's tile only as exactly those elements, element by element (`acc[...] = acc[...] + x`), computes
     // in place; any other read of it (a shuffle, a [P,1] operand) keeps the copy.
-    if (d.buffer != Buffer::sbuf || d.dtype != dst.dtype || !in_place_ok(w, dst)) continue;
+    // A Tensor Engine result goes to PSUM only, into a PSUM destination of its own dtype.
+    if ((pe ? d.buffer != Buffer::psum || converts : d.buffer != Buffer::sbuf) || d.dtype != dst.dtype ||
+        !in_place_ok(w, dst))
+      continue;
     if (writes_besides_result(w, dst.tensor)) continue;  // the producer's reduce_res in the destination's tile
     int64_t per_partition = 1;
     for (size_t a = 1; a < d.shape.size(); ++a) per_partition *= d.shape[a];
     if (per_partition == 0 || dst.offset / per_partition != 0 || dst.dims[0].stride != per_partition) continue;
-    if (!(isa::info(w.opcode).operands[0].memories & isa::M_SB)) continue;
+    if (!(isa::info(w.opcode).operands[0].memories & (pe ? isa::M_PS : isa::M_SB))) continue;
+    if (pe && !in_one_bank(k, dst, psum_bank_bytes)) continue;
     bool clear = true;  // nothing between reads or writes the copy's destination
     for (size_t m = i + 1; m < j && clear; ++m)
       clear = drop[m] || !touches(k.ops[m], dst.tensor);
@@ -169,7 +192,7 @@ bool sweep(Kernel& k) {
 
 }  // namespace
 
-std::optional<Kernel> forward_copies(const Kernel& k) {
+std::optional<Kernel> forward_copies(const Kernel& k, int64_t psum_bank_bytes) {
   // Most kernels have neither pattern: no copy of the kernel for them.
   bool candidate = false;
   for (const Op& op : k.ops)
@@ -183,7 +206,7 @@ std::optional<Kernel> forward_copies(const Kernel& k) {
   if (!candidate) return std::nullopt;
   Kernel out = k;
   bool any = false;
-  for (int round = 0; round < 4 && sweep(out); ++round) any = true;  // a copy of a copy: one more step a round
+  for (int round = 0; round < 4 && sweep(out, psum_bank_bytes); ++round) any = true;  // a copy of a copy: one more step a round
   if (!any) return std::nullopt;
   return out;
 }

@@ -234,7 +234,8 @@ void add_spill_notes(const Kernel& k, const std::vector<SpillNote>& all, std::ve
 
 isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vector<std::string>* notes,
                    std::vector<TilePlacement>* tiles, SemaphorePath path) {
-  const std::optional<Kernel> forwarded = forward_copies(input);
+  const std::optional<Kernel> forwarded =
+      forward_copies(input, target.psum_banks > 0 ? int64_t(target.psum_partition_bytes / target.psum_banks) : 0);
   const Kernel& source = forwarded ? *forwarded : input;
   const std::optional<Kernel> reused = reuse_recomputations(source);
   const std::optional<Kernel> interleaved = interleave_accumulation_groups(reused ? *reused : source, target);

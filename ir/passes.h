@@ -21,7 +21,9 @@ std::optional<Kernel> reuse_recomputations(const Kernel& k);
 
 // Copies out of single-use temporaries forwarded into their producer, and fills of a tile that is next
 // overwritten whole dropped (ir/forward.cpp); nullopt when there is nothing to do.
-std::optional<Kernel> forward_copies(const Kernel& k);
+// A Tensor Engine producer (a matmul or transpose that overwrites its PSUM temporary) may write a PSUM slice that lies
+// within one bank of `psum_bank_bytes`.
+std::optional<Kernel> forward_copies(const Kernel& k, int64_t psum_bank_bytes);
 
 // The live ranges of an automatically allocated SBUF tile outside dynamic loops rotate through `buffers` tensors
 // (ir/rename.cpp; the target's tile_buffers): a range starts at an instruction that writes the tile without reading

@@ -12,6 +12,9 @@ using isa::Opcode;
 
 namespace {
 
+// PSUM bytes per partition in one bank (trn2).
+const int64_t kBank = int64_t(isa::find_target("trn2")->psum_partition_bytes / isa::find_target("trn2")->psum_banks);
+
 int tile(Kernel& k, const char* name, std::vector<int64_t> shape = {128, 64}, Buffer b = Buffer::sbuf,
          isa::DType dt = isa::DType::float32) {
   Tensor t;
@@ -65,7 +68,7 @@ struct Copy {
 TEST_CASE("forward: a copy out of a one-use temporary becomes its producer's destination") {
   Copy c;
   c.copy_out();
-  auto out = forward_copies(c.k);
+  auto out = forward_copies(c.k, kBank);
   REQUIRE(out);
   CHECK(opcodes(*out) == std::vector<Opcode>{Opcode::memset, Opcode::memset, Opcode::tensor_tensor});
   const View& dst = *out->ops[2].operands[0];
@@ -80,7 +83,7 @@ TEST_CASE("forward: a copy of a copy goes too (one step a round)") {
   int u = tile(c.k, "u");
   c.k.ops.push_back(op(Opcode::tensor_copy, {c.k.full_view(u), c.k.full_view(c.t)}));
   c.k.ops.push_back(op(Opcode::tensor_copy, {columns(c.k, c.res, 128), c.k.full_view(u)}));
-  auto out = forward_copies(c.k);
+  auto out = forward_copies(c.k, kBank);
   REQUIRE(out);
   REQUIRE(out->ops.size() == 3);
   CHECK(out->ops[2].operands[0]->tensor == c.res);
@@ -91,7 +94,7 @@ TEST_CASE("forward: acc[...] = acc[...] + x computes in place; a [P, 1] operand 
   Copy c;
   c.k.ops[2].operands[1] = columns(c.k, c.res, 64);  // t = res[:, 64:128] + y
   c.copy_out();                                      // res[:, 64:128] = t
-  auto out = forward_copies(c.k);
+  auto out = forward_copies(c.k, kBank);
   REQUIRE(out);
   REQUIRE(out->ops.size() == 3);
   CHECK(out->ops[2].operands[0]->tensor == c.res);
@@ -105,7 +108,7 @@ TEST_CASE("forward: acc[...] = acc[...] + x computes in place; a [P, 1] operand 
   ts.operands[2] = col;
   d.k.ops[2] = ts;
   d.copy_out();
-  CHECK(!forward_copies(d.k));
+  CHECK(!forward_copies(d.k, kBank));
 }
 
 TEST_CASE("forward: copies that must stay") {
@@ -114,19 +117,19 @@ TEST_CASE("forward: copies that must stay") {
     c.copy_out();
     int z = tile(c.k, "z");
     c.k.ops.push_back(op(Opcode::tensor_tensor, {c.k.full_view(z), c.k.full_view(c.t), c.k.full_view(c.x)}));
-    CHECK(!forward_copies(c.k));
+    CHECK(!forward_copies(c.k, kBank));
   }
   SUBCASE("the copy converts (bf16 temporary into fp32): one rounding instead of two would change values") {
     Copy c(isa::DType::bfloat16);
     c.copy_out();
-    CHECK(!forward_copies(c.k));
+    CHECK(!forward_copies(c.k, kBank));
   }
   SUBCASE("the destination is read between the producer and the copy") {
     Copy c;
     int z = tile(c.k, "z");
     c.k.ops.push_back(op(Opcode::tensor_copy, {c.k.full_view(z), columns(c.k, c.res, 64)}));
     c.copy_out();
-    auto out = forward_copies(c.k);
+    auto out = forward_copies(c.k, kBank);
     CHECK((!out || out->ops.size() == c.k.ops.size()));
   }
   SUBCASE("a control op between them") {
@@ -136,25 +139,25 @@ TEST_CASE("forward: copies that must stay") {
     ctl.ctl = Ctl::loop_begin;
     c.k.ops.push_back(ctl);
     c.copy_out();
-    CHECK(!forward_copies(c.k));
+    CHECK(!forward_copies(c.k, kBank));
   }
   SUBCASE("the producer reads the destination") {
     Copy c;
     c.k.ops[2].operands[2] = columns(c.k, c.res, 0);
     c.copy_out();
-    CHECK(!forward_copies(c.k));
+    CHECK(!forward_copies(c.k, kBank));
   }
   SUBCASE("a destination in PSUM") {
     Copy c;
     int p = tile(c.k, "p", {128, 64}, Buffer::psum);
     c.k.ops.push_back(op(Opcode::tensor_copy, {c.k.full_view(p), c.k.full_view(c.t)}));
-    CHECK(!forward_copies(c.k));
+    CHECK(!forward_copies(c.k, kBank));
   }
   SUBCASE("a placed temporary (address=)") {
     Copy c;
     c.k.tensors[size_t(c.t)].address = std::pair<int64_t, int64_t>{0, 0};
     c.copy_out();
-    CHECK(!forward_copies(c.k));
+    CHECK(!forward_copies(c.k, kBank));
   }
 }
 
@@ -171,7 +174,7 @@ TEST_CASE("forward: a PSUM fill the next matmul overwrites is dropped; one it ac
     Op mm = op(Opcode::multiply_moving, {k.full_view(ps), k.full_view(m)});
     mm.params.accumulate = accumulate;
     k.ops.push_back(mm);
-    auto out = forward_copies(k);
+    auto out = forward_copies(k, kBank);
     if (accumulate) {
       CHECK(!out);
     } else {
@@ -189,7 +192,7 @@ TEST_CASE("forward: a fill that is read, or only partly overwritten, stays") {
   k.ops.push_back(op(Opcode::memset, {k.full_view(b)}));
   k.ops.push_back(op(Opcode::tensor_copy, {columns(k, a, 0), k.full_view(b)}));  // a partly overwritten
   k.ops.push_back(op(Opcode::tensor_tensor, {k.full_view(b), k.full_view(b), k.full_view(b)}));  // b read
-  auto out = forward_copies(k);
+  auto out = forward_copies(k, kBank);
   CHECK(!out);
 }
 
@@ -209,7 +212,7 @@ TEST_CASE("forward: a producer that also writes a reduce_res is forwarded unless
     tsr.params.reduce_cmd = isa::ReduceCmd::reset_reduce;
     c.k.ops[2] = tsr;
     c.copy_out();
-    auto out = forward_copies(c.k);
+    auto out = forward_copies(c.k, kBank);
     if (same_tile) {
       CHECK((!out || out->ops.size() == 4));
       continue;
@@ -240,7 +243,7 @@ TEST_CASE("forward: a converting copy out of a float32 temporary folds into an e
   };
   {
     Copy c = build(Opcode::tensor_tensor, isa::DType::float32, isa::DType::bfloat16);
-    auto out = forward_copies(c.k);
+    auto out = forward_copies(c.k, kBank);
     REQUIRE(out);
     REQUIRE(out->ops.size() == 3);
     CHECK(out->ops[2].operands[0]->tensor == c.res);
@@ -253,7 +256,45 @@ TEST_CASE("forward: a converting copy out of a float32 temporary folds into an e
     CAPTURE(int(temp));
     CAPTURE(int(res));
     Copy c = build(producer, temp, res);
-    auto out = forward_copies(c.k);
+    auto out = forward_copies(c.k, kBank);
     CHECK((!out || out->ops.size() == 4));
   }
+}
+
+// `p[:, c:c+128] = nisa.nc_matmul(a, ident, is_transpose=True)`: the front end transposes into a PSUM temporary and
+// copies it into p's slice; the Neuron compiler has the Tensor Engine write the slice. Not when the matmul
+// accumulates, or when the slice crosses a PSUM bank (a matmul's output stays in one).
+TEST_CASE("forward: a matmul's PSUM temporary copied into a PSUM slice becomes the matmul's destination") {
+  auto kernel = [](isa::DType pdt, int64_t columns_at, bool accumulate) {
+    Kernel k;
+    const int a = tile(k, "a", {128, 128}), id = tile(k, "ident", {128, 128});
+    const int tmp = tile(k, "tmp", {128, 128}, Buffer::psum, pdt), p = tile(k, "p", {128, 1024}, Buffer::psum, pdt);
+    k.ops.push_back(op(Opcode::memset, {k.full_view(a)}));
+    k.ops.push_back(op(Opcode::memset, {k.full_view(id)}));
+    k.ops.push_back(op(Opcode::load_stationary, {View{}, k.full_view(id)}));
+    k.ops.back().operands[0].reset();
+    Op mm = op(Opcode::multiply_moving, {k.full_view(tmp), k.full_view(a)});
+    mm.params.accumulate = accumulate;
+    k.ops.push_back(mm);
+    View slice = k.full_view(p);
+    slice.offset = columns_at;
+    slice.dims = ViewDims{ViewDim{1024, 128}, ViewDim{1, 128}};
+    k.ops.push_back(op(Opcode::tensor_copy, {slice, k.full_view(tmp)}));
+    return std::make_tuple(k, p, columns_at);
+  };
+  {
+    auto [k, p, at] = kernel(isa::DType::float32, 128, false);
+    auto out = forward_copies(k, kBank);
+    REQUIRE(out);
+    CHECK(opcodes(*out) == std::vector<Opcode>{Opcode::memset, Opcode::memset, Opcode::load_stationary,
+                                               Opcode::multiply_moving});
+    CHECK(out->ops[3].operands[0]->tensor == p);
+    CHECK(out->ops[3].operands[0]->offset == at);
+  }
+  // An accumulating matmul adds onto what its destination holds: the copy stays.
+  CHECK(!forward_copies(std::get<0>(kernel(isa::DType::float32, 128, true)), kBank));
+  // fp32 columns 448..575 cross the 2 KiB bank boundary at column 512: the copy stays.
+  CHECK(!forward_copies(std::get<0>(kernel(isa::DType::float32, 448, false)), kBank));
+  // bf16 columns 448..575 are bytes 896..1151 of the first bank: forwarded.
+  CHECK(forward_copies(std::get<0>(kernel(isa::DType::bfloat16, 448, false)), kBank));
 }
