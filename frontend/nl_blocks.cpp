@@ -85,7 +85,10 @@ Value block_get_item(Interp& in, const TensorObj* t, const Value& key) {
     // Another logical block now owns this PSUM bank: it starts empty, so the first `+= nc_matmul` into it
     // overwrites (a memset ends the previous block's accumulation) instead of adding to the previous block.
     auto& owner = nl_state(in).fold_owner[{t->id, v.offset}];
-    if (!owner.empty() && owner != logical) nl::call_isa(in, "memset", {{"dst", tile}, {"value", Value::floating(0.0)}});
+    if (!owner.empty() && owner != logical) {
+      nl::call_isa(in, "memset", {{"dst", tile}, {"value", Value::floating(0.0)}});
+      in.kernel.ops.back().group_end = true;  // (ir/forward.cpp drops it when nothing reads the zeros)
+    }
     owner = logical;
   }
   if (used == keys.size()) return tile;

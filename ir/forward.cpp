@@ -5,11 +5,13 @@
 //     alone, and the copy is bit-exact (one dtype), the instruction writes the slice itself and the copy goes.
 //   * a dead fill: `acc = nl.zeros(..., buffer=nl.psum)` then `acc += nisa.nc_matmul(...)`. The first matmul into
 //     a location overwrites it (accumulate is inferred per element, docs/tensor-engine.md), so the zeros are never
-//     read: a memset whose whole tile is next written whole, by an instruction that reads nothing of it, goes.
+//     read: a memset whose whole tile is next written whole, by an instruction that reads nothing of it, goes; so
+//     does a memset the front end made only to end an accumulation group when later ops overwrite all of it first.
 // Values never change: every element any later instruction reads is the same as before.
 #include <vector>
 
 #include "ir/passes.h"
+#include "ir/view.h"
 
 namespace nkisim::ir {
 namespace {
@@ -91,6 +93,33 @@ bool in_one_bank(const Kernel& k, const View& v, int64_t bank) {
   return lo >= 0 && b0 / bank == b1 / bank;
 }
 
+// Whether the ops after i (up to 256 on, no control op between) write every element of `v` before any op reads
+// v's tensor (or writes it at a run-time offset).
+bool overwritten_before_read(const Kernel& k, const std::vector<char>& drop, size_t i, const View& v) {
+  const int t = v.tensor;
+  const int64_t total = k.tensors[size_t(t)].num_elements();
+  if (total <= 0 || total > (int64_t(1) << 24)) return false;
+  std::vector<char> left(size_t(total), 0);
+  int64_t remaining = 0;
+  for_each_element(v, [&](int64_t e) {
+    if (e >= 0 && e < total && !left[size_t(e)]) left[size_t(e)] = 1, ++remaining;
+  });
+  for (size_t j = i + 1; j < k.ops.size() && j <= i + 256 && remaining > 0; ++j) {
+    const Op& op = k.ops[j];
+    if (drop[j]) continue;
+    if (op.ctl != Ctl::none) return false;
+    if (!touches(op, t)) continue;
+    if (reads(op, t) || !op.dynamic.empty()) return false;
+    for_each_operand(op, [&](int, const View& x, const isa::OperandSpec& o) {
+      if (!o.written || x.tensor != t) return;
+      for_each_element(x, [&](int64_t e) {
+        if (e >= 0 && e < total && left[size_t(e)]) left[size_t(e)] = 0, --remaining;
+      });
+    });
+  }
+  return remaining == 0;
+}
+
 // One sweep; true when it changed something.
 bool sweep(Kernel& k, int64_t psum_bank_bytes) {
   const size_t n = k.ops.size();
@@ -124,6 +153,15 @@ bool sweep(Kernel& k, int64_t psum_bank_bytes) {
     if (drop[i] || w.ctl != Ctl::none || !w.dynamic.empty() ||
         isa::has_trait(w.opcode, isa::Trait::DMA))
       continue;
+    // A memset made only to end a PSUM accumulation group (frontend/nl_blocks.cpp): the matmuls' accumulate flags
+    // are already set, so the zeros matter only if something reads them. Dropped when later ops overwrite every
+    // element before anything reads the tensor (within the window, no control op, no run-time offset).
+    if (w.group_end && w.opcode == isa::Opcode::memset && w.operands[0] && w.operands[0]->tensor >= 0 &&
+        overwritten_before_read(k, drop, i, *w.operands[0])) {
+      drop[i] = 1;
+      changed = true;
+      continue;
+    }
     const View* out = result(w);  // (another written operand in the same tile keeps it)
     if (!out || out->tensor < 0 || writes_besides_result(w, out->tensor) || isa::info(w.opcode).operands[0].keeps ||
         !auto_allocated(k.tensors[size_t(out->tensor)]) || !k.is_whole(*out))
@@ -198,7 +236,7 @@ std::optional<Kernel> forward_copies(const Kernel& k, int64_t psum_bank_bytes) {
   for (const Op& op : k.ops)
     if (op.opcode == isa::Opcode::memset || op.opcode == isa::Opcode::tensor_copy) {
       const auto& v = op.opcode == isa::Opcode::memset ? op.operands[0] : op.operands[1];
-      if (v && v->tensor >= 0 && auto_allocated(k.tensors[size_t(v->tensor)])) {
+      if (v && v->tensor >= 0 && (op.group_end || auto_allocated(k.tensors[size_t(v->tensor)]))) {
         candidate = true;
         break;
       }

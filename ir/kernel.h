@@ -94,6 +94,7 @@ struct Op {
   isa::Opcode opcode = isa::Opcode::tensor_copy;
   Ctl ctl = Ctl::none;
   bool keep_order = false;  // made inside `with nl.no_reorder():`: no pass moves it (ir/schedule.cpp, ir/interleave.cpp)
+  bool group_end = false;   // a memset the front end made only to end a PSUM accumulation group (frontend/nl_blocks.cpp)
   OperandSlots<View> operands;  // slots as in the instruction table (ir/operand_slots.h)
   isa::InstrParams params{};
   std::optional<isa::Engine> engine;  // nullopt = engine.unknown: the back end chooses

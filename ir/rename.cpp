@@ -14,36 +14,13 @@
 #include <vector>
 
 #include "ir/passes.h"
+#include "ir/view.h"
 
 namespace nkisim::ir {
 namespace {
 
 // Element visits the pass spends at most per kernel (a tile's accesses are walked element by element).
 constexpr int64_t kVisitBudget = int64_t(1) << 26;
-
-// Calls f(flat element index) for every element of v, in its tensor's elements (v's dtype is the tensor's).
-template <class F>
-void for_each_element(const View& v, F&& f) {
-  const size_t nd = v.dims.size();
-  if (v.num_elements() == 0) return;
-  std::vector<int64_t> idx(nd, 0);
-  int64_t at = v.offset;
-  while (true) {
-    f(at);
-    size_t d = nd;
-    while (d > 0) {
-      --d;
-      if (++idx[d] < v.dims[d].count) {
-        at += v.dims[d].stride;
-        break;
-      }
-      at -= (v.dims[d].count - 1) * v.dims[d].stride;
-      idx[d] = 0;
-      if (d == 0) return;
-    }
-    if (nd == 0) return;
-  }
-}
 
 // How an operand touches its tile: bit 0 read (reads_operand), bit 1 written.
 uint8_t access_bits(const Op& op, int slot, const isa::OperandSpec& o) {

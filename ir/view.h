@@ -15,6 +15,30 @@ namespace nkisim::ir {
 // The whole tensor `id`, row-major, in the tensor's dtype.
 View full_view(const Tensor& t, int id);
 
+// Calls f(flat element index) for every element of v, in its tensor's elements (v's dtype is the tensor's).
+template <class F>
+void for_each_element(const View& v, F&& f) {
+  const size_t nd = v.dims.size();
+  if (v.num_elements() == 0) return;
+  std::vector<int64_t> idx(nd, 0);
+  int64_t at = v.offset;
+  while (true) {
+    f(at);
+    size_t d = nd;
+    while (d > 0) {
+      --d;
+      if (++idx[d] < v.dims[d].count) {
+        at += v.dims[d].stride;
+        break;
+      }
+      at -= (v.dims[d].count - 1) * v.dims[d].stride;
+      idx[d] = 0;
+      if (d == 0) return;
+    }
+    if (nd == 0) return;
+  }
+}
+
 // One element of an indexing key: `i`, `start:stop:step` (bounds optional, Python defaults), or `...`.
 struct IndexKey {
   enum Kind : uint8_t { Int, Slice, Ellipsis } kind = Int;

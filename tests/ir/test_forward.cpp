@@ -2,6 +2,7 @@
 // overwritten whole dropped (ir/forward.cpp): exact op lists, and every case that must stay as it is.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "ir/passes.h"
@@ -297,4 +298,40 @@ TEST_CASE("forward: a matmul's PSUM temporary copied into a PSUM slice becomes t
   CHECK(!forward_copies(std::get<0>(kernel(isa::DType::float32, 448, false)), kBank));
   // bf16 columns 448..575 are bytes 896..1151 of the first bank: forwarded.
   CHECK(forward_copies(std::get<0>(kernel(isa::DType::bfloat16, 448, false)), kBank));
+}
+
+// A memset the front end made only to end a folded PSUM block's accumulation group (frontend/nl_blocks.cpp) goes
+// when the next ops overwrite all of it before anything reads the tensor; a read first, a part never overwritten,
+// or a user's own memset keeps it.
+TEST_CASE("forward: a group-ending memset that later writes cover before any read is dropped") {
+  auto kernel = [](int pieces, bool read_first, bool group_end) {
+    Kernel k;
+    const int p = tile(k, "p", {128, 512}, Buffer::psum), s = tile(k, "s", {128, 128}), o = tile(k, "o", {128, 512});
+    k.tensors[size_t(p)].address = std::pair<int64_t, int64_t>{0, 0};  // placed, as mod_alloc blocks are
+    k.ops.push_back(op(Opcode::memset, {k.full_view(s)}));
+    Op fill = op(Opcode::memset, {k.full_view(p)});
+    fill.group_end = group_end;
+    k.ops.push_back(fill);
+    if (read_first) k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(o), k.full_view(p)}));
+    for (int j = 0; j < pieces; ++j) {
+      View slice = k.full_view(p);
+      slice.offset = 128 * j;
+      slice.dims = ViewDims{ViewDim{512, 128}, ViewDim{1, 128}};
+      k.ops.push_back(op(Opcode::tensor_copy, {slice, k.full_view(s)}));
+    }
+    k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(o), k.full_view(p)}));
+    return k;
+  };
+  auto out = forward_copies(kernel(4, false, true), kBank);
+  REQUIRE(out);
+  CHECK(out->ops.size() == 6);  // the memset of s, four writes, the read
+  CHECK(out->ops[0].operands[0]->tensor == 1);
+  const auto kept = [&](const Kernel& k) {
+    const std::optional<Kernel> r = forward_copies(k, kBank);
+    const Kernel& x = r ? *r : k;
+    return std::count_if(x.ops.begin(), x.ops.end(), [](const Op& o) { return o.opcode == Opcode::memset; }) == 2;
+  };
+  CHECK(kept(kernel(3, false, true)));  // columns 384..511 keep their zeros
+  CHECK(kept(kernel(4, true, true)));   // read before it is overwritten
+  CHECK(kept(kernel(4, false, false))); // the kernel's own memset of a placed tile
 }
