@@ -100,7 +100,8 @@ std::optional<Kernel> split_live_ranges(const Kernel& k, int buffers) {
     });
     // Per tile: its reads first (against the ranges so far), then a kill (or the first access) starts a range, then
     // its writes mark their elements.
-    for (auto [t, how] : mine) {
+    for (auto [tile, how] : mine) {
+      const int t = tile;  // (a structured binding the lambdas below capture: clang before 16 does not allow it)
       State& s = st[size_t(t)];
       if (s.last.empty()) s.last.assign(size_t(k.tensors[size_t(t)].num_elements()), -1);
       if ((how & kRead) && !s.group.empty()) {
