@@ -1,15 +1,16 @@
 // list_schedule.cpp - the Neuron compiler's instruction scheduler and its engine choice for copies, modelled
 // (docs/cost-model.md, "Session 16"). "The compiler scheduler is free to reorder independent operations for better
-// hardware utilization" (nl.no_reorder, SDK nki/api/nki/language/__init__.py); nki.isa tensor_copy and memset
-// without engine= let the "compiler select best engine based on engine workload" (SDK nki/api/nki/isa/__init__.py).
+// hardware utilization" (nl.no_reorder, SDK nki/api/nki/language/__init__.py); nki.isa tensor_copy without engine=
+// lets the "compiler select best engine based on engine workload" (SDK nki/api/nki/isa/__init__.py).
 //
 // After allocation, with every op's instruction made: list scheduling over the ops' dependencies through memory,
 // with compile-time cost estimates (isa/cost.h, the formulas the machine model charges). Each compute engine is in
 // order; when it is free it takes, of its ops whose inputs are ready, the earliest in program order, else the op
-// whose inputs are ready first. DMA transfers are not a scarce resource here (16 queues): they start when ready.
-// An ANY_ENGINE op (no engine=) goes, when it becomes ready, to the engine of its row that would finish it first.
-// The ops are then emitted in the order of their estimated start times, so every engine's stream is in its
-// scheduled order; the semaphores are derived from that order as always, so values cannot change.
+// whose inputs are ready first. Transfers keep their program order among themselves; each starts when ready, its
+// shares queued on their DMA engines after dma_fixed_ns. An ANY_ENGINE op without engine= goes, when it is taken,
+// to the engine of its row that would finish it first. The ops are then emitted in the order of their estimated
+// start times, so every engine's stream is in its scheduled order; the semaphores are derived from that order as
+// always, so values cannot change.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -28,7 +29,7 @@ namespace {
 constexpr size_t kWindow = 1024;      // an op never moves ahead of one more than this many items earlier
 constexpr int64_t kSbufGranule = 128;  // dependency tracking granules (bytes of one quadrant's partitions)
 constexpr int64_t kPsumGranule = 64;
-constexpr int kDmaResource = isa::kNumEngines;  // transfers: started when ready
+constexpr int kDmaResource = isa::kNumEngines;  // transfers: started when ready (see finish())
 constexpr int kResources = isa::kNumEngines + 1;
 constexpr int kFlex = kResources;  // the queue of flexible items (their engine is chosen when they are taken)
 
