@@ -339,12 +339,27 @@ inline std::pair<int64_t, int64_t> hbm_granules(const isa::AccessPattern& ap, in
   return {floor_div(b0, granule), floor_div(b1 - 1, granule) + 1};
 }
 
+// Calls f(key) for every granule of on-chip memory (SBUF / PSUM) an access pattern touches: per partition
+// quadrant (32 partitions), the `granule`-byte blocks of its byte hull; key = quadrant x granules_per_quadrant +
+// block. The dependency analyses (here and ir/list_schedule.cpp) track memory in these.
+template <class F>
+void for_each_onchip_granule(const isa::AccessPattern& ap, int64_t granule, int64_t granules_per_quadrant, F&& f) {
+  const int64_t es = isa::dtype_size(ap.dtype);
+  const auto [lo, hi] = free_extent(ap);
+  const int64_t b0 = std::max<int64_t>(0, ap.offset + lo * es), b1 = ap.offset + (hi + 1) * es;
+  const int64_t g0 = b0 / granule, g1 = std::min((b1 + granule - 1) / granule, granules_per_quadrant);
+  const int64_t q0 = ap.start_partition / 32, q1 = (int64_t(ap.start_partition) + ap.num_partitions - 1) / 32;
+  for (int64_t q = q0; q <= q1 && q < 4; ++q)
+    for (int64_t g = g0; g < g1; ++g) f(q * granules_per_quadrant + g);
+}
+
 // Calls f(key) for every cell an access pattern touches.
 template <class F>
 void for_each_cell(const isa::AccessPattern& ap, const CellMap& m, int64_t granules_per_quadrant, F&& f) {
-  const int64_t es = isa::dtype_size(ap.dtype), granule = m.granule();
-  const auto [lo, hi] = free_extent(ap);
+  const int64_t granule = m.granule();
   if (ap.mem == isa::Memory::HBM) {
+    const int64_t es = isa::dtype_size(ap.dtype);
+    const auto [lo, hi] = free_extent(ap);
     for (uint32_t r = 0; r < ap.num_partitions; ++r) {
       int64_t base = ap.offset + int64_t(r) * ap.partition_stride * es;
       int64_t b0 = base + lo * es, b1 = base + (hi + 1) * es;
@@ -352,11 +367,7 @@ void for_each_cell(const isa::AccessPattern& ap, const CellMap& m, int64_t granu
     }
     return;
   }
-  const int64_t b0 = std::max<int64_t>(0, ap.offset + lo * es), b1 = ap.offset + (hi + 1) * es;
-  const int64_t g0 = b0 / granule, g1 = std::min((b1 + granule - 1) / granule, granules_per_quadrant);
-  const int64_t q0 = ap.start_partition / 32, q1 = (int64_t(ap.start_partition) + ap.num_partitions - 1) / 32;
-  for (int64_t q = q0; q <= q1 && q < 4; ++q)
-    for (int64_t g = g0; g < g1; ++g) f(q * granules_per_quadrant + g);
+  for_each_onchip_granule(ap, granule, granules_per_quadrant, f);
 }
 
 // Calls f(Cell&) for the cells an access pattern touches: on-chip once per cell (as for_each_cell); HBM once

@@ -16,6 +16,10 @@
 namespace nkisim::ir {
 namespace {
 
+// How far on the pass looks for an op's next access: both idioms put it right after the producer, and a bounded
+// look keeps the pass linear on kernels whose results are read much later.
+constexpr size_t kWindow = 256;
+
 // The op's slot-0 result when that slot is written, else nullptr (tensor_scalar_reduce and activation_reduce also
 // write their reduce_res elsewhere).
 const View* result(const Op& op) {
@@ -93,7 +97,7 @@ bool in_one_bank(const Kernel& k, const View& v, int64_t bank) {
   return lo >= 0 && b0 / bank == b1 / bank;
 }
 
-// Whether the ops after i (up to 256 on, no control op between) write every element of `v` before any op reads
+// Whether the ops after i (up to kWindow on, no control op between) write every element of `v` before any op reads
 // v's tensor (or writes it at a run-time offset).
 bool overwritten_before_read(const Kernel& k, const std::vector<char>& drop, size_t i, const View& v) {
   const int t = v.tensor;
@@ -104,7 +108,7 @@ bool overwritten_before_read(const Kernel& k, const std::vector<char>& drop, siz
   for_each_element(v, [&](int64_t e) {
     if (e >= 0 && e < total && !left[size_t(e)]) left[size_t(e)] = 1, ++remaining;
   });
-  for (size_t j = i + 1; j < k.ops.size() && j <= i + 256 && remaining > 0; ++j) {
+  for (size_t j = i + 1; j < k.ops.size() && j <= i + kWindow && remaining > 0; ++j) {
     const Op& op = k.ops[j];
     if (drop[j]) continue;
     if (op.ctl != Ctl::none) return false;
@@ -139,7 +143,6 @@ bool sweep(Kernel& k, int64_t psum_bank_bytes) {
   // The next op after i that touches `tensor`, if no control op comes first and it is at most kWindow ops on
   // (n otherwise): both idioms put the next access right after the producer, and a bounded look keeps the pass
   // linear on kernels whose results are read much later.
-  constexpr size_t kWindow = 256;
   auto next_touch = [&](size_t i, int tensor) {
     for (size_t j = i + 1; j < n && j <= i + kWindow; ++j) {
       if (drop[j]) continue;

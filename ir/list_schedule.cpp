@@ -60,25 +60,18 @@ class Conflicts {
     if (ap.mem != isa::Memory::SBUF && ap.mem != isa::Memory::PSUM) return;
     const bool ps = ap.mem == isa::Memory::PSUM;
     std::vector<Cell>& cells = ps ? psum_ : sbuf_;
-    const int64_t gsize = ps ? kPsumGranule : kSbufGranule, per_q = ps ? psum_g_ : sbuf_g_;
-    const int64_t es = isa::dtype_size(ap.dtype);
-    const auto [lo, hi] = cells::free_extent(ap);
-    const int64_t b0 = std::max<int64_t>(0, ap.offset + lo * es), b1 = ap.offset + (hi + 1) * es;
-    const int64_t g0 = b0 / gsize, g1 = std::min((b1 + gsize - 1) / gsize, per_q);
-    const int64_t q0 = ap.start_partition / 32, q1 = (int64_t(ap.start_partition) + ap.num_partitions - 1) / 32;
-    for (int64_t q = q0; q <= q1 && q < 4; ++q)
-      for (int64_t g = g0; g < g1; ++g) {
-        Cell& c = cells[size_t(q * per_q + g)];
-        if (c.writer >= 0 && c.writer != self) edge(c.writer);
-        if (!write) {
-          if (c.readers.empty() || c.readers.back() != self) c.readers.push_back(self);
-          continue;
-        }
-        for (int32_t r : c.readers)
-          if (r != self) edge(r);
-        c.readers.clear();
-        c.writer = self;
+    cells::for_each_onchip_granule(ap, ps ? kPsumGranule : kSbufGranule, ps ? psum_g_ : sbuf_g_, [&](int64_t key) {
+      Cell& c = cells[size_t(key)];
+      if (c.writer >= 0 && c.writer != self) edge(c.writer);
+      if (!write) {
+        if (c.readers.empty() || c.readers.back() != self) c.readers.push_back(self);
+        return;
       }
+      for (int32_t r : c.readers)
+        if (r != self) edge(r);
+      c.readers.clear();
+      c.writer = self;
+    });
   }
  private:
   struct Cell {

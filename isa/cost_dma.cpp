@@ -206,13 +206,12 @@ DmaLayout sendrecv_layout(const isa::Instruction& ins, const isa::TargetDesc& t)
 }
 
 double sendrecv_transfer_ns(const isa::Instruction& ins, const isa::TargetDesc& t) {
-  const DmaLayout l = sendrecv_layout(ins, t);
+  isa::Instruction out = ins;
+  out.operands[0] = ins.operands[1];  // as sendrecv_layout
+  std::vector<DmaShare> plan;
+  dma_transfer_plan(out, t, plan);
   double busiest = 0;
-  for (uint32_t d = 0; d < l.engines; ++d) {
-    const double rows = l.rows_on_engine(d);
-    const double rate = t.dma_engine_bytes_per_ns * l.rate_factor;
-    busiest = std::max(busiest, dma_buffers_ns(t, rows * double(l.per_row), rows * l.row_bytes, rate, rows * l.pages_per_row));
-  }
+  for (const DmaShare& s : plan) busiest = std::max(busiest, s.ns);
   return t.dma_fixed_ns + busiest;
 }
 
