@@ -3,6 +3,8 @@
 //   * a copy out of a temporary: `x[i] = nl.copy(psum_tile)` or `m[:, i] = nisa.tensor_reduce(...)` computes into a
 //     fresh tile and copies it into x's slice. When that tile is written by one instruction, read by the copy
 //     alone, and the copy is bit-exact (one dtype), the instruction writes the slice itself and the copy goes.
+//   * a load into a slice: `buf[i] = nl.load(x[...])` loads into a fresh tile and copies it into buf's slice; under
+//     the same conditions the DMA writes the slice itself (any start partition: a DMA has no partition rule).
 //   * a dead fill: `acc = nl.zeros(..., buffer=nl.psum)` then `acc += nisa.nc_matmul(...)`. The first matmul into
 //     a location overwrites it (accumulate is inferred per element, docs/tensor-engine.md), so the zeros are never
 //     read: a memset whose whole tile is next written whole, by an instruction that reads nothing of it, goes; so
@@ -153,8 +155,11 @@ bool sweep(Kernel& k, int64_t psum_bank_bytes) {
   };
   for (size_t i = 0; i < n; ++i) {
     Op& w = k.ops[i];
+    // A DMA takes part only as the producer of a plain load (no skipped rows, which would leave the temporary's
+    // rows unwritten where the copy carried them).
+    const bool dma = isa::has_trait(w.opcode, isa::Trait::DMA);
     if (drop[i] || w.ctl != Ctl::none || !w.dynamic.empty() ||
-        isa::has_trait(w.opcode, isa::Trait::DMA))
+        (dma && (w.opcode != isa::Opcode::dma_copy || w.params.oob_skip)))
       continue;
     // A memset made only to end a PSUM accumulation group (frontend/nl_blocks.cpp): the matmuls' accumulate flags
     // are already set, so the zeros matter only if something reads them. Dropped when later ops overwrite every
@@ -211,7 +216,8 @@ bool sweep(Kernel& k, int64_t psum_bank_bytes) {
     if (writes_besides_result(w, dst.tensor)) continue;  // the producer's reduce_res in the destination's tile
     int64_t per_partition = 1;
     for (size_t a = 1; a < d.shape.size(); ++a) per_partition *= d.shape[a];
-    if (per_partition == 0 || dst.offset / per_partition != 0 || dst.dims[0].stride != per_partition) continue;
+    if (per_partition == 0 || (!dma && dst.offset / per_partition != 0) || dst.dims[0].stride != per_partition)
+      continue;
     if (!(isa::info(w.opcode).operands[0].memories & (pe ? isa::M_PS : isa::M_SB))) continue;
     if (pe && !in_one_bank(k, dst, psum_bank_bytes)) continue;
     bool clear = true;  // nothing between reads or writes the copy's destination

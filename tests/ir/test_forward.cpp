@@ -335,3 +335,31 @@ TEST_CASE("forward: a group-ending memset that later writes cover before any rea
   CHECK(kept(kernel(4, true, true)));   // read before it is overwritten
   CHECK(kept(kernel(4, false, false))); // the kernel's own memset of a placed tile
 }
+
+TEST_CASE("forward: a load into a temporary copied into a slice becomes a load into the slice, at any partition") {
+  // buf[32:96, 64:128] = nl.load(x[...]): dma_copy x -> t, tensor_copy t -> the slice
+  Kernel k;
+  const int x = tile(k, "x", {64, 64}, Buffer::hbm), t = tile(k, "t", {64, 64});
+  const int buf = tile(k, "buf", {128, 256});
+  View slice = columns(k, buf, 64);
+  slice.offset += 32 * 256;
+  slice.dims[0].count = 64;
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(t), k.full_view(x)}));
+  k.ops.push_back(op(Opcode::tensor_copy, {slice, k.full_view(t)}));
+  auto out = forward_copies(k, kBank);
+  REQUIRE(out);
+  CHECK(opcodes(*out) == std::vector<Opcode>{Opcode::dma_copy});
+  CHECK(out->ops[0].operands[0]->tensor == buf);
+  CHECK(out->ops[0].operands[0]->offset == 32 * 256 + 64);
+
+  // oob_mode=skip leaves rows of the temporary unwritten, which the copy carried: it stays
+  k.ops[0].params.oob_skip = true;
+  CHECK_FALSE(forward_copies(k, kBank));
+  k.ops[0].params.oob_skip = false;
+  // a converting copy (a DMA rounds differently from an engine's fp32 path): it stays
+  k.tensors[size_t(t)].dtype = isa::DType::bfloat16;
+  k.tensors[size_t(x)].dtype = isa::DType::bfloat16;
+  k.ops[0].operands[0]->dtype = k.ops[0].operands[1]->dtype = isa::DType::bfloat16;
+  k.ops[1].operands[1]->dtype = isa::DType::bfloat16;
+  CHECK_FALSE(forward_copies(k, kBank));
+}
