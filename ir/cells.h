@@ -342,11 +342,16 @@ inline std::pair<int64_t, int64_t> hbm_granules(const isa::AccessPattern& ap, in
 // Calls f(key) for every granule of on-chip memory (SBUF / PSUM) an access pattern touches: per partition
 // quadrant (32 partitions), the `granule`-byte blocks of its byte hull; key = quadrant x granules_per_quadrant +
 // block. The dependency analyses (here and ir/list_schedule.cpp) track memory in these.
-template <class F>
-void for_each_onchip_granule(const isa::AccessPattern& ap, int64_t granule, int64_t granules_per_quadrant, F&& f) {
+// The byte hull [b0, b1) of an on-chip access pattern in each of its partitions.
+inline std::pair<int64_t, int64_t> onchip_hull(const isa::AccessPattern& ap) {
   const int64_t es = isa::dtype_size(ap.dtype);
   const auto [lo, hi] = free_extent(ap);
-  const int64_t b0 = std::max<int64_t>(0, ap.offset + lo * es), b1 = ap.offset + (hi + 1) * es;
+  return {std::max<int64_t>(0, ap.offset + lo * es), ap.offset + (hi + 1) * es};
+}
+
+template <class F>
+void for_each_onchip_granule(const isa::AccessPattern& ap, int64_t granule, int64_t granules_per_quadrant, F&& f) {
+  const auto [b0, b1] = onchip_hull(ap);
   const int64_t g0 = b0 / granule, g1 = std::min((b1 + granule - 1) / granule, granules_per_quadrant);
   const int64_t q0 = ap.start_partition / 32, q1 = (int64_t(ap.start_partition) + ap.num_partitions - 1) / 32;
   for (int64_t q = q0; q <= q1 && q < 4; ++q)

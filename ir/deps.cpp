@@ -10,7 +10,30 @@ namespace nkisim::ir::deps {
 using namespace cells;
 
 namespace {
-constexpr int64_t kChipGranule = 64, kHbmGranule = 512;
+constexpr int64_t kHbmGranule = 512;
+}
+
+void ChipGranule::add(const isa::AccessPattern& ap) {
+  if (ap.mem != isa::Memory::SBUF && ap.mem != isa::Memory::PSUM) return;
+  const size_t m = ap.mem == isa::Memory::PSUM;
+  const auto [b0, b1] = onchip_hull(ap);
+  starts_[m].push_back(b0);
+  ends_[m].push_back(b1);
+}
+
+int64_t ChipGranule::value() {
+  int64_t g = kChipGranule;
+  for (size_t m = 0; m < 2; ++m) {
+    std::vector<int64_t>& s = starts_[m];
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    for (int64_t e : ends_[m]) {
+      const auto next = std::lower_bound(s.begin(), s.end(), e);
+      // halve g until a granule boundary lies in [e, *next]: byte e - 1 and byte *next then fall in different ones
+      while (next != s.end() && g > kMinChipGranule && *next / g * g < e) g /= 2;
+    }
+  }
+  return g;
 }
 
 std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop) {
@@ -45,14 +68,14 @@ void list_accesses(const isa::Instruction& ins, std::deque<isa::AccessPattern>& 
     });
 }
 
-RegionAnalysis::RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool loop_body)
+RegionAnalysis::RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool loop_body, int64_t chip_granule)
     : t_(t),
       queues_(queues),
       loop_(loop_body),
-      sbuf_g_(int64_t(t.sbuf_partition_bytes) / kChipGranule + 1),
-      psum_g_(int64_t(t.psum_partition_bytes) / kChipGranule + 1),
-      sbuf_(kChipGranule, 4 * sbuf_g_),
-      psum_(kChipGranule, 4 * psum_g_),
+      sbuf_g_(int64_t(t.sbuf_partition_bytes) / chip_granule + 1),
+      psum_g_(int64_t(t.psum_partition_bytes) / chip_granule + 1),
+      sbuf_(chip_granule, 4 * sbuf_g_),
+      psum_(chip_granule, 4 * psum_g_),
       hbm_(kHbmGranule, 0) {
   last_dma_.fill(-1);
   trigger_waits_.fill(-1);

@@ -39,6 +39,25 @@ std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop);
 // where RegionAnalysis::set_trigger_engines may put DMA triggers.
 uint8_t engines_without_compute(const Kernel& k, const std::vector<isa::Engine>& engines);
 
+// On-chip memory is tracked per partition quadrant in granules of kChipGranule bytes, or finer for a kernel whose
+// accesses are not aligned to it (ChipGranule).
+constexpr int64_t kChipGranule = 64, kMinChipGranule = 4;
+
+// The granule for a kernel's on-chip accesses (add() each one): the largest power of two from kMinChipGranule to
+// kChipGranule that puts the end of every access's byte hull (per partition) and the nearest start of another at
+// or after it in different granules, so that accesses whose hulls do not overlap share no granule (partitions
+// aside). A coarser one would order them as if they overlapped: e.g. the loads into adjacent tiles of a tensor
+// placed at an unaligned address would each wait for the one before, which the Neuron compiler, knowing the exact
+// addresses, does not do.
+class ChipGranule {
+ public:
+  void add(const isa::AccessPattern& ap);
+  int64_t value();
+
+ private:
+  std::array<std::vector<int64_t>, 2> starts_, ends_;  // SBUF, PSUM
+};
+
 // The DMA queues: each triggering engine owns a group of queues used round-robin (Sync, Vector, Scalar, then
 // GpSimd and Tensor sharing the last group; targets with few queues share more).
 class DmaQueues {
@@ -90,7 +109,8 @@ struct Wait {
 // loop drains its queues).
 class RegionAnalysis {
  public:
-  RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool loop_body);
+  // chip_granule: ChipGranule::value() of the kernel's accesses.
+  RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool loop_body, int64_t chip_granule);
 
   // Starts the next pass (straight-line code: one; a loop body: two), over the same units in the same order.
   void begin_pass();

@@ -283,7 +283,7 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   std::optional<Kernel> scheduled;
   if (target.list_schedule != 0 && !has_dynamic_control(k)) scheduled = schedule_for_latency(k, engines, make, target);
   if (scheduled) cur = &*scheduled;
-  emit_with_semaphores(*cur, engines, make, target, p, path);
+  emit_with_semaphores(*cur, engines, make, target, p, chip_granule(k, pl, target), path);
   assign_core_barriers(*cur, p);
   // The hardware rules of every instruction (isa/verify.h), once each sits in its final stream; a violation is
   // located at the kernel line that issued the instruction.

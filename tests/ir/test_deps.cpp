@@ -1,5 +1,6 @@
 // test_deps.cpp - RegionAnalysis (ir/deps.h) on HBM: reads are applied to their cells only when a later write
-// meets them (deferred), and the waits come out as if every read had been recorded at once.
+// meets them (deferred), and the waits come out as if every read had been recorded at once. On chip: the kernel's
+// granule (ChipGranule) keeps unaligned but disjoint accesses apart.
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -35,7 +36,9 @@ struct Unit {
 std::vector<std::vector<std::pair<int, int64_t>>> waits_of(const std::vector<Unit>& units) {
   const isa::TargetDesc t = *isa::find_target("trn2");
   deps::DmaQueues queues(t);
-  deps::RegionAnalysis ra(t, queues, false);
+  deps::ChipGranule granule;
+  for (const Unit& u : units) granule.add(u.ap);
+  deps::RegionAnalysis ra(t, queues, false, granule.value());
   ra.begin_pass();
   for (const Unit& u : units) {
     deps::UnitDesc d;
@@ -50,6 +53,18 @@ std::vector<std::vector<std::pair<int, int64_t>>> waits_of(const std::vector<Uni
     for (const deps::Wait& w : ra.waits(i)) out.back().push_back({w.stream, w.value});
   }
   return out;
+}
+
+// `bytes` bytes per partition of 128 SBUF partitions from byte `offset` (bf16 elements).
+isa::AccessPattern sbuf(int64_t offset, int64_t bytes) {
+  isa::AccessPattern ap;
+  ap.mem = isa::Memory::SBUF;
+  ap.dtype = isa::DType::bfloat16;
+  ap.num_partitions = 128;
+  ap.offset = offset;
+  ap.num_dims = 1;
+  ap.dims[0] = {1, uint32_t(bytes / 2)};
+  return ap;
 }
 
 using W = std::vector<std::pair<int, int64_t>>;
@@ -86,4 +101,33 @@ TEST_CASE("RegionAnalysis: a write waits for the latest HBM read per stream, wit
   CHECK(w[1] == W{});
   CHECK(w[4] == W{{V, 1}});
   CHECK(w[5] == W{{S, 1}});
+}
+
+TEST_CASE("ChipGranule: the coarsest power of two from 4 to 64 bytes that separates each hull's end from the next start") {
+  auto of = [](std::initializer_list<isa::AccessPattern> aps) {
+    deps::ChipGranule g;
+    for (const isa::AccessPattern& ap : aps) g.add(ap);
+    return g.value();
+  };
+  CHECK(of({}) == 64);
+  CHECK(of({sbuf(0, 1024), sbuf(1032, 1024)}) == 64);  // a gap across a 64-byte boundary
+  CHECK(of({sbuf(0, 1032), sbuf(1032, 1024)}) == 8);   // adjacent at 1032 = 8 x 129
+  CHECK(of({sbuf(0, 1000), sbuf(1016, 8)}) == 16);     // the gap [1000, 1016] holds 1008 = 16 x 63
+  CHECK(of({sbuf(0, 1026), sbuf(1026, 2)}) == 4);      // adjacent at 1026: no finer than 4
+  CHECK(of({sbuf(0, 1024), sbuf(4, 8)}) == 64);        // overlapping hulls need no granule of their own
+  CHECK(of({sbuf(0, 1032), tile(A, 258)}) == 64);      // HBM (ends at byte 1032) does not count
+}
+
+TEST_CASE("RegionAnalysis: adjacent tiles at an unaligned address do not wait for each other; overlapping ones do") {
+  // Two loads into adjacent 1 KiB tiles from byte 0x14508 (64-byte granules would put both ends in one granule),
+  // then a read of the first and one of the last 8 bytes of the first plus the first 8 of the second.
+  const auto w = waits_of({
+      {Engine::Sync, sbuf(0x14508, 1024), true},          // 0
+      {Engine::Scalar, sbuf(0x14508 + 1024, 1024), true},  // 1: next to 0, no overlap
+      {Engine::Vector, sbuf(0x14508, 1024), false},         // 2: reads 0's bytes only
+      {Engine::GpSimd, sbuf(0x14508 + 1016, 16), false},    // 3: both
+  });
+  CHECK(w[1] == W{});
+  CHECK(w[2] == W{{Y, 1}});
+  CHECK(w[3] == W{{S, 1}, {Y, 1}});
 }
