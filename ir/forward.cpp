@@ -2,7 +2,8 @@
 // (docs/cost-model.md, "Copies forwarded, dead fills dropped"):
 //   * a copy out of a temporary: `x[i] = nl.copy(psum_tile)` or `m[:, i] = nisa.tensor_reduce(...)` computes into a
 //     fresh tile and copies it into x's slice. When that tile is written by one instruction, read by the copy
-//     alone, and the copy is bit-exact (one dtype), the instruction writes the slice itself and the copy goes.
+//     alone (all of it, or exactly the part a masked instruction wrote), and the copy is bit-exact (one dtype), the
+//     instruction writes the slice itself and the copy goes.
 //   * a load into a slice: `buf[i] = nl.load(x[...])` loads into a fresh tile and copies it into buf's slice; under
 //     the same conditions the DMA writes the slice itself (any start partition: a DMA has no partition rule).
 //   * a dead fill: `acc = nl.zeros(..., buffer=nl.psum)` then `acc += nisa.nc_matmul(...)`. The first matmul into
@@ -172,14 +173,14 @@ bool sweep(Kernel& k, int64_t psum_bank_bytes) {
     }
     const View* out = result(w);  // (another written operand in the same tile keeps it)
     if (!out || out->tensor < 0 || writes_besides_result(w, out->tensor) || isa::info(w.opcode).operands[0].keeps ||
-        !auto_allocated(k.tensors[size_t(out->tensor)]) || !k.is_whole(*out))
+        !auto_allocated(k.tensors[size_t(out->tensor)]))
       continue;
     const int t = out->tensor;
     const size_t j = next_touch(i, t);
     if (j == n) continue;
     const Op& c = k.ops[j];
     // A dead fill: the next op writes the whole tile again and reads none of it.
-    if (w.opcode == isa::Opcode::memset && !reads(c, t) && c.dynamic.empty()) {
+    if (w.opcode == isa::Opcode::memset && k.is_whole(*out) && !reads(c, t) && c.dynamic.empty()) {
       const View* again = only_written(c);
       if (again && again->tensor == t && k.is_whole(*again)) {
         drop[i] = 1;
@@ -202,7 +203,10 @@ bool sweep(Kernel& k, int64_t psum_bank_bytes) {
     // instruction's output (a PSUM eviction to bf16 is one copy).
     const bool converts = dst.dtype != src.dtype && src.dtype == isa::DType::float32 && isa::is_float(dst.dtype) &&
                           isa::has_trait(w.opcode, isa::Trait::REUSE);
-    if (!k.is_whole(src) || dst.tensor < 0 || dst.tensor == t || (dst.dtype != src.dtype && !converts) || dst.dims.empty() ||
+    // It reads what the producer wrote: the whole tile, or exactly the part a masked producer wrote (the rest of
+    // the tile is never read).
+    const bool same_part = src.offset == out->offset && src.dims == out->dims && src.dtype == out->dtype;
+    if (!((k.is_whole(*out) && k.is_whole(src)) || same_part) || dst.tensor < 0 || dst.tensor == t || (dst.dtype != src.dtype && !converts) || dst.dims.empty() ||
         dst.dims[0].count != src.dims[0].count || squeezed(dst) != squeezed(src))
       continue;
     const Tensor& d = k.tensors[size_t(dst.tensor)];

@@ -363,3 +363,25 @@ TEST_CASE("forward: a load into a temporary copied into a slice becomes a load i
   k.ops[1].operands[1]->dtype = isa::DType::bfloat16;
   CHECK_FALSE(forward_copies(k, kBank));
 }
+
+TEST_CASE("forward: a masked producer's part of its temporary, copied as it is, is written into the slice") {
+  // buf[0:128, 64:112] = nl.load(x[...], mask=(ix < 48)): the load fills columns [0, 48) of a [128, 64] temporary,
+  // the copy reads those columns only
+  Kernel k;
+  const int x = tile(k, "x", {128, 64}, Buffer::hbm), t = tile(k, "t", {128, 64});
+  const int buf = tile(k, "buf", {128, 256});
+  View part = k.full_view(t), from = k.full_view(x), slice = columns(k, buf, 64);
+  part.dims[1].count = from.dims[1].count = slice.dims[1].count = 48;
+  k.ops.push_back(op(Opcode::dma_copy, {part, from}));
+  k.ops.push_back(op(Opcode::tensor_copy, {slice, part}));
+  auto out = forward_copies(k, kBank);
+  REQUIRE(out);
+  CHECK(opcodes(*out) == std::vector<Opcode>{Opcode::dma_copy});
+  CHECK(out->ops[0].operands[0]->tensor == buf);
+  CHECK(out->ops[0].operands[0]->dims[1].count == 48);
+  // a copy of more than was written (the rest of the temporary is never written): it stays
+  View more = part, wider = slice;
+  more.dims[1].count = wider.dims[1].count = 64;
+  k.ops[1] = op(Opcode::tensor_copy, {wider, more});
+  CHECK_FALSE(forward_copies(k, kBank));
+}
