@@ -53,7 +53,8 @@ Then "sweep": the fused Mamba tutorial's table of measured mamba_v2 / mamba_v3 l
 And "thresholds (bounds, not counted)": the same nki-samples suite's latency thresholds for SD attention (p1 since
 4e49a39; relaxed twice when the tests fluctuated, so bounds near a measurement, not measurements), allocated SD
 attention (350 -> 380 in 3a99c91 "Relax flaky latency checks"), allocated_fused_rms_norm_qkv (25, 40, 28 us; the
-fourth, commented out as flaky, written "301 * 1.02") and select_and_scatter (4500 us, its p50).
+fourth, commented out as flaky, written "301 * 1.02"), quantized_double_row_matmul (max_p99_latency 320 us for
+M=512, K=16384, N=1024, blocks 2/2/16; the test runs on trn2 only) and select_and_scatter (4500 us, its p50).
 """
 import argparse
 import json
@@ -156,6 +157,12 @@ VALIDATION = [
     for s_, dim, dh, dt, us in [(128, 512, 512, "float16", 25), (512, 1024, 384, "bfloat16", 40),
                                 (128, 1024, 512, "bfloat16", 28), (1024, 8192, 512, "bfloat16", 301 * 1.02)]
 ] + [
+    ("double_row_matmul 512x16384x1024", "bounds", "samples_history", "src/nki_samples/reference/double_row_matmul.py",
+     "quantized_double_row_matmul", "trn2",
+     {"lhs": ((512, 16384), "bfloat16"), "rhs_quantized": ((8192, 2048), "float8_e4m3"),
+      "rhs_scale": ((128, 1024), "bfloat16")},
+     ["TILES_IN_BLOCK_M=2", "TILES_IN_BLOCK_N=2", "TILES_IN_BLOCK_K=16"], {"total_us": 320})
+] + [
     ("select_and_scatter 8x64x112x112", "bounds", "samples_history", VISION, "select_and_scatter_kernel", "trn2",
      {"operand": ((8, 64, 112, 112), "float32"), "source": ((8, 64, 56, 56), "float32")}, [], {"total_us": 4500})
 ]
@@ -176,13 +183,13 @@ def rmsnorm_quant_kernel_case(hidden, ln_w):
 
 def write_inputs(arrays, folder):
     """.npy files of {name: (shape, dtype)}, reused within the run (values do not matter for --timing-only; shapes
-    and dtypes do); bfloat16 is a float32 file read as :bfloat16."""
+    and dtypes do); bfloat16 and float8_e4m3 are float32 files read as that dtype."""
     paths = []
     for name, (shape, dt) in arrays.items():
         path = os.path.join(folder, "%s_%s_%s.npy" % (name, "x".join(map(str, shape)), dt))
         if not os.path.exists(path):
             np.save(path, np.zeros(shape, np.float16 if dt == "float16" else np.float32))
-        paths.append(path + (":bfloat16" if dt == "bfloat16" else ""))
+        paths.append(path + (":" + dt if dt in ("bfloat16", "float8_e4m3") else ""))
     return paths
 
 

@@ -134,6 +134,12 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
     }
     return r;
   } else if (name == "tensor_tensor") {
+    // Legacy tracing broadcast free dims of 1 as numpy does: `nisa.tensor_tensor(x[P, F], s[P, 1], op)` reads s
+    // through a stride-0 view (AWS's reference double_row_matmul kernel relies on it; the legacy docs point to
+    // tensor_scalar as the faster form of such a broadcast). Partition counts must still agree.
+    if (tile_arg(arg("data1"), fname, "data1")->view.dims[0].count ==
+        tile_arg(arg("data2"), fname, "data2")->view.dims[0].count)
+      legacy_broadcast(in, {&arg("data1"), &arg("data2")}, false);
     const TensorObj* x = tile_arg(arg("data1"), fname, "data1");
     const TensorObj* y = tile_arg(arg("data2"), fname, "data2");
     dst = new_tile(in, x->view.shape(), dt.value_or(promote(x->view.dtype, y->view.dtype)));
@@ -181,8 +187,22 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
     if (o->view.num_elements() == (o->view.dims.empty() ? 1 : o->view.dims[0].count)) bb.resize(1);  // [P,1]
     return view_value(o, restrict_view(o->view, bb));
   };
+  const size_t begin = in.kernel.ops.size();
   forward_with_dst(in, sig.name, restrict(dst, true), sig.params.data(), v.data(), sig.params.size(),
                    [&](const std::string&, const Value& x) { return restrict(x); });
+  if (name == "nc_matmul" && !(present(arg("is_transpose")) && in.truthy(arg("is_transpose")))) {
+    // A matmul with perf_mode= or tile_position=: remembered like nl_matmul_tile's, so that `psum += <it>`
+    // accumulates in PSUM (nl_augmented) instead of adding a PSUM temporary on the Vector Engine.
+    NlState& st = nl_state(in);
+    st.pending = {};
+    st.pending.tensor = dst.as<TensorObj>()->id;
+    st.pending.begin = begin;
+    st.pending.end = in.kernel.ops.size();
+    st.pending.stationary = restrict(arg("stationary"));
+    st.pending.moving = restrict(arg("moving"));
+    if (present(arg("perf_mode"))) st.pending.perf_mode = arg("perf_mode");
+    if (present(arg("tile_position"))) st.pending.tile_position = arg("tile_position");
+  }
   return dst;
 }
 

@@ -64,6 +64,7 @@ struct NlState {
     int tensor = -1;
     size_t begin = 0, end = 0;  // its ops in Kernel::ops
     Value stationary, moving;
+    Value perf_mode = Value::unbound(), tile_position = Value::unbound();  // nisa.nc_matmul's, when given
   } pending;
   // Launch grid (--grid): the program ids of the current instance and the grid.
   std::vector<int64_t> program_id, grid;

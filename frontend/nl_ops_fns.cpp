@@ -344,9 +344,10 @@ Value nl_augmented(Interp& in, BinKind k, const Value& cur, const Value& rhs) {
     // psum += nisa.nc_matmul(...): issue the matmul into the accumulator (accumulate inferred per element:
     // the first matmul into a location overwrites it, later ones add).
     in.kernel.ops.resize(st.pending.begin);
-    Value s = st.pending.stationary, m = st.pending.moving;
+    const NlState::PendingMatmul p = st.pending;
     st.pending = {};
-    call_isa(in, "nc_matmul", {{"dst", cur}, {"stationary", s}, {"moving", m}});
+    call_isa(in, "nc_matmul", {{"dst", cur}, {"stationary", p.stationary}, {"moving", p.moving},
+                               {"perf_mode", p.perf_mode}, {"tile_position", p.tile_position}});
     return cur;
   }
   binary(in, op_of(k, cur, rhs), cur, rhs, std::nullopt, Value::unbound(), bin_symbol(k), &cur);
@@ -367,9 +368,11 @@ void nl_set_item(Interp& in, const Value& tensor, const Value& key, Value v) {
     // psum[i] = nisa.nc_matmul(...): the matmul writes psum[i] itself (overwriting it, so a memset of the block
     // made by the subscript is dropped too), without a PSUM temporary.
     in.kernel.ops.resize(st.pending.begin);
-    Value s = st.pending.stationary, m = st.pending.moving;
+    const NlState::PendingMatmul p = st.pending;
     st.pending = {};
-    call_isa(in, "nc_matmul", {{"dst", dst}, {"stationary", s}, {"moving", m}, {"accumulate", Value::boolean(false)}});
+    call_isa(in, "nc_matmul", {{"dst", dst}, {"stationary", p.stationary}, {"moving", p.moving},
+                               {"perf_mode", p.perf_mode}, {"tile_position", p.tile_position},
+                               {"accumulate", Value::boolean(false)}});
     return;
   }
   write_into(in, dst, v, Value::unbound(), "assignment");

@@ -554,3 +554,38 @@ TEST_CASE("compile: sequential_range(directives=ncc.no_reorder()) keeps its body
   CHECK(kept(", directives=ncc.no_reorder()") == std::vector<bool>{true, true, false, false});
   CHECK(kept(", directives=[ncc.no_reorder()]") == std::vector<bool>{true, true, false, false});
 }
+
+TEST_CASE("compile: legacy psum += nisa.nc_matmul(..., perf_mode=) accumulates in PSUM; tensor_tensor broadcasts [P, 1]") {
+  const std::string head =
+      "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n"
+      "@nki.jit\ndef k(x):\n"
+      "    out = nl.ndarray((4, 64), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+      "    a = nl.load(x[:, :, 0:4])\n"
+      "    b = nl.load(x[:, :, 0:64])\n";
+  auto opcodes = [&](const std::string& body) {
+    TempKernel t(head + body);
+    fe::TensorArgSpec s = spec({128, 2, 64}, nkisim::isa::DType::float8_e4m3);
+    const ir::Kernel k = fe::compile_to_ir(t.path, kernel_options("trn2", s));
+    std::vector<nkisim::isa::Opcode> v;
+    for (const ir::Op& o : k.ops) v.push_back(o.opcode);
+    return v;
+  };
+  using O = nkisim::isa::Opcode;
+  // two double-row matmuls into one PSUM accumulator: both write it (no PSUM temporary, no Vector add)
+  CHECK(opcodes("    acc = nl.zeros((4, 64), dtype=nl.float32, buffer=nl.psum)\n"
+                "    for i in nl.affine_range(2):\n"
+                "        acc[...] += nisa.nc_matmul(a, b, perf_mode='double_row_gen3')\n"
+                "    nl.store(out, value=nl.copy(acc))\n    return out\n") ==
+        std::vector<O>{O::dma_copy, O::dma_copy, O::memset, O::load_stationary, O::multiply_moving,
+                       O::load_stationary, O::multiply_moving, O::tensor_copy, O::dma_copy});
+  // nisa.tensor_tensor(t[P, F], s[P, 1], op): one tensor_tensor reading s through a stride-0 view
+  TempKernel t(head + "    t = nl.copy(b[:, 0, :], dtype=nl.float32)\n"
+                      "    s = nl.copy(b[:, 0, 0:1], dtype=nl.float32)\n"
+                      "    r = nisa.tensor_tensor(t, s, nl.multiply)\n"
+                      "    nl.store(out, value=r[0:4, :])\n    return out\n");
+  const ir::Kernel k = fe::compile_to_ir(t.path, kernel_options("trn2", spec({128, 2, 64}, nkisim::isa::DType::float8_e4m3)));
+  const auto tt = std::find_if(k.ops.begin(), k.ops.end(), [](const ir::Op& o) { return o.opcode == O::tensor_tensor; });
+  REQUIRE(tt != k.ops.end());
+  CHECK(tt->operands[2]->dims.back().stride == 0);
+  CHECK(tt->operands[2]->dims.back().count == 64);
+}
