@@ -137,8 +137,11 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
     // Legacy tracing broadcast free dims of 1 as numpy does: `nisa.tensor_tensor(x[P, F], s[P, 1], op)` reads s
     // through a stride-0 view (AWS's reference double_row_matmul kernel relies on it; the legacy docs point to
     // tensor_scalar as the faster form of such a broadcast). Partition counts must still agree.
-    if (tile_arg(arg("data1"), fname, "data1")->view.dims[0].count ==
-        tile_arg(arg("data2"), fname, "data2")->view.dims[0].count)
+    auto partitions = [&](const char* n) {
+      const ir::View& w = tile_arg(arg(n), fname, n)->view;
+      return w.dims.empty() ? int64_t(1) : w.dims[0].count;
+    };
+    if (partitions("data1") == partitions("data2"))
       legacy_broadcast(in, {&arg("data1"), &arg("data2")}, false);
     const TensorObj* x = tile_arg(arg("data1"), fname, "data1");
     const TensorObj* y = tile_arg(arg("data2"), fname, "data2");
