@@ -64,7 +64,7 @@ class OpBuilder {
   // reduce_res of activation / activate2: a [P, 1] tile with data's P partitions. It is the operand of a second
   // instruction (act_read_accumulator, whose verify sees one column but not data): the pairing is the API's.
   void column(const TensorObj* t, const char* arg, const TensorObj* data) {
-    int64_t p = data->view.dims.empty() ? 1 : data->view.dims[0].count;
+    int64_t p = data->view.partitions();
     if (t->view.dims.empty() || t->view.dims[0].count != p || t->view.num_elements() != p)
       raise("ValueError", std::string(fname_) + ": " + arg + " must have shape (" + std::to_string(p) + ", 1), got " +
                               shape_str(t->view.shape()));

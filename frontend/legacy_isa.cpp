@@ -102,8 +102,8 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
       const TensorObj* s = tile_arg(arg("stationary"), fname, "stationary");
       const TensorObj* m = tile_arg(arg("moving"), fname, "moving");
       const bool transpose = present(arg("is_transpose")) && in.truthy(arg("is_transpose"));
-      const int64_t M = s->view.num_elements() / std::max<int64_t>(1, s->view.dims.empty() ? 1 : s->view.dims[0].count);
-      const int64_t N = m->view.num_elements() / std::max<int64_t>(1, m->view.dims.empty() ? 1 : m->view.dims[0].count);
+      const int64_t M = s->view.num_elements() / std::max<int64_t>(1, s->view.partitions());
+      const int64_t N = m->view.num_elements() / std::max<int64_t>(1, m->view.partitions());
       return masked_off(in, new_tile(in, {M, N}, dt.value_or(transpose ? s->view.dtype : DType::float32),
                                      ir::Buffer::psum));
     }
@@ -137,11 +137,8 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
     // Legacy tracing broadcast free dims of 1 as numpy does: `nisa.tensor_tensor(x[P, F], s[P, 1], op)` reads s
     // through a stride-0 view (AWS's reference double_row_matmul kernel relies on it; the legacy docs point to
     // tensor_scalar as the faster form of such a broadcast). Partition counts must still agree.
-    auto partitions = [&](const char* n) {
-      const ir::View& w = tile_arg(arg(n), fname, n)->view;
-      return w.dims.empty() ? int64_t(1) : w.dims[0].count;
-    };
-    if (partitions("data1") == partitions("data2"))
+    if (tile_arg(arg("data1"), fname, "data1")->view.partitions() ==
+        tile_arg(arg("data2"), fname, "data2")->view.partitions())
       legacy_broadcast(in, {&arg("data1"), &arg("data2")}, false);
     const TensorObj* x = tile_arg(arg("data1"), fname, "data1");
     const TensorObj* y = tile_arg(arg("data2"), fname, "data2");
@@ -187,7 +184,7 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
     if (!t.is(VK::Tensor) || bounds.empty()) return t;
     const TensorObj* o = t.as<TensorObj>();
     AxisBounds bb = is_dst ? dst_bounds : bounds;
-    if (o->view.num_elements() == (o->view.dims.empty() ? 1 : o->view.dims[0].count)) bb.resize(1);  // [P,1]
+    if (o->view.num_elements() == (o->view.partitions())) bb.resize(1);  // [P,1]
     return view_value(o, restrict_view(o->view, bb));
   };
   const size_t begin = in.kernel.ops.size();

@@ -41,7 +41,7 @@ const TileSig kSigs[] = {
 };
 
 int64_t free_elems(const TensorObj* t) {
-  const int64_t p = t->view.dims.empty() ? 1 : t->view.dims[0].count;
+  const int64_t p = t->view.partitions();
   return t->view.num_elements() / std::max<int64_t>(p, 1);
 }
 

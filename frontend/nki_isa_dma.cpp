@@ -35,7 +35,7 @@ void note_indirect(Indirection& ind, const TensorObj* t, int slot, const char* f
     raise("ValueError", std::string(fname) + ": a vector_offset with several columns (shape " +
                             shape_str(t->indirect->offsets.as<TensorObj>()->view.shape()) +
                             ") is only supported by dma_transpose; use one row index per partition (shape (" +
-                            std::to_string(t->view.dims.empty() ? 1 : t->view.dims[0].count) + ", 1))");
+                            std::to_string(t->view.partitions()) + ", 1))");
   if (ind.ap) {
     bool same = ind.ap->kind == t->indirect->kind && ind.ap->row_stride == t->indirect->row_stride &&
                 ind.base_of->id == t->id;

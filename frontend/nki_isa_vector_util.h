@@ -13,7 +13,7 @@ using isa::AluOp;
 using isa::Opcode;
 using isa::ReduceCmd;
 
-inline int64_t partitions(const TensorObj* t) { return t->view.dims.empty() ? 1 : t->view.dims[0].count; }
+inline int64_t partitions(const TensorObj* t) { return t->view.partitions(); }
 inline int64_t free_size(const TensorObj* t) {
   const int64_t p = partitions(t);
   return p ? t->view.num_elements() / p : 0;

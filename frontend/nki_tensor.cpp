@@ -265,7 +265,7 @@ Value ap_dynamic(MethodCtx& c, const Value& scalar, const Value& vector, int64_t
     if (indirect_dim != 0) raise("ValueError", "ap: vector_offset requires indirect_dim=0");
     if (pattern.size() < 2)
       raise("ValueError", "ap: with vector_offset the pattern needs a partition pair and at least one free pair");
-    const int64_t P = ot->view.dims.empty() ? 1 : ot->view.dims[0].count;
+    const int64_t P = ot->view.partitions();
     // A (128, C) tile with C > 1 holds the row indices column after column (indices.T.flatten()); only
     // dma_transpose takes it (frontend/nki_isa_dma.cpp, nki-isa.md §3.5).
     const bool columns = ot->view.dims.size() == 2 && P == 128 && ot->view.dims[1].count > 1 &&
@@ -332,7 +332,7 @@ Value m_vector_select(MethodCtx& c) {
   if (d != 0) raise("ValueError", "vector_select: only dimension 0 can be selected per partition, got dim " + std::to_string(d));
   if (c.nd < 2) raise("ValueError", "vector_select: the tensor needs at least 2 dimensions (rows and their elements)");
   const TensorObj* ot = offsets_tensor(v[1], "vector_select", "offsets", false);
-  const int64_t P = ot->view.dims.empty() ? 1 : ot->view.dims[0].count;
+  const int64_t P = ot->view.partitions();
   if (ot->view.num_elements() != P)
     raise("ValueError", "vector_select: offsets must have shape (P, 1) (one row index per partition), got " +
                             shape_str(ot->view.shape()));

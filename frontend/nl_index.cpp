@@ -500,7 +500,7 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
     if (!isa::is_integer(it->view.dtype))
       raise("TypeError", "the row index tile of an indirect subscript must have an integer dtype, got " +
                              std::string(isa::dtype_name(it->view.dtype)));
-    const int64_t P = it->view.dims.empty() ? 1 : it->view.dims[0].count;
+    const int64_t P = it->view.partitions();
     if (it->view.num_elements() != P)
       raise("ValueError", "the row index tile of an indirect subscript must have shape (P, 1), got " +
                               shape_str(it->view.shape()));
@@ -608,7 +608,7 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
     ind->kind = 1;
     ind->offsets = row_offsets;
     ind->row_stride = v.dims[ind_dim].stride;
-    r.dims[0] = ir::ViewDim{0, it->view.dims.empty() ? 1 : it->view.dims[0].count};
+    r.dims[0] = ir::ViewDim{0, it->view.partitions()};
     Value out = nl::view_value(t, r);
     const_cast<TensorObj*>(out.as<TensorObj>())->indirect = std::move(ind);
     return out;

@@ -146,7 +146,7 @@ const TensorObj* on_chip(const Value& v, const char* fname, const char* arg) {
   return t;
 }
 
-int64_t parts(const ir::View& v) { return v.dims.empty() ? 1 : v.dims[0].count; }
+int64_t parts(const ir::View& v) { return v.partitions(); }
 int64_t free_elems(const ir::View& v) { return parts(v) ? v.num_elements() / parts(v) : 0; }
 
 Value engine_val(int e) { return Value::enum_val(EnumEngine, e); }

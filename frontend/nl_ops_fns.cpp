@@ -179,7 +179,7 @@ bool engine_misaligned(const Value& v) {
   if (base.buffer != ir::Buffer::sbuf || base.shape.empty()) return false;
   int64_t f = 1;
   for (size_t i = 1; i < base.shape.size(); ++i) f *= base.shape[i];
-  const int64_t parts = t->view.dims.empty() ? 1 : t->view.dims[0].count;
+  const int64_t parts = t->view.partitions();
   const int64_t start = (base.address ? base.address->first : 0) + (f ? t->view.offset / f : 0);
   const int64_t quantum = parts > 64 ? 128 : parts > 32 ? 64 : 32;
   return start % quantum != 0;

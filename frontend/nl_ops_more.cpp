@@ -15,7 +15,7 @@ using isa::DType;
 using isa_binding::present;
 using namespace nl;
 
-int64_t parts(const TensorObj* t) { return t->view.dims.empty() ? 1 : t->view.dims[0].count; }
+int64_t parts(const TensorObj* t) { return t->view.partitions(); }
 int64_t free_of(const TensorObj* t) { return t->view.num_elements() / std::max<int64_t>(parts(t), 1); }
 
 const TensorObj* chip(const Value& v, const char* fname, const char* arg) {

@@ -48,7 +48,9 @@ constexpr int64_t kChipGranule = 64, kMinChipGranule = 4;
 // or after it in different granules, so that accesses whose hulls do not overlap share no granule (partitions
 // aside). A coarser one would order them as if they overlapped: e.g. the loads into adjacent tiles of a tensor
 // placed at an unaligned address would each wait for the one before, which the Neuron compiler, knowing the exact
-// addresses, does not do.
+// addresses, does not do. Any granule finds every true dependency (a cell covers each byte of a hull); the choice
+// only decides which false ones appear, so the static operands suffice (a run-time-offset footprint left out can
+// at most bring back a false one).
 class ChipGranule {
  public:
   void add(const isa::AccessPattern& ap);

@@ -156,12 +156,9 @@ bool sweep(Kernel& k, int64_t psum_bank_bytes) {
   };
   for (size_t i = 0; i < n; ++i) {
     Op& w = k.ops[i];
-    // A DMA takes part only as the producer of a plain load (no skipped rows, which would leave the temporary's
-    // rows unwritten where the copy carried them).
+    // Of the DMAs, a dma_copy takes part (as a load's producer).
     const bool dma = isa::has_trait(w.opcode, isa::Trait::DMA);
-    if (drop[i] || w.ctl != Ctl::none || !w.dynamic.empty() ||
-        (dma && (w.opcode != isa::Opcode::dma_copy || w.params.oob_skip)))
-      continue;
+    if (drop[i] || w.ctl != Ctl::none || !w.dynamic.empty() || (dma && w.opcode != isa::Opcode::dma_copy)) continue;
     // A memset made only to end a PSUM accumulation group (frontend/nl_blocks.cpp): the matmuls' accumulate flags
     // are already set, so the zeros matter only if something reads them. Dropped when later ops overwrite every
     // element before anything reads the tensor (within the window, no control op, no run-time offset).
@@ -171,9 +168,11 @@ bool sweep(Kernel& k, int64_t psum_bank_bytes) {
       changed = true;
       continue;
     }
-    const View* out = result(w);  // (another written operand in the same tile keeps it)
-    if (!out || out->tensor < 0 || writes_besides_result(w, out->tensor) || isa::info(w.opcode).operands[0].keeps ||
-        !auto_allocated(k.tensors[size_t(out->tensor)]))
+    // (another written operand in the same tile keeps it; so does a destination whose old value counts: `keeps`, an
+    // accumulating write, or a transfer with oob_mode=skip, whose dropped rows the copy would have carried)
+    const View* out = result(w);
+    if (!out || out->tensor < 0 || writes_besides_result(w, out->tensor) ||
+        reads_operand(w, 0, isa::info(w.opcode).operands[0]) || !auto_allocated(k.tensors[size_t(out->tensor)]))
       continue;
     const int t = out->tensor;
     const size_t j = next_touch(i, t);
@@ -189,11 +188,11 @@ bool sweep(Kernel& k, int64_t psum_bank_bytes) {
       }
     }
     // A copy out of the tile: the tile's one writer and one reader.
-    // A matmul (or transpose) that overwrites its PSUM temporary may write a PSUM slice instead (below); one that
-    // accumulates reads what it writes, and a PE load writes no tile.
+    // A matmul (or transpose) that overwrites its PSUM temporary may write a PSUM slice instead (below; one that
+    // accumulates was left above), and a PE load writes no tile.
     const bool pe = isa::has_trait(w.opcode, isa::Trait::PE_MOVE);
     if (c.opcode != isa::Opcode::tensor_copy || !c.dynamic.empty() || writers[size_t(t)] != 1 ||
-        readers[size_t(t)] != 1 || (pe && w.params.accumulate) || isa::has_trait(w.opcode, isa::Trait::PE_LOAD))
+        readers[size_t(t)] != 1 || isa::has_trait(w.opcode, isa::Trait::PE_LOAD))
       continue;
     const View& src = *c.operands[1];
     const View& dst = *c.operands[0];

@@ -70,6 +70,8 @@ struct View {
     for (auto& d : dims) n *= d.count;
     return n;
   }
+  // The partition count of an on-chip view (dims[0]; 1 for a view without dims).
+  int64_t partitions() const { return dims.empty() ? 1 : dims[0].count; }
 };
 
 // Dynamic control flow (docs/dynamic-loops.md). loop_begin / loop_end bracket the body of a dynamic loop
