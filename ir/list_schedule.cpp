@@ -6,7 +6,7 @@
 // After allocation, with every op's instruction made: list scheduling over the ops' dependencies through memory,
 // with compile-time cost estimates (isa/cost.h, the formulas the machine model charges). Each compute engine is in
 // order; when it is free it takes, of its ops whose inputs are ready, the earliest in program order, else the op
-// whose inputs are ready first. Transfers keep their program order among themselves; each starts when ready, its
+// whose inputs are ready first. Transfers start in their program order; each starts when ready, its
 // shares queued on their DMA engines after dma_fixed_ns. An ANY_ENGINE op without engine= goes, when it is taken,
 // to the engine of its row that would finish it first. The ops are then emitted in the order of their estimated
 // start times, so every engine's stream is in its scheduled order; the semaphores are derived from that order as
@@ -26,12 +26,11 @@
 namespace nkisim::ir {
 namespace {
 
-constexpr size_t kWindow = 1024;      // an op never moves ahead of one more than this many items earlier
-constexpr int64_t kSbufGranule = 128;  // dependency tracking granules (bytes of one quadrant's partitions)
-constexpr int64_t kPsumGranule = 64;
+constexpr size_t kWindow = 1024;  // an op never moves ahead of one more than this many items earlier
 constexpr int kDmaResource = isa::kNumEngines;  // transfers: started when ready (see finish())
 constexpr int kResources = isa::kNumEngines + 1;
 constexpr int kFlex = kResources;  // the queue of flexible items (their engine is chosen when they are taken)
+constexpr uint32_t kOrderOnly = 1u << 31;  // an edge that orders starts only (transfers among themselves)
 
 // One schedulable item: an op, or a load_stationary with the multiply_moving ops that use its weights.
 struct Item {
@@ -44,13 +43,14 @@ struct Item {
   std::array<double, isa::kNumEngines> cost{};  // flexible: ns per engine, < 0 where it may not run
 };
 
-// Dependency tracking: per on-chip granule (a quadrant's partitions x kSbufGranule / kPsumGranule bytes) the last
-// writer and the readers since.
+// Dependency tracking: per on-chip granule (a quadrant's partitions x `granule` bytes: the kernel's chip granule,
+// deps::ChipGranule, so that the estimates see the dependencies the machine will wait for, no more) the last writer
+// and the readers since.
 class Conflicts {
  public:
-  Conflicts(const isa::TargetDesc& t)
-      : sbuf_g_(std::max<int64_t>(1, int64_t(t.sbuf_partition_bytes) / kSbufGranule)),
-        psum_g_(std::max<int64_t>(1, int64_t(t.psum_partition_bytes) / kPsumGranule)),
+  Conflicts(const isa::TargetDesc& t, int64_t granule)
+      : granule_(granule), sbuf_g_(std::max<int64_t>(1, int64_t(t.sbuf_partition_bytes) / granule)),
+        psum_g_(std::max<int64_t>(1, int64_t(t.psum_partition_bytes) / granule)),
         sbuf_(size_t(sbuf_g_) * 4), psum_(size_t(psum_g_) * 4) {}
 
   // Records item `self`'s on-chip access and calls edge(pred) for each earlier item it must follow. HBM is not
@@ -60,7 +60,7 @@ class Conflicts {
     if (ap.mem != isa::Memory::SBUF && ap.mem != isa::Memory::PSUM) return;
     const bool ps = ap.mem == isa::Memory::PSUM;
     std::vector<Cell>& cells = ps ? psum_ : sbuf_;
-    cells::for_each_onchip_granule(ap, ps ? kPsumGranule : kSbufGranule, ps ? psum_g_ : sbuf_g_, [&](int64_t key) {
+    cells::for_each_onchip_granule(ap, granule_, ps ? psum_g_ : sbuf_g_, [&](int64_t key) {
       Cell& c = cells[size_t(key)];
       if (c.writer >= 0 && c.writer != self) edge(c.writer);
       if (!write) {
@@ -78,7 +78,7 @@ class Conflicts {
     int32_t writer = -1;
     std::vector<int32_t> readers;
   };
-  int64_t sbuf_g_, psum_g_;
+  int64_t granule_, sbuf_g_, psum_g_;
   std::vector<Cell> sbuf_, psum_;
 };
 
@@ -101,7 +101,8 @@ double estimate(const isa::Instruction& ins, isa::Engine e, const isa::TargetDes
 }  // namespace
 
 std::optional<Kernel> schedule_for_latency(const Kernel& k, std::vector<isa::Engine>& engines,
-                                           const MakeInstruction& make, const isa::TargetDesc& t) {
+                                           const MakeInstruction& make, const isa::TargetDesc& t,
+                                           int64_t chip_granule) {
   const size_t n = k.ops.size();
   if (n < 2) return std::nullopt;
   // Items, their estimates and their dependencies, in one pass over the made instructions.
@@ -110,7 +111,7 @@ std::optional<Kernel> schedule_for_latency(const Kernel& k, std::vector<isa::Eng
   std::vector<uint32_t> edge_from;  // CSR by item: predecessors, built per item in program order
   std::vector<uint32_t> pred_start{0};
   std::vector<int32_t> seen;  // per item: the last item that recorded an edge from it (no duplicates)
-  Conflicts conflicts(t);
+  Conflicts conflicts(t, chip_granule);
   std::array<int32_t, isa::kNumEngines> last_state;
   last_state.fill(-1);
   int32_t last_dma = -1;
@@ -179,17 +180,22 @@ std::optional<Kernel> schedule_for_latency(const Kernel& k, std::vector<isa::Eng
       if (last >= 0) edge(last);
       last = self;
     }
-    // Transfers keep their program order among themselves: the emitter gives them FIFO queues in the order it
-    // meets them, and a small load queued behind a large one waits for it, which these estimates do not see
-    // (moved freely, Mamba v2's loads went onto the critical path: +12% at L=512).
-    if (it.resource == kDmaResource) {
-      if (last_dma >= 0) edge(last_dma);
-      last_dma = self;
-    }
     extra.clear();
     acc.clear();
     deps::list_accesses(ins, extra, acc);
     for (const deps::Access& a : acc) conflicts.access(*a.ap, a.write, self, edge);
+    // Transfers keep their program order among themselves: the emitter gives them FIFO queues in the order it
+    // meets them, and a small load queued behind a large one waits for it, which these estimates do not see
+    // (moved freely, Mamba v2's loads went onto the critical path: +12% at L=512). That orders their starts, not
+    // their ends (kOrderOnly; an edge through memory still waits for the end): the queues run side by side and
+    // share the DMA engines (finish()).
+    if (it.resource == kDmaResource) {
+      if (last_dma >= 0 && seen[size_t(last_dma)] != self) {
+        edge(last_dma);
+        edge_from.back() |= kOrderOnly;
+      }
+      last_dma = self;
+    }
   }
   pred_start.push_back(uint32_t(edge_from.size()));
   const size_t m = items.size();
@@ -204,14 +210,15 @@ std::optional<Kernel> schedule_for_latency(const Kernel& k, std::vector<isa::Eng
   std::vector<uint32_t> npred(m, 0), succ_start(m + 1, 0), succ;
   for (size_t u = 0; u < m; ++u)
     for (uint32_t e = pred_start[u]; e < pred_start[u + 1]; ++e)
-      if (stretch[edge_from[e]] == stretch[u]) ++succ_start[edge_from[e] + 1], ++npred[u];
+      if (const uint32_t from = edge_from[e] & ~kOrderOnly; stretch[from] == stretch[u]) ++succ_start[from + 1], ++npred[u];
   for (size_t u = 0; u < m; ++u) succ_start[u + 1] += succ_start[u];
   succ.resize(succ_start[m]);
   {
     std::vector<uint32_t> fill(succ_start.begin(), succ_start.end() - 1);
     for (size_t u = 0; u < m; ++u)
       for (uint32_t e = pred_start[u]; e < pred_start[u + 1]; ++e)
-        if (stretch[edge_from[e]] == stretch[u]) succ[fill[edge_from[e]]++] = uint32_t(u);
+        if (const uint32_t from = edge_from[e] & ~kOrderOnly; stretch[from] == stretch[u])
+          succ[fill[from]++] = uint32_t(u) | (edge_from[e] & kOrderOnly);
   }
 
   // List scheduling, stretch by stretch; a barrier starts once everything before it has finished.
@@ -326,8 +333,8 @@ std::optional<Kernel> schedule_for_latency(const Kernel& k, std::vector<isa::Eng
       order.push_back(u);
       done[u - a] = 1;
       for (uint32_t e = succ_start[u]; e < succ_start[u + 1]; ++e) {
-        const uint32_t v = succ[e];
-        ready[v] = std::max(ready[v], end);
+        const uint32_t v = succ[e] & ~kOrderOnly;
+        ready[v] = std::max(ready[v], (succ[e] & kOrderOnly) ? best_s : end);
         if (--npred[v] == 0) {
           if (v < lowest + kWindow) release(v);
           else parked.push_back(v);

@@ -158,7 +158,7 @@ void emit_with_loops(const Kernel& k, const std::vector<isa::Engine>& engines, s
 // Returns the ops in the order of their estimated starts, with `engines` permuted and updated to match; nullopt
 // when neither the order nor an engine changes.
 std::optional<Kernel> schedule_for_latency(const Kernel& k, std::vector<isa::Engine>& engines,
-                                           const MakeInstruction& make, const isa::TargetDesc& t);
+                                           const MakeInstruction& make, const isa::TargetDesc& t, int64_t chip_granule);
 
 // LNC=2 (ir/lnc.cpp): numbers the core_barrier instructions of each engine and gives them their semaphore.
 void assign_core_barriers(const Kernel& k, isa::Program& p);

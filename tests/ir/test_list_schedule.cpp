@@ -107,6 +107,71 @@ TEST_CASE("what holds an op in place: a write over what an earlier op reads, no_
   }
 }
 
+TEST_CASE("tiles that meet inside 128 bytes but do not overlap hold nothing back (the kernel's chip granule)") {
+  // s ends at byte 16360 of each partition, where w begins: a write of w does not follow the activation's write
+  // of s. Tracked in 128-byte granules, the two shared one and w = x * 2 waited behind v = s + s.
+  Blocked b;
+  auto place = [&](int t, int64_t free, int64_t byte) {
+    b.k.tensors[size_t(t)].shape = {128, free};
+    b.k.tensors[size_t(t)].address = std::pair<int64_t, int64_t>{0, byte};
+  };
+  place(b.s, 4090, 0);
+  place(b.w, 64, 4090 * 4);
+  place(b.x, 4096, 32768);
+  place(b.v, 4090, 65536);
+  View x4090 = b.k.full_view(b.x);
+  x4090.dims[1].count = 4090;
+  b.k.ops[0].operands[0] = b.k.full_view(b.s);  // s = act(x[:, :4090])
+  b.k.ops[0].operands[1] = x4090;
+  for (int o = 0; o < 3; ++o) b.k.ops[1].operands[size_t(o)] = b.k.full_view(o == 0 ? b.v : b.s);
+  CHECK(stream(lower(b.k, target("trn2")), Engine::Vector) ==
+        std::vector<Opcode>{Opcode::tensor_scalar, Opcode::tensor_tensor});
+  SUBCASE("one byte of overlap: it waits") {
+    place(b.w, 64, 4090 * 4 - 4);
+    CHECK(stream(lower(b.k, target("trn2")), Engine::Vector) ==
+          std::vector<Opcode>{Opcode::tensor_tensor, Opcode::tensor_scalar});
+  }
+}
+
+TEST_CASE("transfers start in program order, but one does not wait for the end of the one before") {
+  // A large load into partitions 0-63 (DMA engines 0-7), then a small one into 64-127 (engines 8-15). The small
+  // one starts right after the large one starts and is done long before it: the Vector op that reads it goes
+  // ahead of the one that reads the large load, though it comes later in program order.
+  Kernel k;
+  k.name = "loads";
+  auto hbm = [&](const char* name, int64_t p, int64_t free) {
+    Tensor t;
+    t.name = name;
+    t.shape = {p, free};
+    t.buffer = Buffer::hbm;
+    t.role = Tensor::Role::Param;
+    t.param_index = int(k.params.size());
+    const int i = k.add_tensor(t);
+    k.params.push_back(i);
+    return i;
+  };
+  const int big = hbm("big", 64, 16384), small = hbm("small", 64, 64);
+  const int a = tile(k, "a", 16384), c = tile(k, "c", 64), ya = tile(k, "ya", 64), yc = tile(k, "yc", 64);
+  View a_top = k.full_view(a), c_bottom = k.full_view(c);
+  a_top.dims[0].count = 64;
+  c_bottom.offset = 64 * c_bottom.dims[0].stride;
+  c_bottom.dims[0].count = 64;
+  k.ops.push_back(op(Opcode::dma_copy, {a_top, k.full_view(big)}));
+  k.ops.push_back(op(Opcode::dma_copy, {c_bottom, k.full_view(small)}));
+  View a64 = a_top;
+  a64.dims[1].count = 64;
+  View ya_top = k.full_view(ya), yc_bottom = k.full_view(yc);
+  ya_top.dims[0].count = 64;
+  yc_bottom.offset = c_bottom.offset;
+  yc_bottom.dims[0].count = 64;
+  k.ops.push_back(op(Opcode::tensor_scalar, {ya_top, a64}));
+  k.ops.push_back(op(Opcode::tensor_tensor, {yc_bottom, c_bottom, c_bottom}));
+  CHECK(stream(lower(k, target("trn2", false)), Engine::Vector) ==
+        std::vector<Opcode>{Opcode::tensor_scalar, Opcode::tensor_tensor});
+  CHECK(stream(lower(k, target("trn2")), Engine::Vector) ==
+        std::vector<Opcode>{Opcode::tensor_tensor, Opcode::tensor_scalar});
+}
+
 TEST_CASE("an engine=unknown copy goes to the engine that finishes it first") {
   // The Vector Engine is busy with 4096 elements; a copy of 2048 more without engine= goes elsewhere. The Scalar
   // Engine runs an activation (so it is not kept for DMA triggers, dma_trigger_spread); GpSimd a tensor_scalar
