@@ -51,7 +51,8 @@ latency, which "measures not only the device latency"):
 Then "library" (given --nki-library): nki-library's own test configurations with the tpbSgCyclesSum they record (the
 last column of test_attention_cte.py's and test_rmsnorm_quant.py's parameter lists, kept "until the framework
 supports" checking it): 40 attention_cte and 7 rmsnorm_quant rows on trn2, read as picoseconds of device time (see
-LIBRARY_ATTENTION). None of them set a number of the model.
+LIBRARY_ATTENTION), and 30 rows of test_qkv_tkg.py's performance list (cyclesQoR, read the same way; LIBRARY_QKV).
+None of them set a number of the model.
 Then "sweep": the fused Mamba tutorial's table of measured mamba_v2 / mamba_v3 latencies over seq_len 512 ... 8192
 (C=4096, trn1; the --no-trend runs skip it), 18 figures of which the 512 and 8192 ones repeat calibration points.
 And "thresholds (bounds, not counted)": the same nki-samples suite's latency thresholds for SD attention (p1 since
@@ -211,6 +212,59 @@ LIBRARY_RMSNORM = [(2, True, 0.0, 51.564), (2, True, 0.5, 55.688), (2, False, 0.
                    (2048, False, 0.0, 683.281), (160, False, 0.0, (106.547 + 105.370 + 104.918) / 3),
                    (160, True, 0.0, 68.355)]
 
+# test/integration/nkilib/core/qkv/test_qkv_tkg.py's performance list (qkv_tkg_kernel_performance_bsd_test_perms): LNC=2,
+# bf16, BSD output, num_kv_heads 1, num_q_heads fused_qkv_dim / d_head - 2, load_input_with_DMA_transpose (the
+# test's default): (batch, seqlen, hidden, fused_qkv_dim, d_head, norm, fused_add, norm_bias, qkv_bias, recorded
+# cyclesQoR's second figure, read as ps like tpbSgCyclesSum). Left out: rows recorded as None, and the STATIC
+# quantization row (its fp8 weights and scales).
+LIBRARY_QKV = [
+    (2, 4, 8448, 1408, 128, "LAYER_NORM", False, False, False, 88_383_528),
+    (4, 2, 4096, 1024, 128, "LAYER_NORM", False, False, False, 65_302_814),
+    (16, 5, 8192, 104, 26, "RMS_NORM", False, False, False, 75_977_297),
+    (14, 5, 8192, 104, 26, "RMS_NORM", False, False, False, 72_189_720),
+    (3, 1, 16384, 384, 128, "RMS_NORM", True, False, False, 74_415_967),
+    (5, 1, 16384, 384, 128, "RMS_NORM", True, False, False, 76_411_380),
+    (1, 6, 16384, 896, 128, "RMS_NORM", True, False, False, 105_265_002),
+    (1, 6, 16384, 384, 128, "RMS_NORM", True, False, False, 77_188_129),
+    (1, 3, 16384, 384, 128, "RMS_NORM", True, False, False, 74_358_717),
+    (1, 5, 16384, 384, 128, "RMS_NORM", True, False, False, 76_409_880),
+    (4, 1, 16384, 512, 128, "RMS_NORM", False, False, False, 74_809_216),
+    (8, 7, 16384, 512, 128, "RMS_NORM", True, False, False, 123_832_889),
+    (4, 7, 16384, 512, 128, "RMS_NORM", False, False, False, 80_773_207),
+    (3, 1, 8192, 512, 128, "NO_NORM", True, False, False, 62_466_402),
+    (1, 1, 8192, 896, 128, "NO_NORM", True, False, False, 70_471_973),
+    (8, 5, 8192, 384, 128, "RMS_NORM", False, False, False, 70_544_972),
+    (4, 5, 8192, 384, 128, "RMS_NORM", False, False, False, 61_577_737),
+    (1, 3, 8192, 512, 128, "NO_NORM", True, False, False, 62_620_152),
+    (8, 5, 8192, 5120, 1024, "RMS_NORM", False, False, False, 265_156_919),
+    (4, 5, 8192, 10240, 1024, "RMS_NORM", False, False, False, 447_899_383),
+    (1, 1, 32768, 896, 128, "NO_NORM", False, False, False, 137_652_784),
+    (1, 1, 20480, 896, 128, "NO_NORM", False, False, False, 104_202_753),
+    (1, 3, 32768, 896, 128, "RMS_NORM", False, False, False, 141_587_695),
+    (1, 3, 20480, 896, 128, "RMS_NORM", False, False, False, 107_279_332),
+    (1, 5, 32768, 896, 128, "RMS_NORM", True, False, False, 151_882_512),
+    (1, 5, 20480, 896, 128, "RMS_NORM", True, False, False, 117_113_150),
+    (4, 4, 3072, 640, 64, "RMS_NORM", False, False, True, 59_411_907),
+    (4, 1, 3072, 640, 64, "RMS_NORM", False, False, True, 55_897_912),
+    (1, 1, 8448, 1920, 128, "NO_NORM", False, False, False, 105_167_419),
+    (1, 1, 8448, 1920, 128, "LAYER_NORM", False, False, False, 104_287_503),
+]
+QKV = "src/nkilib_src/nkilib/core/qkv/qkv.py"
+# A kernel of ours that calls nki-library's qkv with the test's host-side arguments (enums); INPUTS and OPTIONAL are
+# filled per row.
+QKV_WRAPPER = """import nki
+from nkilib.core.qkv.qkv import qkv
+from nkilib.core.utils.common_types import NormType, QuantizationType, QKVOutputLayout, QKVWeightLayout
+
+
+@nki.jit
+def qkv_case(INPUTS):
+    return qkv(input=input, fused_qkv_weights=fused_qkv_weights, output_layout=QKVOutputLayout.BSD,
+               quantization_type=QuantizationType.NONE, fused_norm_type=NormType.NORM, norm_eps=1e-6,
+               d_head=D_HEAD, num_q_heads=NUM_Q, num_kv_heads=1, load_input_with_DMA_transpose=True,
+               weight_layout=QKVWeightLayout.CONTIGUOUS, OPTIONAL)
+"""
+
 
 def library_rows(nki_sim, root, folder, params, rows):
     """Runs LIBRARY_ATTENTION and appends the "library" rows."""
@@ -236,6 +290,28 @@ def library_rows(nki_sim, root, folder, params, rows):
         name = "rmsnorm_quant S=%d%s%s" % (seq, " quant_only" if quant_only else "",
                                            " lb=%g" % lower_bound if lower_bound else "")
         add_rows(rows, "library", name, "trn2", {"total_us": us}, got, err)
+    for b, s_, h, i, d, norm, fused_add, norm_bias, qkv_bias, ps in LIBRARY_QKV:
+        arrays = {"input": ((b, s_, h), "bfloat16"), "fused_qkv_weights": ((h, i), "bfloat16")}
+        optional = ["fused_residual_add=%r" % fused_add]
+        if fused_add:
+            arrays.update(mlp_prev=((b, s_, h), "bfloat16"), attention_prev=((b, s_, h), "bfloat16"))
+        if norm != "NO_NORM":
+            arrays["gamma_norm_weights"] = ((1, h), "bfloat16")
+        if norm_bias:
+            arrays["layer_norm_bias"] = ((1, h), "bfloat16")
+        if qkv_bias:
+            arrays["bias"] = ((1, i), "bfloat16")
+        optional += ["%s=%s" % (k, k) for k in arrays if k not in ("input", "fused_qkv_weights")]
+        wrapper = os.path.join(folder, "qkv_row.py")
+        with open(wrapper, "w") as f:
+            f.write(QKV_WRAPPER.replace("INPUTS", ", ".join(arrays)).replace("OPTIONAL", ", ".join(optional))
+                    .replace("NormType.NORM", "NormType." + norm).replace("D_HEAD", str(d))
+                    .replace("NUM_Q", str(i // d - 2)))
+        got, err = simulate(nki_sim, wrapper, "qkv_case", "trn2", write_inputs(arrays, folder), folder, "run",
+                            ["-I", os.path.join(root, "src", "nkilib_src"), "--lnc", "2"] + params)
+        name = "qkv_tkg b%d s%d h%d i%d d%d %s%s%s" % (b, s_, h, i, d, norm.lower(), " add" if fused_add else "",
+                                                     " qkv_bias" if qkv_bias else "")
+        add_rows(rows, "library", name, "trn2", {"total_us": ps / 1e6}, got, err)
 
 
 # A kernel of ours that calls nki-library's rmsnorm_quant_kernel with its host-side arguments (enums, a config);

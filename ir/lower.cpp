@@ -241,17 +241,48 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   const std::optional<Kernel> interleaved = interleave_accumulation_groups(reused ? *reused : source, target);
   const Kernel& merged = interleaved ? *interleaved : reused ? *reused : source;
   const std::optional<Kernel> renamed = split_live_ranges(merged, int(target.tile_buffers));
-  const Kernel& kernel = renamed ? *renamed : merged;
+  EngineCounts counts;  // for the streams' capacity, below
+  std::vector<isa::Engine> engines = assign_engines(merged, &counts);  // (an engine error comes first)
   isa::Program p;
   p.target = target.name;
-  p.kernel_name = kernel.name;
-  p.strings = kernel.strings;
-  EngineCounts counts;  // for the streams' capacity, below
-  std::vector<isa::Engine> engines = assign_engines(kernel, &counts);
-  std::optional<Kernel> spilled;
-  std::vector<Placement> pl = allocate_spilling(kernel, target, p, spilled, notes);
+  p.kernel_name = merged.name;
+  p.strings = merged.strings;
+  // One allocation of `kk` (spilling if it must) into a copy of p.
+  struct Allocation {
+    isa::Program p;
+    std::optional<Kernel> spilled;
+    std::vector<std::string> notes;
+    std::vector<Placement> pl;
+    std::optional<Error> error;
+  };
+  auto allocate_into = [&](const Kernel& kk) {
+    Allocation a{p, std::nullopt, {}, {}, std::nullopt};
+    try {
+      a.pl = allocate_spilling(kk, target, a.p, a.spilled, &a.notes);
+    } catch (const Error& e) {
+      a.error = e;
+    }
+    return a;
+  };
+  // The allocator rotates a tile through more buffers only where they fit: when the rotation (rename) makes the
+  // kernel spill or fail and one buffer per tile does not, each tile keeps its one buffer (docs/spill.md).
+  const Kernel* chosen = renamed ? &*renamed : &merged;
+  Allocation a = allocate_into(*chosen);
+  if (renamed && (a.error || a.spilled)) {
+    Allocation one = allocate_into(merged);
+    if (!one.error && (!one.spilled || a.error)) {
+      a = std::move(one);
+      chosen = &merged;
+    }
+  }
+  if (a.error) throw *a.error;
+  p = std::move(a.p);
+  std::optional<Kernel> spilled = std::move(a.spilled);
+  std::vector<Placement> pl = std::move(a.pl);
+  if (notes) notes->insert(notes->end(), a.notes.begin(), a.notes.end());
+  const Kernel& kernel = *chosen;
   const Kernel& k = spilled ? *spilled : kernel;
-  if (spilled) engines = assign_engines(k, &counts);  // the rewritten ops
+  if (spilled || chosen != &merged) engines = assign_engines(k, &counts);  // the rewritten ops
   if (tiles)  // names for --check findings
     for (size_t i = 0; i < k.tensors.size() && i < pl.size(); ++i)
       if (pl[i].allocated && is_on_chip(k.tensors[i].buffer) && !k.tensors[i].shape.empty())

@@ -151,4 +151,27 @@ if rc == 0:
     g = x * (3 * y.astype(np.float64)).sum(0)
     check(np.allclose(o, g, rtol=1e-5, atol=1e-4), f"keep: max error {np.abs(o - g).max()}")
 
+# ---- three live ranges of one 100 KiB tile: the allocator rotates a tile's ranges through a second buffer
+# (tile_buffers, ir/rename.cpp) only where both fit; two do not fit in trn1's 175.7 KiB, one does, so nothing is
+# spilled (with the rotation, the buffer of ranges 0 and 2 was live across range 1 and 'w' was re-loaded).
+ranges = write_kernel(d, "three_ranges", """@nki.jit
+def k(x):
+    out = nl.ndarray((3, 128, 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    w = nl.ndarray((nl.par_dim(128), 25600), dtype=nl.float32, buffer=nl.sbuf)
+    for j in range(3):
+        w[...] = nl.load(x[j])
+        nl.store(out[j], value=nl.sum(w, axis=1, keepdims=True))
+    return out
+""")
+x = rng.standard_normal((3, 128, 25600)).astype(f32)
+out = os.path.join(d, "out_ranges")
+rc, so, se = run(ranges, "--target", "trn1", "--inputs", save(d, "rx.npy", x), "-o", out)
+check_equal(rc, 0, f"three_ranges exit code (stderr: {se})")
+check("note:" not in se, f"three_ranges: nothing spilled: {se!r}")
+check("DMA 6 transfers" in so, f"three_ranges: the kernel's own 6 transfers: {so!r}")
+if rc == 0:
+    o = np.load(os.path.join(out, "output_0.npy"))
+    g = x.astype(np.float64).sum(2, keepdims=True)
+    check(np.allclose(o, g, rtol=1e-5, atol=1e-3), f"three_ranges: max error {np.abs(o - g).max()}")
+
 finish()
