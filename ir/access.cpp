@@ -7,19 +7,23 @@
 namespace nkisim::ir {
 namespace {
 
+// A pattern dimension's count: 16 bits on chip; 32 bits on a DMA's HBM side.
+constexpr int64_t kChipMaxCount = 65535, kHbmMaxCount = int64_t(UINT32_MAX);
+
 std::string opname(const Op& op, int slot) {
   const isa::InstrInfo& in = isa::info(op.opcode);
   return std::string(in.mnemonic) + ": operand '" + in.operands[slot].name + "'";
 }
 
-// Drops size-1 dims and merges an outer dim into the next inner one when they are contiguous (inline: no
-// allocation, twice per operand of every instruction).
-ViewDims canonical_free_dims(const ViewDims& dims, size_t first) {
+// Drops size-1 dims and merges an outer dim into the next inner one when they are contiguous and the merged count
+// stays within `max_count` (the pattern's count field; inline: no allocation, twice per operand of every
+// instruction).
+ViewDims canonical_free_dims(const ViewDims& dims, size_t first, int64_t max_count) {
   ViewDims merged;
   for (size_t i = first; i < dims.size(); ++i) {
     const ViewDim& d = dims[i];
     if (d.count == 1) continue;
-    if (!merged.empty() && merged.back().stride == d.stride * d.count) {
+    if (!merged.empty() && merged.back().stride == d.stride * d.count && merged.back().count * d.count <= max_count) {
       merged.back() = ViewDim{d.stride, merged.back().count * d.count};
       continue;
     }
@@ -46,14 +50,14 @@ isa::AccessPattern to_access_pattern(const Kernel& k, const Placement& p, const 
     if (v.dims.size() <= 1) {
       ap.num_partitions = 1;
       ap.partition_stride = 0;
-      free = canonical_free_dims(v.dims, 0);
+      free = canonical_free_dims(v.dims, 0, kHbmMaxCount);
     } else {
       if (v.dims[0].count > int64_t(UINT32_MAX))
         throw error_at(op, opname(op, slot) + ": a row dimension of " + std::to_string(v.dims[0].count) +
                                " rows is outside the hardware's pattern limits");
       ap.num_partitions = uint32_t(v.dims[0].count);
       ap.partition_stride = v.dims[0].count > 1 ? v.dims[0].stride : 0;
-      free = canonical_free_dims(v.dims, 1);
+      free = canonical_free_dims(v.dims, 1, kHbmMaxCount);
     }
   } else {
     int64_t part_bytes = 1;
@@ -68,7 +72,7 @@ isa::AccessPattern to_access_pattern(const Kernel& k, const Placement& p, const 
     ap.start_partition = uint32_t(p.partition + v.offset / f);
     ap.num_partitions = uint32_t(parts);
     ap.offset = p.address + (v.offset % f) * es;
-    free = canonical_free_dims(v.dims, 1);
+    free = canonical_free_dims(v.dims, 1, kChipMaxCount);
     if (int64_t(ap.start_partition) + parts > int64_t(t.partitions) || parts > int64_t(t.partitions))
       throw error_at(op, opname(op, slot) + ": Size of partition dimension " + std::to_string(parts) +
                              " exceeds architecture limitation of " + std::to_string(int64_t(t.partitions)));
@@ -92,7 +96,7 @@ isa::AccessPattern to_access_pattern(const Kernel& k, const Placement& p, const 
   for (size_t i = 0; i < free.size(); ++i) {
     // On chip: 16-bit counts, 32-bit strides; a DMA's HBM side: 32-bit counts and strides (its rows step by the
     // 64-bit partition stride).
-    if (!isa::fits_stride(free[i].stride) || free[i].count > (p.mem != isa::Memory::HBM ? 65535 : int64_t(UINT32_MAX)))
+    if (!isa::fits_stride(free[i].stride) || free[i].count > (p.mem != isa::Memory::HBM ? kChipMaxCount : kHbmMaxCount))
       throw error_at(op, opname(op, slot) + ": a free dimension of " + std::to_string(free[i].count) + " elements with stride " +
                              std::to_string(free[i].stride) + " is outside the hardware's pattern limits");
     ap.dims[i] = isa::ApDim{int32_t(free[i].stride), uint32_t(free[i].count)};

@@ -355,6 +355,39 @@ TEST_CASE("HBM operands: 64-bit row stride, 32-bit free-dim strides (a wider one
         "pattern limits");
 }
 
+TEST_CASE("contiguous dims merge only while the count fits the 16-bit on-chip field") {
+  // t[:, 16, 4096] bf16 is contiguous per partition: merged it would be one dim of 65536 elements, one past the
+  // on-chip count field, so it stays two dims (the same bytes). A single dim of 65536 is still refused.
+  Kernel k;
+  k.name = "long";
+  int x = add(k, "x", {128, 16, 4096}, Buffer::hbm, DType::bfloat16);
+  k.tensors[size_t(x)].role = Tensor::Role::Param;
+  k.tensors[size_t(x)].param_index = 0;
+  k.params = {x};
+  int t = add(k, "t", {128, 16, 4096}, Buffer::sbuf, DType::bfloat16);
+  k.ops.push_back(make(Opcode::dma_copy, {k.full_view(t), k.full_view(x)}, 4));
+  const isa::Program p = lower(k, trn2());
+  const isa::AccessPattern& dst = p.streams[size_t(Engine::Sync)].at(0).operands[0];
+  CHECK(dst.num_dims == 2);
+  CHECK(dst.dims[0].count == 16);
+  CHECK(dst.dims[0].stride == 4096);
+  CHECK(dst.dims[1].count == 4096);
+  const isa::AccessPattern& src = p.streams[size_t(Engine::Sync)].at(0).operands[1];
+  CHECK(src.num_dims == 1);  // the HBM side has 32-bit counts
+  CHECK(src.dims[0].count == 65536);
+
+  Kernel one;
+  one.name = "one";
+  x = add(one, "x", {128, 65536}, Buffer::hbm, DType::bfloat16);
+  one.tensors[size_t(x)].role = Tensor::Role::Param;
+  one.tensors[size_t(x)].param_index = 0;
+  one.params = {x};
+  t = add(one, "t", {128, 65536}, Buffer::sbuf, DType::bfloat16);
+  one.ops.push_back(make(Opcode::dma_copy, {one.full_view(t), one.full_view(x)}, 5));
+  CHECK(error_of(one) == "5: dma_copy: operand 'dst': a free dimension of 65536 elements with stride 1 is outside "
+                         "the hardware's pattern limits");
+}
+
 TEST_CASE("outputs must live in shared_hbm") {
   Kernel k;
   k.name = "out";
