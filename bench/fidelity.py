@@ -50,8 +50,9 @@ latency, which "measures not only the device latency"):
     shape [4096, 8192] fp32 (the text says "(300, 1000)", which would take a few tens of microseconds).
 Then "library" (given --nki-library): nki-library's own test configurations with the tpbSgCyclesSum they record (the
 last column of test_attention_cte.py's and test_rmsnorm_quant.py's parameter lists, kept "until the framework
-supports" checking it): 40 attention_cte and 7 rmsnorm_quant rows on trn2, read as picoseconds of device time (see
-LIBRARY_ATTENTION), and 30 rows of test_qkv_tkg.py's performance list (cyclesQoR, read the same way; LIBRARY_QKV).
+supports" checking it): 126 attention_cte (40 plain, 86 with prior KV, a sink, a sliding window or GQA) and 7
+rmsnorm_quant rows on trn2, read as picoseconds of device time (see LIBRARY_ATTENTION, LIBRARY_ATTENTION_PRIOR), and
+30 rows of test_qkv_tkg.py's performance list (cyclesQoR, read the same way; LIBRARY_QKV).
 None of them set a number of the model.
 Then "sweep": the fused Mamba tutorial's table of measured mamba_v2 / mamba_v3 latencies over seq_len 512 ... 8192
 (C=4096, trn1; the --no-trend runs skip it), 18 figures of which the 512 and 8192 ones repeat calibration points.
@@ -179,9 +180,10 @@ VALIDATION = [
 # profiled configuration (rmsnorm_quant S=160 H=16384: 106.5 us recorded; the spec's profile shows its kernel at
 # 86.8 us after a ~20 us preamble), and runs of one kernel scale with the work. Compared with device_ns. Rows:
 # (lnc, bs, seqlen_kv, seqlen_q, d, softmax_scale, dtype, causal_mask, tp_q, tp_out, recorded us); the largest
-# (32K x 32K) are left out for run time, and the rows with an attention sink (another input) for now.
+# (32K x 32K) are left out for run time; the rows with an attention sink are in LIBRARY_ATTENTION_PRIOR.
 LIBRARY_ATTENTION = [
-    # test_attention_cte_no_cp_unit: no vnc_degree column, CompilerArgs() default (one core)
+    # test_attention_cte_no_cp_unit: no vnc_degree column; its CompilerArgs() now means LNC=2 on trn2, but the figures
+    # are one core's (at LNC=2 these rows run 35-55% under them)
     (1, 1, 9216, 4096, 64, 0.5, "float32", False, True, False, 580), (1, 1, 4096, 9216, 64, 0.5, "float32", False, True, False, 567),
     (1, 1, 9216, 9216, 64, 0.5, "float32", False, True, False, 1250), (1, 1, 9216, 9216, 64, 0.134, "bfloat16", False, True, False, 1250),
     (1, 1, 16384, 16384, 64, 1.0, "float16", True, True, False, 1960), (1, 1, 9216, 9216, 64, 1.0, "bfloat16", True, True, False, 694),
@@ -205,7 +207,106 @@ LIBRARY_ATTENTION = [
     (2, 2, 729, 729, 128, 1.0, "bfloat16", True, True, True, 60), (2, 3, 729, 729, 128, 1.0, "bfloat16", True, True, True, 82),
     (2, 3, 729, 729, 128, 1.0, "float32", True, True, True, 82),
 ]
-ATTENTION_CTE = "src/nkilib_src/nkilib/core/attention/attention_cte.py"
+# The same file's other lists with a tpbSgCyclesSum column (its first figure; rows recorded as None left out), whose
+# rows add prior KV (k_prior, v_prior and an int32 prior_used_len of shape (1,), the prefix length in use: a run-time
+# mask bound, so zeros time alike: 0 and 4095 give the same device_ns), an attention sink (float32, (bs, 1)), a
+# sliding window and GQA (k and v have bs_kv batches): (lnc, bs, bs_kv, seqlen_kv, seqlen_q, prior_len or None,
+# prior_used_len, d, softmax_scale, dtype, causal_mask, tp_q, tp_k, tp_out, sink, sliding_window, recorded us). The
+# context-parallel lists record "qor" instead and time one rank of a run by its cp_offset value, left out.
+LIBRARY_ATTENTION_PRIOR = [
+    # attention_cte_no_cp_vnc_apc_klr_unit_perms (CompilerArgs(logical_nc_config=vnc_degree)): prior KV
+    (2, 2, 2, 2048, 2048, 4096, 0, 64, 1.0, "bfloat16", False, False, False, True, True, 0, 232),
+    (2, 2, 2, 2048, 2048, 4096, 4095, 64, 1.0, "bfloat16", False, False, False, True, True, 0, 232),
+    (2, 2, 2, 2048, 2048, 4096, 4096, 64, 1.0, "bfloat16", False, False, False, True, True, 0, 232),
+    (2, 2, 2, 2048, 2048, 4096, 0, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 232),
+    (2, 2, 2, 2048, 2048, 4096, 1, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 232),
+    (2, 2, 2, 2048, 2048, 4096, 2048, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 232),
+    (2, 2, 2, 2048, 2048, 4096, 4095, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 232),
+    (2, 2, 2, 2048, 2048, 4096, 4096, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 232),
+    (1, 3, 3, 2048, 2048, 512, 500, 128, 1.0, "bfloat16", False, False, False, False, False, 0, 297),
+    (1, 2, 2, 2048, 2048, 512, 500, 128, 1.0, "bfloat16", True, False, False, False, False, 0, 165),
+    (2, 2, 2, 2048, 2048, 4096, 2048, 64, 1.0, "bfloat16", True, False, False, False, True, 0, 219),
+    (2, 2, 2, 2048, 2048, 4096, 2048, 64, 1.0, "bfloat16", True, True, True, False, True, 0, 220),
+    (2, 2, 2, 2048, 2048, 4096, 2048, 64, 1.0, "bfloat16", True, True, True, True, True, 0, 227),
+    (2, 2, 2, 2048, 2048, 4096, 4096, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 194),
+    (2, 2, 2, 2048, 2048, 4096, 2048, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 194),
+    (2, 2, 2, 2048, 2048, 512, 500, 64, 1.0, "bfloat16", True, False, False, True, True, 1024, 116),
+    (2, 1, 1, 2001, 2001, 3555, 3000, 64, 1.0, "bfloat16", True, False, False, True, False, 0, 140),
+    (2, 3, 3, 2001, 2001, 3555, 3555, 64, 1.0, "bfloat16", True, False, False, True, False, 0, 304),
+    (2, 1, 1, 16385, 16385, 4097, 4096, 64, 1.0, "bfloat16", True, False, False, True, False, 0, 1670),
+    (2, 3, 3, 10240, 10240, 1, 1, 64, 1.0, "bfloat16", True, False, False, True, False, 0, 1510),
+    (2, 2, 2, 4096, 4096, 2048, 2003, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 324),
+    (2, 2, 2, 6144, 6144, 2048, 1537, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 546),
+    (2, 2, 2, 8192, 8192, 4096, 3584, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 1140),
+    (2, 2, 2, 8192, 8192, 4096, 3584, 64, 1.0, "bfloat16", True, False, True, True, True, 0, 1150),
+    (2, 2, 2, 8192, 8192, 4096, 3584, 64, 1.0, "bfloat16", True, True, True, True, True, 0, 1170),
+    (2, 2, 2, 4096, 4096, 2048, 1535, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 219),
+    (2, 2, 2, 6144, 6144, 512, 400, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 224),
+    (2, 2, 2, 8192, 8192, 128, 100, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 275),
+    (2, 2, 2, 8192, 8192, 128, 100, 64, 1.0, "bfloat16", True, False, True, True, True, 128, 290),
+    (2, 2, 2, 8192, 8192, 128, 100, 64, 1.0, "bfloat16", True, True, True, True, True, 128, 295),
+    (2, 1, 1, 256, 256, 2048, 1920, 128, 1.0, "bfloat16", True, True, True, True, False, 0, 53),
+    (2, 1, 1, 2048, 2048, 2048, 1537, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 111),
+    (2, 1, 1, 4096, 4096, 2048, 1543, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 204),
+    (2, 1, 1, 4096, 4096, 2048, 1543, 128, 1.0, "bfloat16", True, True, True, True, False, 0, 198),
+    (2, 1, 1, 8192, 8192, 4096, 900, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 635),
+    (2, 1, 1, 8192, 8192, 4096, 900, 128, 1.0, "bfloat16", True, False, True, True, False, 0, 644),
+    (2, 1, 1, 8192, 8192, 4096, 900, 128, 1.0, "bfloat16", True, True, True, True, False, 0, 644),
+    (2, 1, 1, 20480, 20480, 4096, 3584, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 2280),
+    (2, 1, 1, 20480, 20480, 4096, 3584, 128, 1.0, "bfloat16", True, False, True, True, False, 0, 2330),
+    (2, 1, 1, 20480, 20480, 4096, 3584, 128, 1.0, "bfloat16", True, True, True, True, False, 0, 2360),
+    # attention_cte_no_cp_vnc_param_unit_perms' sink and sliding-window rows (CompilerArgs(): LNC=2 on trn2); its
+    # 32K x 32K row without a window is left out for run time, as in LIBRARY_ATTENTION
+    (2, 3, 3, 8192, 8192, None, None, 64, 1.0, "bfloat16", True, False, False, False, True, 0, 900),
+    (2, 1, 1, 10240, 10240, None, None, 64, 1.0, "bfloat16", True, False, False, False, True, 0, 495),
+    (2, 3, 3, 8192, 8192, None, None, 64, 1.0, "bfloat16", False, False, False, False, True, 0, 1450),
+    (2, 1, 1, 8192, 8192, None, None, 64, 1.0, "bfloat16", False, False, False, False, True, 0, 524),
+    (2, 1, 1, 8192, 8192, None, None, 64, 1.0, "bfloat16", True, False, False, False, True, 0, 354),
+    (2, 1, 1, 8192, 8192, None, None, 64, 1.0, "bfloat16", True, False, False, False, True, 128, 135),
+    (2, 8, 8, 10240, 10240, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 3360),
+    (2, 8, 8, 10240, 10240, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 894),
+    (2, 8, 8, 10240, 10240, None, None, 64, 1.0, "bfloat16", True, True, False, True, True, 0, 3380),
+    (2, 8, 8, 10240, 10240, None, None, 64, 1.0, "bfloat16", True, True, False, True, True, 128, 905),
+    (2, 2, 2, 2048, 2048, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 103),
+    (2, 2, 2, 2048, 2048, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 78),
+    (2, 2, 2, 4096, 4096, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 211),
+    (2, 2, 2, 4096, 4096, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 125),
+    (2, 2, 2, 8192, 8192, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 596),
+    (2, 2, 2, 8192, 8192, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 211),
+    (2, 2, 2, 16384, 16384, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 2110),
+    (2, 2, 2, 16384, 16384, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 583),
+    (2, 2, 2, 32768, 32768, None, None, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 1560),
+    # attention_cte_no_cp_vnc_gqa_unit_perms (logical_nc_config=vnc_degree): bs_kv < bs; its two float32 rows are
+    # recorded as None
+    (2, 1, 1, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", False, False, False, True, False, 0, 104),
+    (2, 2, 1, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 125),
+    (2, 2, 2, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 126),
+    (2, 9, 3, 2048, 2048, None, None, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 332),
+    (2, 5, 1, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 259),
+    (2, 5, 1, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", False, False, False, True, False, 0, 316),
+    (1, 9, 3, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 777),
+    (1, 4, 2, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", False, False, False, True, False, 0, 440),
+    (1, 1, 1, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", False, False, False, True, False, 0, 130),
+    (2, 9, 3, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", True, False, False, True, False, 0, 431),
+    (2, 9, 3, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", True, False, True, True, False, 0, 465),
+    (2, 9, 3, 2048, 2048, 1024, 512, 128, 1.0, "bfloat16", True, True, False, True, False, 0, 448),
+    (2, 8, 1, 10240, 10240, None, None, 64, 1.0, "bfloat16", True, True, True, True, True, 0, 3440),
+    (2, 8, 1, 10240, 10240, None, None, 64, 1.0, "bfloat16", True, True, True, True, True, 128, 963),
+    (2, 8, 1, 16384, 16384, None, None, 64, 1.0, "bfloat16", True, True, True, True, True, 128, 2240),
+    (2, 8, 1, 4096, 4096, 2048, 2003, 64, 1.0, "bfloat16", True, False, False, True, True, 0, 1180),
+    (2, 8, 1, 8192, 8192, 4096, 3584, 64, 1.0, "bfloat16", True, False, True, True, True, 0, 4480),
+    (2, 8, 1, 4096, 4096, 2048, 1535, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 735),
+    (2, 8, 1, 6144, 6144, 512, 400, 64, 1.0, "bfloat16", True, False, False, True, True, 128, 751),
+    (2, 8, 1, 8192, 8192, 128, 100, 64, 1.0, "bfloat16", True, False, True, True, True, 128, 1050),
+    # attention_cte_no_cp_vnc_barometer_perms (logical_nc_config=vnc_degree); its last row is recorded as None
+    (1, 3, 1, 12345, 12345, None, None, 127, 1.0, "bfloat16", True, True, True, False, True, 128, 1400),
+    (2, 3, 1, 12345, 12345, 1233, 412, 127, 1.0, "float32", True, False, True, True, True, 128, 1170),
+    (2, 3, 1, 12345, 12345, 1233, 412, 127, 1.0, "bfloat16", True, True, False, True, True, 1024, 1330),
+    (2, 3, 1, 12345, 12345, 1233, 412, 127, 1.0, "bfloat16", False, False, False, False, False, 0, 3670),
+    (2, 3, 1, 12345, 12345, 1233, 412, 127, 1.0, "bfloat16", True, True, True, True, True, 0, 2410),
+    (2, 8, 4, 16384, 16384, None, None, 64, 0.125, "bfloat16", True, True, True, True, True, 0, 8560),
+    (2, 3, 3, 24576, 24576, 123, 0, 128, 1.0, "bfloat16", True, True, True, True, False, 23, 2210),
+]
 # test/integration/nkilib/core/rmsnorm/test_rmsnorm_quant.py's ROW rows (LNC=2, B=1, H=16384): (seqlen, quant_only,
 # lower_bound, recorded us); its three S=160 input generators time alike here, so their mean is one row.
 LIBRARY_RMSNORM = [(2, True, 0.0, 51.564), (2, True, 0.5, 55.688), (2, False, 0.0, 89.103), (2, False, 0.5, 93.852),
@@ -266,19 +367,49 @@ def qkv_case(INPUTS):
 """
 
 
+# A kernel of ours that calls attention_cte with its optional tensors (prior KV, sink) by keyword: nki-sim binds
+# --inputs to the parameters without a default only. INPUTS and ARGS are filled per row.
+ATTENTION_WRAPPER = """import nki
+from nkilib.core.attention.attention_cte import attention_cte
+
+
+@nki.jit
+def attention_cte_case(INPUTS):
+    return attention_cte(ARGS)
+"""
+
+
+def attention_row(nki_sim, root, folder, params, rows, lnc, bs, bs_kv, skv, sq, prior, used, d, scale, dt, causal,
+                  tpq, tpk, tpout, sink, window, us):
+    """Runs one LIBRARY_ATTENTION(_PRIOR) row and appends its "library" row."""
+    name = "attention_cte lnc%d b%d kv%d q%d d%d %s%s%s%s%s" % (
+        lnc, bs, skv, sq, d, dt.replace("float", "f"), " causal" if causal else "", " tpq" if tpq else "",
+        " tpk" if tpk else "", " tpout" if tpout else "")
+    name += "%s%s%s%s" % (" kvb%d" % bs_kv if bs_kv != bs else "", " prior%d/%d" % (prior, used) if prior else "",
+                          " sink" if sink else "", " swa%d" % window if window else "")
+    k_shape = lambda n: (bs_kv, n, d) if tpk else (bs_kv, d, n)
+    arrays = {"q": ((bs, sq, d) if tpq else (bs, d, sq), dt), "k": (k_shape(skv), dt), "v": ((bs_kv, skv, d), dt)}
+    if prior:
+        arrays.update(k_prior=(k_shape(prior), dt), v_prior=((bs_kv, prior, d), dt), prior_used_len=((1,), "int32"))
+    if sink:
+        arrays["sink"] = ((bs, 1), "float32")
+    args = ["%s=%s" % (k, k) for k in arrays] + ["scale=%r" % scale, "causal_mask=%r" % causal, "tp_q=%r" % tpq,
+                                                 "tp_k=%r" % tpk, "tp_out=%r" % tpout, "sliding_window=%d" % window]
+    wrapper = os.path.join(folder, "attention_cte_row.py")
+    with open(wrapper, "w") as f:
+        f.write(ATTENTION_WRAPPER.replace("INPUTS", ", ".join(arrays)).replace("ARGS", ", ".join(args)))
+    got, err = simulate(nki_sim, wrapper, "attention_cte_case", "trn2", write_inputs(arrays, folder), folder, "run",
+                        ["-I", os.path.join(root, "src", "nkilib_src"), "--lnc", str(lnc)] + params)
+    add_rows(rows, "library", name, "trn2", {"total_us": us}, got, err)
+
+
 def library_rows(nki_sim, root, folder, params, rows):
-    """Runs LIBRARY_ATTENTION and appends the "library" rows."""
+    """Runs the LIBRARY_* rows and appends the "library" rows."""
     for lnc, bs, skv, sq, d, scale, dt, causal, tpq, tpout, us in LIBRARY_ATTENTION:
-        name = "attention_cte lnc%d b%d kv%d q%d d%d %s%s%s%s" % (lnc, bs, skv, sq, d, dt.replace("float", "f"),
-                                                            " causal" if causal else "", " tpq" if tpq else "",
-                                                            " tpout" if tpout else "")
-        arrays = {"q": ((bs, sq, d) if tpq else (bs, d, sq), dt), "k": ((bs, d, skv), dt), "v": ((bs, skv, d), dt)}
-        args = ["scale=%r" % scale, "causal_mask=%r" % causal, "tp_q=%r" % tpq, "tp_k=False", "tp_out=%r" % tpout]
-        extra = [x for a in args for x in ("--arg", a)] + ["-I", os.path.join(root, "src", "nkilib_src"),
-                                                           "--lnc", str(lnc)] + params
-        got, err = simulate(nki_sim, os.path.join(root, ATTENTION_CTE), "attention_cte", "trn2",
-                            write_inputs(arrays, folder), folder, "run", extra)
-        add_rows(rows, "library", name, "trn2", {"total_us": us}, got, err)
+        attention_row(nki_sim, root, folder, params, rows, lnc, bs, bs, skv, sq, None, None, d, scale, dt, causal,
+                      tpq, False, tpout, False, 0, us)
+    for row in LIBRARY_ATTENTION_PRIOR:
+        attention_row(nki_sim, root, folder, params, rows, *row)
     for seq, quant_only, lower_bound, us in LIBRARY_RMSNORM:
         wrapper = os.path.join(folder, "rmsnorm_quant_row.py")
         with open(wrapper, "w") as f:
@@ -331,12 +462,12 @@ RMSNORM_WRAPPER = RMSNORM_ROW_WRAPPER.replace("LOWER_BOUND", "0.0").replace("NOR
 
 def write_inputs(arrays, folder):
     """.npy files of {name: (shape, dtype)}, reused within the run (values do not matter for --timing-only; shapes
-    and dtypes do); bfloat16 and float8_e4m3 are float32 files read as that dtype."""
+    and dtypes do); bfloat16 and float8_e4m3 are float32 files read as that dtype, int32 files are int32."""
     paths = []
     for name, (shape, dt) in arrays.items():
         path = os.path.join(folder, "%s_%s_%s.npy" % (name, "x".join(map(str, shape)), dt))
         if not os.path.exists(path):
-            np.save(path, np.zeros(shape, np.float16 if dt == "float16" else np.float32))
+            np.save(path, np.zeros(shape, {"float16": np.float16, "int32": np.int32}.get(dt, np.float32)))
         paths.append(path + (":" + dt if dt in ("bfloat16", "float8_e4m3") else ""))
     return paths
 
