@@ -4,16 +4,20 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <cstdlib>
 #include <functional>
 
 namespace nkisim::ir::deps {
 using namespace cells;
 
-namespace {
-constexpr int64_t kHbmGranule = 512;
-}
-
-void ChipGranule::add(const isa::AccessPattern& ap) {
+void MemoryGranules::add(const isa::AccessPattern& ap) {
+  if (ap.mem == isa::Memory::HBM) {
+    const int64_t es = isa::dtype_size(ap.dtype);
+    const auto [lo, hi] = free_extent(ap);
+    hbm_bits_ |= uint64_t(std::llabs(ap.offset + lo * es)) | uint64_t(std::llabs(ap.offset + (hi + 1) * es));
+    if (ap.num_partitions > 1) hbm_bits_ |= uint64_t(std::llabs(ap.partition_stride * es));
+    return;
+  }
   if (ap.mem != isa::Memory::SBUF && ap.mem != isa::Memory::PSUM) return;
   const size_t m = ap.mem == isa::Memory::PSUM;
   const auto [b0, b1] = onchip_hull(ap);
@@ -21,7 +25,7 @@ void ChipGranule::add(const isa::AccessPattern& ap) {
   ends_[m].push_back(b1);
 }
 
-int64_t ChipGranule::value() {
+Granules MemoryGranules::value() {
   int64_t g = kChipGranule;
   for (size_t m = 0; m < 2; ++m) {
     std::vector<int64_t>& s = starts_[m];
@@ -33,7 +37,9 @@ int64_t ChipGranule::value() {
       while (next != s.end() && g > kMinChipGranule && *next / g * g < e) g /= 2;
     }
   }
-  return g;
+  int64_t h = kHbmGranule;
+  while (h > 1 && (hbm_bits_ & uint64_t(h - 1))) h /= 2;
+  return {g, h};
 }
 
 std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop) {
@@ -68,15 +74,16 @@ void list_accesses(const isa::Instruction& ins, std::deque<isa::AccessPattern>& 
     });
 }
 
-RegionAnalysis::RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool loop_body, int64_t chip_granule)
+RegionAnalysis::RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool loop_body, Granules granules)
     : t_(t),
       queues_(queues),
       loop_(loop_body),
-      sbuf_g_(int64_t(t.sbuf_partition_bytes) / chip_granule + 1),
-      psum_g_(int64_t(t.psum_partition_bytes) / chip_granule + 1),
-      sbuf_(chip_granule, 4 * sbuf_g_),
-      psum_(chip_granule, 4 * psum_g_),
-      hbm_(kHbmGranule, 0) {
+      sbuf_g_(int64_t(t.sbuf_partition_bytes) / granules.chip + 1),
+      psum_g_(int64_t(t.psum_partition_bytes) / granules.chip + 1),
+      hbm_granule_(granules.hbm),
+      sbuf_(granules.chip, 4 * sbuf_g_),
+      psum_(granules.chip, 4 * psum_g_),
+      hbm_(granules.hbm, 0) {
   last_dma_.fill(-1);
   trigger_waits_.fill(-1);
 }
@@ -225,7 +232,7 @@ void RegionAnalysis::record(int32_t self, uint8_t stream, std::span<const Access
   for (const Access& a : acc) {
     if (a.write != writes) continue;
     if (a.ap->mem == isa::Memory::HBM) {
-      const auto [g0, g1] = hbm_granules(*a.ap, kHbmGranule);
+      const auto [g0, g1] = hbm_granules(*a.ap, hbm_granule_);
       if (!writes) {  // applied when a write meets it (settle_reads)
         deferred_.push_back(DeferredRead{self, stream, *a.ap});
         deferred_g0_ = std::min(deferred_g0_, g0);
@@ -248,7 +255,7 @@ void RegionAnalysis::record(int32_t self, uint8_t stream, std::span<const Access
 // Applies the deferred HBM reads, in order, before a write whose granules meet their hull (record()).
 void RegionAnalysis::settle_reads(const isa::AccessPattern& write) {
   if (deferred_.empty()) return;
-  const auto [g0, g1] = hbm_granules(write, kHbmGranule);
+  const auto [g0, g1] = hbm_granules(write, hbm_granule_);
   if (g1 <= deferred_g0_ || deferred_g1_ <= g0) return;
   for (const DeferredRead& d : deferred_)
     for_each_cell_state(d.ap, hbm_, 0, [&](Cell& c) { c.read(d.stream, d.self); });
@@ -260,7 +267,7 @@ void RegionAnalysis::settle_reads(const isa::AccessPattern& write) {
 // Whether some HBM granule the access touches may have been written (by a unit recorded so far): a read of
 // granules never written has no producer (their cells' last_write stays -1), so add() need not visit them.
 bool RegionAnalysis::may_be_written(const isa::AccessPattern& ap) const {
-  const auto [g0, g1] = hbm_granules(ap, kHbmGranule);
+  const auto [g0, g1] = hbm_granules(ap, hbm_granule_);
   return g0 < written_g1_ && written_g0_ < g1;
 }
 

@@ -39,25 +39,36 @@ std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop);
 // where RegionAnalysis::set_trigger_engines may put DMA triggers.
 uint8_t engines_without_compute(const Kernel& k, const std::vector<isa::Engine>& engines);
 
-// On-chip memory is tracked per partition quadrant in granules of kChipGranule bytes, or finer for a kernel whose
-// accesses are not aligned to it (ChipGranule).
-constexpr int64_t kChipGranule = 64, kMinChipGranule = 4;
+// On-chip memory is tracked per partition quadrant in granules of kChipGranule bytes, HBM per row in granules of
+// kHbmGranule bytes, or finer for a kernel whose accesses are not aligned to them (MemoryGranules).
+constexpr int64_t kChipGranule = 64, kMinChipGranule = 4, kHbmGranule = 512;
 
-// The granule for a kernel's on-chip accesses (add() each one): the largest power of two from kMinChipGranule to
-// kChipGranule that puts the end of every access's byte hull (per partition) and the nearest start of another at
-// or after it in different granules, so that accesses whose hulls do not overlap share no granule (partitions
+// The granules a kernel's dependency analyses use (MemoryGranules::value()).
+struct Granules {
+  int64_t chip = kChipGranule;
+  int64_t hbm = kHbmGranule;
+};
+
+// The granules for a kernel's accesses (add() each one). On chip: the largest power of two from kMinChipGranule
+// to kChipGranule that puts the end of every access's byte hull (per partition) and the nearest start of another
+// at or after it in different granules, so that accesses whose hulls do not overlap share no granule (partitions
 // aside). A coarser one would order them as if they overlapped: e.g. the loads into adjacent tiles of a tensor
 // placed at an unaligned address would each wait for the one before, which the Neuron compiler, knowing the exact
-// addresses, does not do. Any granule finds every true dependency (a cell covers each byte of a hull); the choice
-// only decides which false ones appear, so the static operands suffice (a run-time-offset footprint left out can
-// at most bring back a false one).
-class ChipGranule {
+// addresses, does not do. HBM (tracked per row of an access, in runs of granules, so a fine granule costs little):
+// the largest power of two up to kHbmGranule that divides the start and end of every row's byte hull and every
+// row step, so that no two rows' hulls that do not overlap share one (a [d, 128] bf16 column block of a [d, S]
+// output, 256 bytes a row, shared 512-byte granules with the next block, and each block's load waited for the
+// store of the one before). Any granule finds every true dependency (a cell covers each byte of a hull); the
+// choice only decides which false ones appear, so the static operands suffice (a run-time-offset footprint left
+// out can at most bring back a false one).
+class MemoryGranules {
  public:
   void add(const isa::AccessPattern& ap);
-  int64_t value();
+  Granules value();
 
  private:
   std::array<std::vector<int64_t>, 2> starts_, ends_;  // SBUF, PSUM
+  uint64_t hbm_bits_ = 0;                              // OR of the HBM row hulls' ends and steps
 };
 
 // The DMA queues: each triggering engine owns a group of queues used round-robin (Sync, Vector, Scalar, then
@@ -111,8 +122,8 @@ struct Wait {
 // loop drains its queues).
 class RegionAnalysis {
  public:
-  // chip_granule: ChipGranule::value() of the kernel's accesses.
-  RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool loop_body, int64_t chip_granule);
+  // granules: MemoryGranules::value() of the kernel's accesses.
+  RegionAnalysis(const isa::TargetDesc& t, DmaQueues& queues, bool loop_body, Granules granules);
 
   // Starts the next pass (straight-line code: one; a loop body: two), over the same units in the same order.
   void begin_pass();
@@ -159,7 +170,7 @@ class RegionAnalysis {
   bool loop_;
   int pass_ = -1;
   size_t next_ = 0;  // the next unit of the pass
-  int64_t sbuf_g_, psum_g_;
+  int64_t sbuf_g_, psum_g_, hbm_granule_;
   cells::CellMap sbuf_, psum_, hbm_;
   int64_t written_g0_ = INT64_MAX, written_g1_ = INT64_MIN;  // hull of the HBM granules written so far
   // HBM reads not yet applied to their cells. A read's record matters only to a later write of its granules (the

@@ -44,7 +44,7 @@ struct Item {
 };
 
 // Dependency tracking: per on-chip granule (a quadrant's partitions x `granule` bytes: the kernel's chip granule,
-// deps::ChipGranule, so that the estimates see the dependencies the machine will wait for, no more) the last writer
+// deps::MemoryGranules, so that the estimates see the dependencies the machine will wait for, no more) the last writer
 // and the readers since.
 class Conflicts {
  public:

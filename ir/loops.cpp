@@ -92,8 +92,8 @@ isa::AluOp negate(isa::AluOp op) {
 class LoopEmitter {
  public:
   LoopEmitter(const Kernel& k, const std::vector<isa::Engine>& engines, std::vector<isa::Instruction>&& instrs,
-              const isa::TargetDesc& t, isa::Program& p, int64_t chip_granule)
-      : k_(k), engines_(engines), instrs_(std::move(instrs)), t_(t), p_(p), queues_(t), chip_granule_(chip_granule) {
+              const isa::TargetDesc& t, isa::Program& p, deps::Granules granules)
+      : k_(k), engines_(engines), instrs_(std::move(instrs)), t_(t), p_(p), queues_(t), granules_(granules) {
     num_streams_ = queues_.num_streams();
   }
 
@@ -246,7 +246,7 @@ class LoopEmitter {
       }
     std::vector<Unit*> units = units_of(r);
     const size_t n = units.size();
-    deps::RegionAnalysis ra(t_, queues_, loop != nullptr, chip_granule_);
+    deps::RegionAnalysis ra(t_, queues_, loop != nullptr, granules_);
     ra.set_trigger_engines(spare_triggers_);
     for (int pass = 0; pass < (loop ? 2 : 1); ++pass) {
       ra.begin_pass();
@@ -389,7 +389,7 @@ class LoopEmitter {
   const isa::TargetDesc& t_;
   isa::Program& p_;
   deps::DmaQueues queues_;
-  int64_t chip_granule_;  // ir/deps.h ChipGranule
+  deps::Granules granules_;  // ir/deps.h MemoryGranules
   int num_streams_ = 0, next_sem_ = 0;
   uint32_t reg_engines_ = 0;
   uint8_t spare_triggers_ = 0;  // engines with no compute or register work: they may trigger DMAs (ir/deps.h)
@@ -411,8 +411,8 @@ bool has_dynamic_control(const Kernel& k) {
 }
 
 void emit_with_loops(const Kernel& k, const std::vector<isa::Engine>& engines, std::vector<isa::Instruction>&& instrs,
-                     const isa::TargetDesc& t, isa::Program& p, int64_t chip_granule) {
-  LoopEmitter(k, engines, std::move(instrs), t, p, chip_granule).run();
+                     const isa::TargetDesc& t, isa::Program& p, deps::Granules granules) {
+  LoopEmitter(k, engines, std::move(instrs), t, p, granules).run();
 }
 
 }  // namespace nkisim::ir

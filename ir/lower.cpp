@@ -311,12 +311,12 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   // that produced its input, else Sync). Unused capacity costs only address space.
   for (size_t e = 0; e < counts.per_engine.size(); ++e)
     p.streams[e].reserve(p.streams[e].size() + counts.per_engine[e] + std::min(counts.dmas, k.ops.size() / 4));
-  const int64_t granule = chip_granule(k, pl, target);  // the same placed bytes whatever the order
+  const deps::Granules granules = memory_granules(k, pl, target);  // the same placed bytes whatever the order
   std::optional<Kernel> scheduled;
   if (target.list_schedule != 0 && !has_dynamic_control(k))
-    scheduled = schedule_for_latency(k, engines, make, target, granule);
+    scheduled = schedule_for_latency(k, engines, make, target, granules.chip);
   if (scheduled) cur = &*scheduled;
-  emit_with_semaphores(*cur, engines, make, target, p, granule, path);
+  emit_with_semaphores(*cur, engines, make, target, p, granules, path);
   assign_core_barriers(*cur, p);
   // The hardware rules of every instruction (isa/verify.h), once each sits in its final stream; a violation is
   // located at the kernel line that issued the instruction.

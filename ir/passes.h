@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/deps.h"
 #include "ir/kernel.h"
 #include "ir/lower.h"
 #include "isa/program.h"
@@ -129,15 +130,15 @@ using MakeInstruction = std::function<void(size_t i, isa::Instruction& ins)>;
 // choosing DMA trigger engines and queues and adding the semaphore waits and updates that program order
 // requires (RAW, WAR, WAW over overlapping memory), and nothing more (ir/deps.h). Straight-line code takes the
 // fast path (ir/semaphores.cpp: each instruction is made once, into a scratch instruction, and moved once, into
-// its stream) unless `path` is SemaphorePath::regions (lower.h). `chip_granule`: how finely on-chip memory is
-// tracked (chip_granule(), ir/deps.h).
+// its stream) unless `path` is SemaphorePath::regions (lower.h). `granules`: how finely memory is tracked
+// (memory_granules(), ir/deps.h).
 void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines, const MakeInstruction& make,
-                          const isa::TargetDesc& t, isa::Program& p, int64_t chip_granule,
+                          const isa::TargetDesc& t, isa::Program& p, deps::Granules granules,
                           SemaphorePath path = SemaphorePath::automatic);
 
-// The granule (bytes) in which the dependency analyses track on-chip memory for kernel k placed by `pl`: the
-// coarsest that keeps the byte hulls of its accesses apart (deps::ChipGranule).
-int64_t chip_granule(const Kernel& k, const std::vector<Placement>& pl, const isa::TargetDesc& t);
+// The granules (bytes) in which the dependency analyses track memory for kernel k placed by `pl`: the coarsest
+// that keep the byte hulls of its accesses apart (deps::MemoryGranules).
+deps::Granules memory_granules(const Kernel& k, const std::vector<Placement>& pl, const isa::TargetDesc& t);
 
 // Kernels with dynamic loops or registers (ir/loops.cpp, docs/dynamic-loops.md): emit_with_semaphores
 // hands them to emit_with_loops, which replicates registers per engine, emits each loop once per register
@@ -146,7 +147,7 @@ int64_t chip_granule(const Kernel& k, const std::vector<Placement>& pl, const is
 // gives the same program on both paths (tests/ir/tools/regions_match.cpp).
 bool has_dynamic_control(const Kernel& k);
 void emit_with_loops(const Kernel& k, const std::vector<isa::Engine>& engines, std::vector<isa::Instruction>&& instrs,
-                     const isa::TargetDesc& t, isa::Program& p, int64_t chip_granule);
+                     const isa::TargetDesc& t, isa::Program& p, deps::Granules granules);
 
 // The Neuron compiler's instruction scheduler (ir/list_schedule.cpp, docs/cost-model.md "Session 16"), for
 // straight-line kernels after allocation: list scheduling of the ops over their dependencies through memory (RAW,

@@ -13,15 +13,15 @@
 namespace nkisim::ir {
 
 void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engines, const MakeInstruction& make,
-                          const isa::TargetDesc& t, isa::Program& p, int64_t chip_granule, SemaphorePath path) {
+                          const isa::TargetDesc& t, isa::Program& p, deps::Granules granules, SemaphorePath path) {
   const size_t n = k.ops.size();
   if (path == SemaphorePath::regions || has_dynamic_control(k)) {
     std::vector<isa::Instruction> instrs(n);
     for (size_t i = 0; i < n; ++i) make(i, instrs[i]);
-    return emit_with_loops(k, engines, std::move(instrs), t, p, chip_granule);
+    return emit_with_loops(k, engines, std::move(instrs), t, p, granules);
   }
   deps::DmaQueues queues(t);
-  deps::RegionAnalysis region(t, queues, false, chip_granule);
+  deps::RegionAnalysis region(t, queues, false, granules);
   region.set_trigger_engines(deps::engines_without_compute(k, engines));
   region.begin_pass();
   std::vector<uint32_t> position(n);  // op i is p.streams[region.trigger(i)][position[i]]
@@ -71,11 +71,11 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
   p.num_semaphores = uint32_t(queues.num_streams());
 }
 
-int64_t chip_granule(const Kernel& k, const std::vector<Placement>& pl, const isa::TargetDesc& t) {
-  deps::ChipGranule g;
+deps::Granules memory_granules(const Kernel& k, const std::vector<Placement>& pl, const isa::TargetDesc& t) {
+  deps::MemoryGranules g;
   for (const Op& op : k.ops)
     for (size_t s = 0; s < op.operands.size(); ++s)
-      if (const std::optional<View>& v = op.operands[s]; v && v->tensor >= 0 && is_on_chip(k.tensors[size_t(v->tensor)].buffer))
+      if (const std::optional<View>& v = op.operands[s]; v && v->tensor >= 0)
         g.add(to_access_pattern(k, pl.at(size_t(v->tensor)), *v, op, int(s), t));
   return g.value();
 }

@@ -1,6 +1,6 @@
 // test_deps.cpp - RegionAnalysis (ir/deps.h) on HBM: reads are applied to their cells only when a later write
 // meets them (deferred), and the waits come out as if every read had been recorded at once. On chip: the kernel's
-// granule (ChipGranule) keeps unaligned but disjoint accesses apart.
+// granule (MemoryGranules) keeps unaligned but disjoint accesses apart, and so does the HBM one.
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -36,9 +36,9 @@ struct Unit {
 std::vector<std::vector<std::pair<int, int64_t>>> waits_of(const std::vector<Unit>& units) {
   const isa::TargetDesc t = *isa::find_target("trn2");
   deps::DmaQueues queues(t);
-  deps::ChipGranule granule;
-  for (const Unit& u : units) granule.add(u.ap);
-  deps::RegionAnalysis ra(t, queues, false, granule.value());
+  deps::MemoryGranules granules;
+  for (const Unit& u : units) granules.add(u.ap);
+  deps::RegionAnalysis ra(t, queues, false, granules.value());
   ra.begin_pass();
   for (const Unit& u : units) {
     deps::UnitDesc d;
@@ -80,7 +80,7 @@ TEST_CASE("RegionAnalysis: a write waits for the HBM reads before it, a read of 
       {Engine::GpSimd, tile(B, 0), false},   // 2: B is never written
       {Engine::Sync, tile(A, 32), true},     // 3: overlaps 0 and 1 (write after read)
       {Engine::Sync, tile(C, 0), true},      // 4: meets no read
-      {Engine::Vector, tile(A, 96), false},  // 5: reads what 3 wrote (granule 0 of each row)
+      {Engine::Vector, tile(A, 64), false},  // 5: reads what 3 wrote (bytes 256-383 of each row)
   });
   CHECK(w[0] == W{});
   CHECK(w[2] == W{});
@@ -105,9 +105,9 @@ TEST_CASE("RegionAnalysis: a write waits for the latest HBM read per stream, wit
 
 TEST_CASE("ChipGranule: the coarsest power of two from 4 to 64 bytes that separates each hull's end from the next start") {
   auto of = [](std::initializer_list<isa::AccessPattern> aps) {
-    deps::ChipGranule g;
+    deps::MemoryGranules g;
     for (const isa::AccessPattern& ap : aps) g.add(ap);
-    return g.value();
+    return g.value().chip;
   };
   CHECK(of({}) == 64);
   CHECK(of({sbuf(0, 1024), sbuf(1032, 1024)}) == 64);  // a gap across a 64-byte boundary
@@ -116,6 +116,30 @@ TEST_CASE("ChipGranule: the coarsest power of two from 4 to 64 bytes that separa
   CHECK(of({sbuf(0, 1026), sbuf(1026, 2)}) == 4);      // adjacent at 1026: no finer than 4
   CHECK(of({sbuf(0, 1024), sbuf(4, 8)}) == 64);        // overlapping hulls need no granule of their own
   CHECK(of({sbuf(0, 1032), tile(A, 258)}) == 64);      // HBM (ends at byte 1032) does not count
+}
+
+TEST_CASE("MemoryGranules: HBM rows in the largest power of two up to 512 bytes that divides every hull and row step") {
+  auto of = [](std::initializer_list<isa::AccessPattern> aps) {
+    deps::MemoryGranules g;
+    for (const isa::AccessPattern& ap : aps) g.add(ap);
+    return g.value().hbm;
+  };
+  CHECK(of({}) == 512);
+  CHECK(of({tile(A, 0, 128), tile(A, 128, 128)}) == 512);  // 512-byte runs at multiples of 512, rows 512 KiB apart
+  CHECK(of({tile(A, 0), tile(A, 64)}) == 256);              // 256-byte column blocks
+  CHECK(of({tile(A, 0), tile(A, 65)}) == 4);                // one starts at byte 260
+  CHECK(of({sbuf(4, 8)}) == 512);                           // on chip does not count
+}
+
+TEST_CASE("RegionAnalysis: column blocks of one HBM tensor: a load waits for the store of the block it reads only") {
+  // [128, 64] fp32 blocks, 256 bytes of each row: blocks 0 and 1 share a 512-byte granule, not bytes.
+  const auto w = waits_of({
+      {Engine::Sync, tile(A, 0), true},      // 0: store block 0
+      {Engine::Scalar, tile(A, 64), false},  // 1: load block 1: no wait
+      {Engine::Vector, tile(A, 0), false},   // 2: load block 0: after 0
+  });
+  CHECK(w[1] == W{});
+  CHECK(w[2] == W{{Y, 1}});
 }
 
 TEST_CASE("RegionAnalysis: adjacent tiles at an unaligned address do not wait for each other; overlapping ones do") {
