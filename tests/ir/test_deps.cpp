@@ -67,6 +67,12 @@ isa::AccessPattern sbuf(int64_t offset, int64_t bytes) {
   return ap;
 }
 
+deps::Granules granules_of(std::initializer_list<isa::AccessPattern> aps) {
+  deps::MemoryGranules g;
+  for (const isa::AccessPattern& ap : aps) g.add(ap);
+  return g.value();
+}
+
 using W = std::vector<std::pair<int, int64_t>>;
 constexpr int64_t A = 0, B = int64_t(64) << 20, C = int64_t(128) << 20;  // three 64 MiB tensors
 const int V = int(Engine::Vector), S = int(Engine::Scalar), Y = int(Engine::Sync);
@@ -104,11 +110,7 @@ TEST_CASE("RegionAnalysis: a write waits for the latest HBM read per stream, wit
 }
 
 TEST_CASE("ChipGranule: the coarsest power of two from 4 to 64 bytes that separates each hull's end from the next start") {
-  auto of = [](std::initializer_list<isa::AccessPattern> aps) {
-    deps::MemoryGranules g;
-    for (const isa::AccessPattern& ap : aps) g.add(ap);
-    return g.value().chip;
-  };
+  auto of = [](std::initializer_list<isa::AccessPattern> aps) { return granules_of(aps).chip; };
   CHECK(of({}) == 64);
   CHECK(of({sbuf(0, 1024), sbuf(1032, 1024)}) == 64);  // a gap across a 64-byte boundary
   CHECK(of({sbuf(0, 1032), sbuf(1032, 1024)}) == 8);   // adjacent at 1032 = 8 x 129
@@ -119,11 +121,7 @@ TEST_CASE("ChipGranule: the coarsest power of two from 4 to 64 bytes that separa
 }
 
 TEST_CASE("MemoryGranules: HBM rows in the largest power of two up to 512 bytes that divides every hull and row step") {
-  auto of = [](std::initializer_list<isa::AccessPattern> aps) {
-    deps::MemoryGranules g;
-    for (const isa::AccessPattern& ap : aps) g.add(ap);
-    return g.value().hbm;
-  };
+  auto of = [](std::initializer_list<isa::AccessPattern> aps) { return granules_of(aps).hbm; };
   CHECK(of({}) == 512);
   CHECK(of({tile(A, 0, 128), tile(A, 128, 128)}) == 512);  // 512-byte runs at multiples of 512, rows 512 KiB apart
   CHECK(of({tile(A, 0), tile(A, 64)}) == 256);              // 256-byte column blocks
