@@ -45,7 +45,9 @@ struct Item {
 
 // Dependency tracking: per on-chip granule (a quadrant's partitions x `granule` bytes: the kernel's chip granule,
 // deps::MemoryGranules, so that the estimates see the dependencies the machine will wait for, no more) the last writer
-// and the readers since.
+// and the readers since. The readers are chains of nodes that the cells share: one access adds one node per distinct
+// chain it extends (the granules of a tile read together keep one chain), and a write walks each chain once, so a
+// kernel reading one large tile many times at a fine granule costs a node per read, not one per granule.
 class Conflicts {
  public:
   Conflicts(const isa::TargetDesc& t, int64_t granule)
@@ -60,26 +62,44 @@ class Conflicts {
     if (ap.mem != isa::Memory::SBUF && ap.mem != isa::Memory::PSUM) return;
     const bool ps = ap.mem == isa::Memory::PSUM;
     std::vector<Cell>& cells = ps ? psum_ : sbuf_;
+    ++stamp_;
+    int32_t from = -2, to = -2;  // the last chain this read extended, and the node that extends it
     cells::for_each_onchip_granule(ap, granule_, ps ? psum_g_ : sbuf_g_, [&](int64_t key) {
       Cell& c = cells[size_t(key)];
       if (c.writer >= 0 && c.writer != self) edge(c.writer);
       if (!write) {
-        if (c.readers.empty() || c.readers.back() != self) c.readers.push_back(self);
+        if (c.readers >= 0 && nodes_[size_t(c.readers)].item == self) return;
+        if (c.readers != from) {
+          from = c.readers;
+          to = int32_t(nodes_.size());
+          nodes_.push_back(Node{self, from, 0});
+        }
+        c.readers = to;
         return;
       }
-      for (int32_t r : c.readers)
-        if (r != self) edge(r);
-      c.readers.clear();
+      // A write follows every reader since the last write; chains share their tails, so a node walked once in
+      // this access ends the walk.
+      for (int32_t n = c.readers; n >= 0 && nodes_[size_t(n)].stamp != stamp_; n = nodes_[size_t(n)].next) {
+        nodes_[size_t(n)].stamp = stamp_;
+        if (nodes_[size_t(n)].item != self) edge(nodes_[size_t(n)].item);
+      }
+      c.readers = -1;
       c.writer = self;
     });
   }
  private:
   struct Cell {
     int32_t writer = -1;
-    std::vector<int32_t> readers;
+    int32_t readers = -1;  // head of the chain of readers since the write (nodes_), -1: none
+  };
+  struct Node {
+    int32_t item, next;
+    uint32_t stamp;  // the access that last walked it
   };
   int64_t granule_, sbuf_g_, psum_g_;
   std::vector<Cell> sbuf_, psum_;
+  std::vector<Node> nodes_;
+  uint32_t stamp_ = 0;
 };
 
 bool any_psum(const isa::Instruction& ins) {
