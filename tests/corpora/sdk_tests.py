@@ -1,5 +1,6 @@
 """The SDK's per-instruction test files (aws-neuron-sdk nki/test/*.py), run unmodified under pytest with the `nkisim`
-package (which provides `neuronxcc.nki`) on PYTHONPATH. One row per file: passed / failed / skipped tests."""
+package (which provides `neuronxcc.nki`) on PYTHONPATH and numpy seeded before each test (seed_numpy.py). One row per
+file: passed / failed / skipped tests."""
 import concurrent.futures
 import glob
 import os
@@ -14,9 +15,9 @@ def _run_file(path, python_dir):
     row = {"file": os.path.basename(path), "passed": 0, "failed": 0, "skipped": 0, "message": ""}
     with tempfile.TemporaryDirectory(prefix="nkisim-sdk-") as d:
         xml = os.path.join(d, "junit.xml")
-        env = dict(os.environ, PYTHONPATH=python_dir)
+        env = dict(os.environ, PYTHONPATH=python_dir + os.pathsep + os.path.dirname(os.path.abspath(__file__)))
         try:
-            p = subprocess.run(["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            p = subprocess.run(["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "seed_numpy",
                                 f"--junitxml={xml}", path], capture_output=True, text=True, env=env,
                                cwd=os.path.dirname(path), timeout=600)
         except subprocess.TimeoutExpired:
