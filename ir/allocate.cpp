@@ -44,15 +44,30 @@ class OnChipAllocator {
       else ++it;
   }
 
-  // Returns the byte offset, or -1 when nothing fits.
-  int64_t place(int tensor, int64_t bytes) {
+  // A tensor the kernel places itself (address=): automatic placement keeps out of its bytes over its whole live
+  // range, not only once allocation reaches its first use (an automatic tile placed earlier and still live then
+  // would share its bytes: two tensors in one place).
+  void pin(int tensor, int64_t off, int64_t bytes, int64_t first_partition) {
+    pinned_.push_back(Pinned{tensor, off, bytes, first_partition});
+  }
+
+  // Returns the byte offset, or -1 when nothing fits. The tile takes partitions [0, parts).
+  int64_t place(int tensor, int64_t bytes, int64_t parts, const std::vector<Live>& live) {
     bytes = align_up(std::max<int64_t>(bytes, 1), align_);
+    std::vector<std::pair<int64_t, int64_t>> taken;  // (offset, bytes): the live blocks and the pinned tensors
+    for (auto& [off, b] : blocks_) taken.emplace_back(off, b.bytes);
+    const Live& me = live[size_t(tensor)];
+    for (const Pinned& q : pinned_) {
+      const Live& l = live[size_t(q.tensor)];
+      if (l.first >= 0 && l.first <= me.last && me.first <= l.last && q.p0 < parts) taken.emplace_back(q.off, q.bytes);
+    }
+    if (!pinned_.empty()) std::sort(taken.begin(), taken.end());
     auto try_from = [&](int64_t start, int64_t limit) -> int64_t {
       int64_t pos = align_up(start, align_);
-      for (auto& [off, b] : blocks_) {
-        if (off + b.bytes <= pos) continue;
+      for (auto& [off, n] : taken) {
+        if (off + n <= pos) continue;
         if (off >= pos + bytes) break;
-        pos = align_up(off + b.bytes, align_);
+        pos = align_up(off + n, align_);
       }
       return pos + bytes <= limit ? pos : -1;
     };
@@ -140,6 +155,11 @@ class OnChipAllocator {
     int tensor;
     int64_t bytes;
   };
+  struct Pinned {
+    int tensor;
+    int64_t off, bytes, p0;  // bytes [off, off + bytes) of partitions from p0 on
+  };
+  std::vector<Pinned> pinned_;
   std::string name_;
   int64_t cap_, limit_, align_;
   int64_t cursor_ = 0;
@@ -236,6 +256,9 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
   for (size_t ti = 0; ti < k.tensors.size(); ++ti)
     if (is_on_chip(k.tensors[ti].buffer) && live[ti].first >= 0) order.push_back(int(ti));
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return live[size_t(a)].first < live[size_t(b)].first; });
+  for (int ti : order)
+    if (const Tensor& tt = k.tensors[size_t(ti)]; tt.address)
+      (tt.buffer == Buffer::psum ? psum : sbuf).pin(ti, tt.address->second, per_partition_bytes(tt), tt.address->first);
   for (int ti : order) {
     const Tensor& tt = k.tensors[size_t(ti)];
     OnChipAllocator& a = tt.buffer == Buffer::psum ? psum : sbuf;
@@ -256,7 +279,7 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
       pl[size_t(ti)] = Placement{mem, p0, off, true};
       continue;
     }
-    int64_t off = a.place(ti, bytes);
+    int64_t off = a.place(ti, bytes, parts, live);
     // Spilling (lower()): the chosen tensor leaves the allocator (its block freed if placed) until this one fits.
     std::vector<std::tuple<int, int64_t, int64_t>> removed;  // (victim, offset, bytes) taken out for this tensor
     bool windowed = false;
@@ -284,7 +307,7 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
           if (was >= 0) removed.emplace_back(v, was, was_bytes);
           pl[size_t(v)] = Placement{};
         }
-        off = a.place(ti, bytes);
+        off = a.place(ti, bytes, parts, live);
         continue;
       }
       const int victim = spill->choose(a.live_tensors(ti, bytes));
@@ -294,7 +317,7 @@ std::vector<Placement> allocate(const Kernel& k, const isa::TargetDesc& t, isa::
       const auto [was, was_bytes] = a.remove(victim);
       if (was >= 0) removed.emplace_back(victim, was, was_bytes);
       pl[size_t(victim)] = Placement{};
-      off = a.place(ti, bytes);
+      off = a.place(ti, bytes, parts, live);
     }
     if (spill && !spill->spilled.empty() && spill->spilled.back() == ti) continue;
     if (off < 0)

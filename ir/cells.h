@@ -327,14 +327,21 @@ inline std::pair<int64_t, int64_t> free_extent(const isa::AccessPattern& ap) {
   return {lo, hi};
 }
 
+// The bytes [b0, b1) one row (partition) of an access pattern touches, relative to the row's first element
+// (ap.offset for the first row): the hull of its free pattern.
+inline std::pair<int64_t, int64_t> free_bytes(const isa::AccessPattern& ap) {
+  const int64_t es = isa::dtype_size(ap.dtype);
+  const auto [lo, hi] = free_extent(ap);
+  return {lo * es, (hi + 1) * es};
+}
+
 // The HBM granules [g0, g1) that hold every byte an access pattern touches (a superset: the hull of its rows),
 // with floor division, so negative byte offsets stay inside it.
 inline std::pair<int64_t, int64_t> hbm_granules(const isa::AccessPattern& ap, int64_t granule) {
-  const int64_t es = isa::dtype_size(ap.dtype);
-  const auto [lo, hi] = free_extent(ap);
+  const auto [f0, f1] = free_bytes(ap);
   const int64_t last = ap.num_partitions ? int64_t(ap.num_partitions) - 1 : 0;
-  const int64_t r0 = ap.offset, r1 = ap.offset + last * ap.partition_stride * es;
-  const int64_t b0 = std::min(r0, r1) + lo * es, b1 = std::max(r0, r1) + (hi + 1) * es;
+  const int64_t r0 = ap.offset, r1 = ap.offset + last * ap.partition_stride * isa::dtype_size(ap.dtype);
+  const int64_t b0 = std::min(r0, r1) + f0, b1 = std::max(r0, r1) + f1;
   auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); };
   return {floor_div(b0, granule), floor_div(b1 - 1, granule) + 1};
 }
@@ -344,9 +351,8 @@ inline std::pair<int64_t, int64_t> hbm_granules(const isa::AccessPattern& ap, in
 // block. The dependency analyses (here and ir/list_schedule.cpp) track memory in these.
 // The byte hull [b0, b1) of an on-chip access pattern in each of its partitions.
 inline std::pair<int64_t, int64_t> onchip_hull(const isa::AccessPattern& ap) {
-  const int64_t es = isa::dtype_size(ap.dtype);
-  const auto [lo, hi] = free_extent(ap);
-  return {std::max<int64_t>(0, ap.offset + lo * es), ap.offset + (hi + 1) * es};
+  const auto [f0, f1] = free_bytes(ap);
+  return {std::max<int64_t>(0, ap.offset + f0), ap.offset + f1};
 }
 
 template <class F>
@@ -364,10 +370,10 @@ void for_each_cell(const isa::AccessPattern& ap, const CellMap& m, int64_t granu
   const int64_t granule = m.granule();
   if (ap.mem == isa::Memory::HBM) {
     const int64_t es = isa::dtype_size(ap.dtype);
-    const auto [lo, hi] = free_extent(ap);
+    const auto [f0, f1] = free_bytes(ap);
     for (uint32_t r = 0; r < ap.num_partitions; ++r) {
       int64_t base = ap.offset + int64_t(r) * ap.partition_stride * es;
-      int64_t b0 = base + lo * es, b1 = base + (hi + 1) * es;
+      int64_t b0 = base + f0, b1 = base + f1;
       for (int64_t g = b0 / granule; g * granule < b1; ++g) f(g);
     }
     return;
@@ -386,7 +392,7 @@ void for_each_cell_state(const isa::AccessPattern& ap, CellMap& m, int64_t granu
   }
   const int64_t es = isa::dtype_size(ap.dtype), granule = m.granule();
   const int shift = m.granule_shift();
-  const auto [lo, hi] = free_extent(ap);
+  const auto [f0, f1] = free_bytes(ap);
   struct Scope {  // f once per cell of the access (CellRuns::visit)
     CellRuns& r;
     explicit Scope(CellRuns& x) : r(x) { r.begin_access(); }
@@ -395,7 +401,7 @@ void for_each_cell_state(const isa::AccessPattern& ap, CellMap& m, int64_t granu
   int64_t c0 = 0, c1 = 0;  // the current merged granule range
   for (uint32_t r = 0; r < ap.num_partitions; ++r) {
     const int64_t base = ap.offset + int64_t(r) * ap.partition_stride * es;
-    const int64_t b0 = base + lo * es, b1 = base + (hi + 1) * es;
+    const int64_t b0 = base + f0, b1 = base + f1;
     if (b0 < 0) {  // (not produced by the front end) granule by granule, as for_each_cell
       for (int64_t g = b0 / granule; g * granule < b1; ++g) m.runs().visit(g, g + 1, f);
       continue;

@@ -12,10 +12,9 @@ using namespace cells;
 
 void MemoryGranules::add(const isa::AccessPattern& ap) {
   if (ap.mem == isa::Memory::HBM) {
-    const int64_t es = isa::dtype_size(ap.dtype);
-    const auto [lo, hi] = free_extent(ap);
-    hbm_bits_ |= uint64_t(std::llabs(ap.offset + lo * es)) | uint64_t(std::llabs(ap.offset + (hi + 1) * es));
-    if (ap.num_partitions > 1) hbm_bits_ |= uint64_t(std::llabs(ap.partition_stride * es));
+    const auto [f0, f1] = free_bytes(ap);
+    hbm_bits_ |= uint64_t(std::llabs(ap.offset + f0)) | uint64_t(std::llabs(ap.offset + f1));
+    if (ap.num_partitions > 1) hbm_bits_ |= uint64_t(std::llabs(ap.partition_stride * isa::dtype_size(ap.dtype)));
     return;
   }
   if (ap.mem != isa::Memory::SBUF && ap.mem != isa::Memory::PSUM) return;

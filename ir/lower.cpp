@@ -280,9 +280,8 @@ isa::Program lower(const Kernel& input, const isa::TargetDesc& target, std::vect
   std::optional<Kernel> spilled = std::move(a.spilled);
   std::vector<Placement> pl = std::move(a.pl);
   if (notes) notes->insert(notes->end(), a.notes.begin(), a.notes.end());
-  const Kernel& kernel = *chosen;
-  const Kernel& k = spilled ? *spilled : kernel;
-  if (spilled || chosen != &merged) engines = assign_engines(k, &counts);  // the rewritten ops
+  const Kernel& k = spilled ? *spilled : *chosen;
+  if (spilled) engines = assign_engines(k, &counts);  // the rewritten ops (the renamed kernel has merged's ops)
   if (tiles)  // names for --check findings
     for (size_t i = 0; i < k.tensors.size() && i < pl.size(); ++i)
       if (pl[i].allocated && is_on_chip(k.tensors[i].buffer) && !k.tensors[i].shape.empty())
