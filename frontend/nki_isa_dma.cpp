@@ -12,6 +12,10 @@ namespace {
 using namespace isa_binding;
 
 constexpr int kDgeUnknown = 0, kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
+// dge 4: dge_mode.unknown in an nki.jit kernel, left to the Neuron compiler of NKI 0.3+ (timed by the target's
+// dma_dge_mode_nki: hardware DGE on trn2 and later; isa/target.cpp); legacy kernels keep 0.
+constexpr int kDgeUnknownNki = 4;
+int unknown_dge(const Interp& in) { return in.nki->current_api ? kDgeUnknownNki : kDgeUnknown; }
 
 int enum_value_or(const Value& v, int def) { return present(v) && v.is(VK::Enum) ? int(v.enum_value()) : def; }
 
@@ -97,6 +101,8 @@ void dge_rules(Interp& in, OpBuilder& b, const char* fname, const Value& dge_v, 
   } else if (indirect) {  // unknown: software DGE is the only mode with indirection
     dge = kDgeSwdge;
     if (!eng) b.op().engine = isa::Engine::GpSimd;
+  } else {
+    dge = unknown_dge(in);
   }
   b.params().dge_mode = uint16_t(dge);
 }
@@ -194,7 +200,7 @@ void dma_transpose_form(Interp& in, OpBuilder& b, const Value* v) {
   uint16_t* tdims[4] = {&p.tdim0, &p.tdim1, &p.tdim2, &p.tdim3};
   for (size_t k = 0; k < n; ++k) *tdims[k] = uint16_t(ss[k]);
   if (dge == kDgeHwdge) b.op().engine = isa::Engine::Sync;
-  p.dge_mode = uint16_t(dge);
+  p.dge_mode = uint16_t(dge == kDgeUnknown ? unknown_dge(in) : dge);
 }
 
 const Binding kDmaTranspose{"dma_transpose", isa::Opcode::dma_transpose,

@@ -112,7 +112,8 @@ DmaLayout sendrecv_layout(const isa::Instruction& ins, const isa::TargetDesc& t)
 double sendrecv_transfer_ns(const isa::Instruction& ins, const isa::TargetDesc& t);
 
 // DGE modes (nki.isa.dge_mode values). An instruction's `dge` parameter; unknown resolves to swdge for an
-// indirect transfer, else to the target's dma_dge_mode (isa/cost_dma.cpp).
+// indirect transfer, else to the target's dma_dge_mode (dge 0: legacy kernels, hand-written programs) or
+// dma_dge_mode_nki (dge 4: the unknown of an nki.jit kernel) (isa/cost_dma.cpp).
 enum class DgeMode : uint8_t { unknown = 0, swdge = 1, hwdge = 2, none = 3 };
 DgeMode dge_mode(const isa::Instruction& ins, const isa::TargetDesc& t);
 // Throughput of a transfer relative to a copy: dma_transpose_{hbm,sbuf}_factor, dma_compute_factor (or

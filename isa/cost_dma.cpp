@@ -1,6 +1,6 @@
 // cost_dma.cpp - DMA costs (machine.md §11, nki-isa.md §1.10 / §3.5; docs/cost-model.md "DMA"):
 //   * the DGE mode of an instruction (its `dge` parameter; unknown = software DGE for indirect transfers,
-//     else the target's dma_dge_mode),
+//     else the target's dma_dge_mode, or dma_dge_mode_nki for the unknown of an nki.jit kernel, dge 4),
 //   * the trigger on the issuing engine (cost class `dma`): dma_trigger_cycles, or for software DGE
 //     GPSIMD_START + dma_swdge_cycles_per_buffer x buffers of GpSimd time (the back end puts swdge DMAs on
 //     the GpSimd stream, so this is GpSimd busy time),
@@ -21,7 +21,7 @@ DgeMode dge_mode(const isa::Instruction& ins, const isa::TargetDesc& t) {
   const int p = ins.params.dge_mode;
   if (p >= 1 && p <= 3) return DgeMode(p);
   if (ins.params.ind_kind != 0) return DgeMode::swdge;  // the only mode with indirection (DGE)
-  const int m = int(t.dma_dge_mode);
+  const int m = int(p == 4 ? t.dma_dge_mode_nki : t.dma_dge_mode);
   return m >= 0 && m <= 3 ? DgeMode(m) : DgeMode::unknown;
 }
 

@@ -80,6 +80,7 @@ struct TargetDesc {
   double dma_dge_blocks = 0;          // hardware DGE blocks per core
   double dma_swdge_cycles_per_buffer = 0;  // software DGE on GpSimd: cycles per descriptor (+ GPSIMD_START)
   double dma_dge_mode = 0;            // DGE mode of dge_mode=unknown static transfers (0 unknown = none, 1 swdge, 2 hwdge, 3 none)
+  double dma_dge_mode_nki = 0;        // the same for the unknown of an nki.jit kernel (dge 4)
   double dma_transpose_hbm_factor = 0;   // dma_transpose throughput / copy throughput, HBM source
   double dma_transpose_sbuf_factor = 0;  // dma_transpose throughput / copy throughput, SBUF source
   double dma_compute_factor = 0;         // dma_compute (DMA compute engines) throughput / copy throughput

@@ -19,7 +19,8 @@ int idx_slot(const Check& c) { return c.inf.num_operands - 2; }
 void dge(const Check& c) {
   const uint16_t m = c.pr.dge_mode, k = c.pr.ind_kind;
   const Engine e = c.ins.engine;
-  if (m > 3) c.fail("dge_mode " + std::to_string(m) + " is not 0 (unknown), 1 (swdge), 2 (hwdge) or 3 (none)");
+  if (m > 4)
+    c.fail("dge_mode " + std::to_string(m) + " is not 0 (unknown), 1 (swdge), 2 (hwdge), 3 (none) or 4 (unknown, nki.jit)");
   if (k > 3)
     c.fail("ind " + std::to_string(k) + " is not 0, 1 (vector_offset), 2 (scalar_offset) or 3 (scalar_offset from "
            "register rs0)");

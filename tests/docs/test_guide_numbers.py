@@ -21,7 +21,7 @@ K, M, N = 1024, 1024, 2048
 
 # (row label in the guide's table, kernel, input dtype, extra nki-sim options)
 NO_DMA = ["--param", "dma_engine_bytes_per_ns=1e6", "--param", "hbm_bytes_per_ns=1e6", "--param", "dma_fixed_ns=0",
-          "--param", "dma_buffer_min_ns=0", "--param", "dma_page_ns=0"]
+          "--param", "dma_buffer_min_ns=0", "--param", "dma_page_ns=0", "--param", "dma_hwdge_ns=0"]
 STEPS = [("1", "mm1_naive.py", "float32", []),
          ("2", "mm1_naive.py", "bfloat16", []),
          ("3", "mm3_reuse.py", "bfloat16", []),

@@ -87,7 +87,7 @@ check(np.array_equal(ov, np.full((128, 512), 25.0, np.float32)), "independent: 1
 check(np.allclose(os_, np.float32(np.exp(0.5 * 23.0 / 24.0)), rtol=1e-5), "independent: last activation wins")
 sl = slices(tr)
 load = [s for q, v in sl.items() if q.startswith("dma.q") for s in v]
-load = max(load, key=lambda s: s[1] - s[0])  # the 4 MiB load is the longest transfer
+load = min(load, key=lambda s: s[0])  # the 4 MiB load is the first transfer (every store waits for compute)
 vec = [s for s in sl.get("vector", []) if s[2] == "tensor_scalar"]
 sca = [s for s in sl.get("scalar", []) if s[2] == "activation"]
 check_equal(len(vec), 24, "24 Vector slices")

@@ -113,7 +113,8 @@ pbm = save(d, "bm.npy", rng.standard_normal((512, 1024)).astype(np.float32))
 res = {}
 # Without the multiplies' drain and with the loads free (so the Tensor Engine runs back to back, not behind its DMAs).
 NO_DRAIN = ["--param", "pe_drain_ns=0", "--param", "dma_engine_bytes_per_ns=1e6", "--param", "hbm_bytes_per_ns=1e6",
-            "--param", "dma_fixed_ns=0", "--param", "dma_buffer_min_ns=0", "--param", "dma_page_ns=0"]
+            "--param", "dma_fixed_ns=0", "--param", "dma_buffer_min_ns=0", "--param", "dma_page_ns=0",
+            "--param", "dma_hwdge_ns=0"]
 for tgt, params in (("trn2", []), ("trn2", ["--param", "pe_throttle=1"]), ("trn2", NO_DRAIN),
                     ("trn2", ["--param", "pe_background_ls=0"] + NO_DRAIN), ("trn1", []), ("trn3", [])):
     sp = os.path.join(d, f"m_{tgt}_{len(res)}.json")

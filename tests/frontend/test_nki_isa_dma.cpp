@@ -19,7 +19,7 @@ TEST_CASE("nki.isa.dma_copy: dge_mode and engine= choose the DGE mode and the tr
       "    nisa.dma_copy(dst=t, src=x, dge_mode=nisa.dge_mode.none)\n", "trn2", spec({128, 64}));
   auto d = ops_of(k, Opcode::dma_copy);
   REQUIRE(d.size() == 5);
-  CHECK(d[0]->params.dge_mode == 0);
+  CHECK(d[0]->params.dge_mode == 4);  // unknown in an nki.jit kernel: the target's dma_dge_mode_nki
   CHECK(!d[0]->engine);
   CHECK(d[1]->params.dge_mode == 2);
   CHECK(d[1]->engine == Engine::Sync);
@@ -29,6 +29,33 @@ TEST_CASE("nki.isa.dma_copy: dge_mode and engine= choose the DGE mode and the tr
   CHECK(d[3]->engine == Engine::GpSimd);
   CHECK(d[4]->params.dge_mode == 3);
   CHECK(!d[4]->engine);
+}
+
+TEST_CASE("nki.isa.dma_copy: dge_mode.unknown is dge 4 in an nki.jit kernel, 0 in a legacy one (and in neither "
+          "for a transpose's explicit modes)") {
+  auto cur = compile_body("    t = nl.ndarray((16, 128), dtype=nl.bfloat16)\n"
+                          "    nisa.dma_copy(dst=t, src=x)\n"
+                          "    u = nl.ndarray((128, 16), dtype=nl.bfloat16)\n"
+                          "    nisa.dma_transpose(dst=u, src=x)\n"
+                          "    nisa.dma_transpose(dst=u, src=x, dge_mode=nisa.dge_mode.hwdge)\n",
+                          "trn2", spec({16, 128}, DType::bfloat16));
+  auto c = ops_of(cur, Opcode::dma_copy), t = ops_of(cur, Opcode::dma_transpose);
+  REQUIRE((c.size() == 1 && t.size() == 2));
+  CHECK(c[0]->params.dge_mode == 4);
+  CHECK(t[0]->params.dge_mode == 4);
+  CHECK(t[1]->params.dge_mode == 2);
+  TempKernel lk("import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n"
+                "@nki.jit\ndef k(x):\n"
+                "    t = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.sbuf)\n"
+                "    nisa.dma_copy(dst=t, src=x)\n"
+                "    out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)\n"
+                "    nisa.dma_copy(dst=out, src=t)\n"
+                "    return out\n");
+  auto legacy = fe::compile_to_ir(lk.path, kernel_options("trn2", spec({128, 64})));
+  auto l = ops_of(legacy, Opcode::dma_copy);
+  REQUIRE(l.size() == 2);
+  CHECK(l[0]->params.dge_mode == 0);
+  CHECK(l[1]->params.dge_mode == 0);
 }
 
 TEST_CASE("nki.isa.dma_copy: a vector_offset gather is software DGE with idx/base slots and row geometry") {

@@ -136,6 +136,28 @@ TEST_CASE("DGE per instruction: none, hwdge (trn2+, two blocks), unknown = the t
   CHECK(timed(u.p, t).transfers[0].eligible_ns == doctest::Approx(ts + t.dma_hwdge_ns + t.dma_fixed_ns));
 }
 
+TEST_CASE("DGE per instruction: dge 4 (unknown in an nki.jit kernel) is dma_dge_mode_nki: hwdge on trn2/trn3, none on "
+          "trn1; dge 0 keeps dma_dge_mode") {
+  for (const char* tn : kTargets) {
+    CAPTURE(tn);
+    auto t = target(tn);
+    Builder b;
+    b.add(Engine::Sync, with_dge(dma_load(b, 0, 8, 64, 0, 0), 4));
+    b.add(Engine::Sync, dma_load(b, 8, 8, 64, 0, 1));  // dge 0
+    auto r = timed(b.p, t);
+    const double ts = trigger(t);
+    const bool hw = std::string(tn) != "trn1";
+    CHECK(t.dma_dge_mode_nki == (hw ? 2 : 0));
+    CHECK(r.transfers[0].dge == (hw ? 2 : 0));
+    CHECK(r.transfers[0].eligible_ns == doctest::Approx(ts + (hw ? t.dma_hwdge_ns : 0) + t.dma_fixed_ns));
+    CHECK(r.transfers[1].dge == 0);
+    CHECK(r.transfers[1].eligible_ns == doctest::Approx(2 * ts + t.dma_fixed_ns));
+    // --param dma_dge_mode_nki=0: host-built descriptors, as a legacy kernel's.
+    t.dma_dge_mode_nki = 0;
+    CHECK(timed(b.p, t).transfers[0].eligible_ns == doctest::Approx(ts + t.dma_fixed_ns));
+  }
+}
+
 TEST_CASE("DGE per instruction: software DGE is GpSimd busy time, one descriptor per buffer") {
   for (const char* tn : kTargets) {
     CAPTURE(tn);
