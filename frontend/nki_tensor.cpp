@@ -301,11 +301,28 @@ Value m_ap(MethodCtx& c) {
     pattern.push_back(ir::ViewDim{c.in.to_index(items_of(pair)[0], "ap() strides"),
                                   c.in.to_index(items_of(pair)[1], "ap() counts")});
   }
-  int64_t offset = present(v[1]) ? c.in.to_index(v[1], "ap() offset") : 0;
   isa::DType dt = present(v[5]) ? dtype_arg(v[5], "ap") : c.t->view.dtype;
+  // The strides address the storage; the offset counts from the storage offset of the view .ap() is called on
+  // (offset=None: that offset itself), as the reference documents NkiTensor.ap.
+  const ir::View& cv = c.t->view;
+  const int64_t view_es = isa::dtype_size(cv.dtype), es = isa::dtype_size(dt);
+  if (cv.offset * view_es % es != 0)
+    raise("ValueError", "ap: the view of '" + c.t->base().name + "' starts at element " + std::to_string(cv.offset) +
+                            " of " + std::string(isa::dtype_name(cv.dtype)) + ", not a whole number of " +
+                            std::string(isa::dtype_name(dt)) +
+                            " elements");
+  const int64_t offset = cv.offset * view_es / es + (present(v[1]) ? c.in.to_index(v[1], "ap() offset") : 0);
   if (present(v[2]) || present(v[3])) return ap_dynamic(c, v[2], v[3], indirect_dim, pattern, offset, dt);
+  // On chip, a partition stride may also be the view's own elements per partition (what a helper that derives
+  // strides from the view's shape passes): the partition dim has no stride in hardware.
+  int64_t view_partition_stride = 0;
+  if (c.on_chip) {
+    int64_t bytes = view_es;
+    for (size_t k = 1; k < cv.dims.size(); ++k) bytes *= cv.dims[k].count;
+    if (bytes % es == 0) view_partition_stride = bytes / es;
+  }
   std::string oob;
-  Value r = with_view(c.t, ir::ap_view(c.t->base(), c.t->id, dt, pattern, offset, &oob));
+  Value r = with_view(c.t, ir::ap_view(c.t->base(), c.t->id, dt, pattern, offset, &oob, view_partition_stride));
   const_cast<TensorObj*>(r.as<TensorObj>())->deferred_error = std::move(oob);
   return r;
 }

@@ -357,7 +357,7 @@ View reinterpret_view(const View& v, isa::DType dtype) {
 }
 
 View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<ViewDim>& pattern, int64_t offset,
-             std::string* out_of_bounds) {
+             std::string* out_of_bounds, int64_t view_partition_stride) {
   auto bounds = [&](const std::string& msg) {
     if (!out_of_bounds) fail(msg);
     if (out_of_bounds->empty()) *out_of_bounds = msg;
@@ -390,10 +390,12 @@ View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<Vie
     int64_t part_bytes = base_bytes / base.shape[0];
     if (part_bytes % es != 0) fail("ap: a partition of '" + base.name + "' is not a whole number of " + dt + " elements");
     const int64_t f = part_bytes / es;
-    if (pattern[0].stride != f && pattern[0].count > 1)
+    const int64_t vf = view_partition_stride;
+    if (pattern[0].stride != f && (vf == 0 || pattern[0].stride != vf) && pattern[0].count > 1)
       fail("ap: the first [stride, count] pair is the partition dimension of '" + base.name +
-           "' and its stride must be " + std::to_string(f) + " (the " + dt +
-           " elements per partition), got " + std::to_string(pattern[0].stride));
+           "' and its stride must be " + std::to_string(f) + " (the " + dt + " elements per partition" +
+           (vf && vf != f ? ", or " + std::to_string(vf) + ", those of the view .ap() is called on" : std::string()) +
+           "), got " + std::to_string(pattern[0].stride));
     v.dims[0].stride = f;
     const int64_t p0 = offset / f, in_part = offset % f;
     if (p0 + pattern[0].count > base.shape[0])

@@ -78,10 +78,12 @@ View flatten_dims(const View& v, int start, int end, bool on_chip);
 View reinterpret_view(const View& v, isa::DType dtype);
 // `base.ap(pattern, offset, dtype=dtype)`: element (i0, i1, ...) is flat element `offset + sum(ik * stride_k)`
 // of the storage seen as `dtype`, independent of any view. On-chip: pattern[0] is the partition dim and its
-// stride must be the storage's elements per partition; free dims stay inside a partition. HBM: any pattern
-// inside the storage.
+// stride must be the storage's elements per partition (or `view_partition_stride` when nonzero: the elements per
+// partition of the view .ap() was called on, the stride a helper deriving strides from that view's shape
+// gives); free dims stay inside a partition. HBM: any pattern inside the storage.
 View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<ViewDim>& pattern, int64_t offset,
-             std::string* out_of_bounds = nullptr);  // set: bounds errors go here instead of throwing
+             std::string* out_of_bounds = nullptr,  // set: bounds errors go here instead of throwing
+             int64_t view_partition_stride = 0);
 
 bool is_contiguous(const View& v);                            // row-major dense (size-1 dims ignored)
 std::string shape_string(const std::vector<int64_t>& shape);  // "(128, 512)"
