@@ -332,17 +332,51 @@ def _qkv(lnc, b, s, h, i_dim, norm, layout="BSD", fused_add=False, dtype=BF16, n
                "nkilib.core.qkv.qkv", "qkv", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
 
 
-# ---------------------------------------------------------------- mlp (dispatcher: TKG for short sequences, else CTE)
+# ---------------------------------------------------------------- mlp_cte / mlp_tkg (through a wrapper of ours)
+# nki-library's `mlp` dispatcher (core/mlp/mlp.py) does not parse, so the cases call mlp_cte / mlp_tkg the way it
+# does: MLPParameters, outputs in shared HBM, and for mlp_tkg an SBUF manager of 200 KiB (its own fallback names an
+# allocator it does not import). B x S <= 96 is the dispatcher's TKG range.
 
-MLP_IMPORTS = ("from nkilib.core.utils.common_types import ActFnType, NormType, QuantizationType",
-               "import nki.language as nl")
+MLP_BIASES = (("gate_b", "gate_proj_bias_tensor"), ("up_b", "up_proj_bias_tensor"),
+              ("down_b", "down_proj_bias_tensor"), ("norm_b", "normalization_bias_tensor"))
 
 
-def _norm(x, norm, gamma, eps=1e-6):
+def _mlp_wrapper(tkg, names, norm, act, flags):
+    store = "store" in flags
+    params = [f"{n}={n}" for n in names] + [
+        f"activation_fn=ActFnType.{act}", f"normalization_type=NormType.{norm}",
+        "quantization_type=QuantizationType.NONE", "output_dtype=nl.bfloat16", "eps=1e-6",
+        f"store_fused_add_result={store}", f"skip_gate_proj={'skip_gate' in flags}"]
+    if tkg:
+        params += [f"use_tkg_gate_up_proj_column_tiling={'gate_col' in flags}",
+                   f"use_tkg_down_proj_column_tiling={'down_col' in flags}"]
+    lines = ["import nki", "import nki.language as nl",
+             "from nkilib.core.mlp.mlp_parameters import MLPParameters, validate_mlp_arguments",
+             "from nkilib.core.mlp.mlp_tkg.mlp_tkg import mlp_tkg" if tkg else
+             "from nkilib.core.mlp.mlp_cte.mlp_cte import mlp_cte",
+             "from nkilib.core.utils.allocator import SbufManager",
+             "from nkilib.core.utils.common_types import ActFnType, NormType, QuantizationType",
+             "from nkilib.core.utils.logging import Logger", "", "",
+             "@nki.jit", f"def corpus_case({', '.join(names)}):",
+             "    params = MLPParameters(" + ", ".join(params) + ")",
+             "    validate_mlp_arguments(params)",
+             "    out = nl.ndarray(hidden_tensor.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)",
+             "    add_out = nl.ndarray(hidden_tensor.shape, dtype=nl.bfloat16, buffer=nl.shared_hbm)" if store else
+             "    add_out = None"]
+    if tkg:
+        lines += ['    sbm = SbufManager(0, 200 * 1024, Logger("mlp"))', '    sbm.set_name_prefix("mlp_")',
+                  "    return mlp_tkg(params, out, add_out, sbm=sbm)"]
+    else:
+        lines += ["    mlp_cte(params, out, add_out)", "    return (out, add_out)" if store else "    return out"]
+    return "\n".join(lines) + "\n"
+
+
+def _norm(x, norm, gamma, bias=None, eps=1e-6):
     if norm == "RMS_NORM":
         return x / np.sqrt(np.mean(np.square(x), -1, keepdims=True) + eps) * gamma
     if norm == "LAYER_NORM":
-        return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * gamma
+        y = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * gamma
+        return y if bias is None else y + bias
     return x
 
 
@@ -350,29 +384,52 @@ def _silu(x):
     return x / (1 + np.exp(-x))
 
 
-def _mlp(lnc, b, s, h, i_dim, norm, fused_add=False):
+def _act(x, act):
+    if act == "SiLU":
+        return _silu(x)
+    if act == "GELU":
+        from scipy.special import erf
+        return 0.5 * x * (1 + erf(x / np.sqrt(2)))
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))  # GELU_Tanh_Approx
+
+
+def _mlp(lnc, b, s, h, i_dim, norm, act="SiLU", flags=""):
+    """flags (space-separated): add (a fused_add_tensor), store (its sum is a second output), skip_gate, gate_b,
+    up_b, down_b, norm_b, and for TKG (B x S <= 96) gate_col / down_col (column tiling)."""
+    f = flags.split()
+    tkg = b * s <= 96
+
     def args(r):
         a = {"hidden_tensor": randn(r, b, s, h, dtype=BF16), "gate_proj_weights_tensor": randn(r, h, i_dim, dtype=BF16),
              "up_proj_weights_tensor": randn(r, h, i_dim, dtype=BF16),
-             "down_proj_weights_tensor": randn(r, i_dim, h, dtype=BF16),
-             "normalization_weights_tensor": T(r.uniform(-0.1, 0.1, (1, h)).astype(np.float32), BF16)
-             if norm != "NO_NORM" else None,
-             "fused_add_tensor": randn(r, b, s, h, dtype=BF16) if fused_add else None,
-             "activation_fn": Expr("ActFnType.SiLU", MLP_IMPORTS),
-             "normalization_type": Expr(f"NormType.{norm}", MLP_IMPORTS),
-             "quantization_type": Expr("QuantizationType.NONE", MLP_IMPORTS),
-             "output_dtype": Expr("nl.bfloat16", MLP_IMPORTS)}
+             "down_proj_weights_tensor": randn(r, i_dim, h, dtype=BF16)}
+        if norm in ("RMS_NORM", "LAYER_NORM"):
+            a["normalization_weights_tensor"] = T(r.uniform(-0.1, 0.1, (1, h)).astype(np.float32), BF16)
+        for flag, name in MLP_BIASES:
+            if flag in f and (flag != "norm_b" or norm == "LAYER_NORM"):
+                a[name] = randn(r, 1, h if flag in ("down_b", "norm_b") else i_dim, dtype=BF16)
+        if "add" in f:
+            a["fused_add_tensor"] = randn(r, b, s, h, dtype=BF16)
         return a
 
     def ref(i):
-        x = i["hidden_tensor"].astype(np.float64)
-        if fused_add:
-            x = x + i["fused_add_tensor"]
-        x = _norm(x, norm, i["normalization_weights_tensor"])
-        return (_silu(x @ i["gate_proj_weights_tensor"]) * (x @ i["up_proj_weights_tensor"])) @ i[
-            "down_proj_weights_tensor"]
-    return lib(f"mlp/lnc{lnc}_b{b}_s{s}_h{h}_i{i_dim}_{norm.lower()}{'_fused_add' if fused_add else ''}",
-               "nkilib.core.mlp.mlp", "mlp", args, ref, atol=1e-5, rtol=2e-2, atol_scale=1e-2, lnc=lnc)
+        g = lambda name: i.get(name, 0.0)  # an absent bias adds nothing
+        x = i["hidden_tensor"].astype(np.float64) + g("fused_add_tensor")
+        added = x
+        x = _norm(x, norm, i.get("normalization_weights_tensor"), i.get("normalization_bias_tensor"))
+        up = x @ i["up_proj_weights_tensor"] + g("up_proj_bias_tensor")
+        if "skip_gate" in f:
+            mid = _act(up, act)
+        else:
+            mid = _act(x @ i["gate_proj_weights_tensor"] + g("gate_proj_bias_tensor"), act) * up
+        out = mid @ i["down_proj_weights_tensor"] + g("down_proj_bias_tensor")
+        return [out, added] if "add" in f and "store" in f else out
+
+    names = list(args(np.random.default_rng(0)))  # the wrapper's parameters: the tensors the case gives
+    name = (f"mlp_{'tkg' if tkg else 'cte'}/lnc{lnc}_b{b}_s{s}_h{h}_i{i_dim}_{norm.lower()}"
+            f"{'' if act == 'SiLU' else '_' + act.lower()}{''.join('_' + x for x in f)}")
+    return lib(name, "nkilib.core.mlp.mlp_parameters", "corpus_case", args, ref, atol=1e-5, rtol=2e-2,
+               atol_scale=1e-2, lnc=lnc, wrapper=_mlp_wrapper(tkg, names, norm, act, f))
 
 
 def _out_proj_cte(lnc, b, s, h, n, d, bias):
@@ -795,8 +852,15 @@ def cases():
         _qkv(1, 1, 5, 8192, 384, "LAYER_NORM", nq=1, nkv=1),
         _qkv(2, 1, 512, 1024, 512, "RMS_NORM", fused_add=True), _qkv(2, 1, 128, 512, 512, "RMS_NORM", fused_add=True,
                                                                      dtype="float32"),
-        _mlp(2, 1, 512, 1024, 448, "RMS_NORM", True), _mlp(2, 1, 1024, 1024, 448, "NO_NORM", True),
-        _mlp(2, 1, 1, 8192, 448, "RMS_NORM"), _mlp(2, 4, 2, 4096, 1024, "LAYER_NORM"),
+        _mlp(2, 1, 512, 1024, 448, "RMS_NORM", flags="add"), _mlp(2, 1, 1024, 1024, 448, "NO_NORM", flags="add store"),
+        _mlp(1, 1, 578, 1408, 352, "LAYER_NORM", "GELU", "add store skip_gate up_b down_b norm_b"),
+        _mlp(2, 1, 578, 1408, 352, "RMS_NORM", "GELU_Tanh_Approx", "skip_gate up_b down_b"),
+        _mlp(2, 1, 256, 1024, 448, "RMS_NORM", flags="add gate_b"),
+        _mlp(2, 1, 1, 8192, 448, "RMS_NORM", flags="gate_col down_col"),
+        _mlp(2, 4, 2, 4096, 1024, "LAYER_NORM", flags="gate_col down_col"),
+        _mlp(2, 8, 5, 8192, 512, "RMS_NORM", flags="gate_b up_b down_b gate_col down_col"),
+        _mlp(1, 4, 2, 4096, 832, "RMS_NORM", flags="add store gate_b up_b down_b gate_col down_col"),
+        _mlp(2, 4, 1, 4096, 832, "NO_NORM", flags="skip_gate gate_col"), _mlp(2, 4, 1, 5120, 256, "NO_NORM"),
         _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
         _out_proj_cte(2, 1, 128, 3072, 16, 10, True),
         _attention_cte(2, 1, 128, 128, 128, 1.0, BF16, True, False, True),
