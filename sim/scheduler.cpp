@@ -62,7 +62,8 @@ Scheduler::Scheduler(ExecContext& ctx, const Options& opts, Result& r)
         r_.timeline[base_[size_t(e)] + i].index = i;
       }
   }
-  const size_t nq = size_t(std::max(1.0, t_.dma_queues));
+  // The target's DMA queues and, last, the ring of the collective DMAs (sendrecv, sim/scheduler_sendrecv.cpp).
+  const size_t nq = size_t(std::max(1.0, t_.dma_queues)) + 1;
   if (t_.dma_engines > 255 - kDmaUnit0 || t_.dma_queues > 65535)
     throw Error("target parameters: at most " + std::to_string(255 - kDmaUnit0) + " DMA engines and 65535 DMA queues");
   dma_.resize(size_t(std::max(1.0, t_.dma_engines)));

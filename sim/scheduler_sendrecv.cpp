@@ -1,6 +1,7 @@
 // scheduler_sendrecv.cpp - LNC=2 sendrecv through the DMA queues (docs/lnc.md, machine.md §11-12).
 // Once a sendrecv's pair is ready (its waits hold and the peer's signal arrived, sim/scheduler_control.cpp),
-// this core's DMA moves its src to the peer: a transfer on DMA queue `queue` of this core, with the layout of
+// this core's DMA moves its src to the peer: a transfer on the collective ring (a DMA queue of its own; or on queue
+// `queue` when the instruction names one), with the layout of
 // src (rows split over the DMA engines like any transfer, dma_fixed_ns before it is eligible, FIFO in its
 // queue, round-robin with the other queues on each DMA engine), so it contends with the core's other
 // transfers. When it completes, the peer learns at that time that its dst is filled (remote_arrival). The
@@ -21,7 +22,11 @@ bool Scheduler::sendrecv_step(int e, uint32_t i, double& start) {
     phase = 1;
     DmaPlan& plan = sr_plans_.emplace_back();
     plan.layout = sendrecv_layout(ins, t_);
-    plan.queue = ins.params.dma_queue < dma_fifo_.size() ? ins.params.dma_queue : 0;
+    // queue=Q (1 .. dma_queues - 1) names one of the core's queues; the default (0) is the ring of the collective
+    // DMAs, the last queue (dma_fifo_'s extra entry): the runtime gives collectives DMA rings of their own (SDK
+    // neuron-runtime/explore/device-memory.rst, "DMA Rings"), so a sendrecv is not queued behind the kernel's loads.
+    plan.queue = ins.params.dma_queue != 0 && ins.params.dma_queue + 1u < dma_fifo_.size()
+                     ? ins.params.dma_queue : uint16_t(dma_fifo_.size() - 1);
     std::vector<uint32_t>& rows = sr_rows_.emplace_back(plan.layout.engines);
     plan.layout.rows_per_engine(rows.data());
     plan.rows = rows.data();

@@ -156,6 +156,42 @@ TEST_CASE("sendrecv: its transfer contends with a dma_copy on the DMA engines of
   }
 }
 
+TEST_CASE("sendrecv: its transfer goes on the collective ring, not behind the loads queued on queue 0") {
+  // Two 48 KB-per-partition SBUF copies A and B on queue 0 (the default), then the exchange: the sendrecv's shares
+  // take the DMA engines when A's are done, round-robin with queue 0, not after B (FIFO on queue 0).
+  const isa::TargetDesc t = *isa::find_target("trn2");
+  const double rows = 128.0 / t.dma_engines;
+  const double share = rows * t.dma_buffer_overhead_ns + rows * 2048 / t.dma_engine_bytes_per_ns;
+  const uint32_t copy_bytes = 48 * 1024;
+  auto copy = [&](int k) {
+    isa::Instruction cp = make(Opcode::dma_copy, {sbuf(DType::float32, 0, 128, 65536 + 49152 * k, copy_bytes / 4),
+                                                  sbuf(DType::float32, 0, 128, 16384, copy_bytes / 4)});
+    return cp;
+  };
+  std::vector<isa::Program> ps = exchange(0);
+  for (isa::Program& p : ps) {
+    auto& sync = p.streams[size_t(Engine::Sync)];
+    sync.insert(sync.begin(), {copy(0), copy(1)});
+  }
+  sim::Options tl;
+  tl.timeline = true;
+  sim::RunResult r2 = sim::simulate(ps, {}, tl);
+  for (int c = 0; c < 2; ++c) {
+    const sim::Result& r = r2.cores[size_t(c)];
+    const sim::InstrTiming& sr = r.timeline[r.instr_base[size_t(Engine::GpSimd)] + 1];
+    const sim::TransferTiming& a = r.transfers[size_t(r.timeline[r.instr_base[size_t(Engine::Sync)]].transfer)];
+    const sim::TransferTiming& b = r.transfers[size_t(r.timeline[r.instr_base[size_t(Engine::Sync)] + 1].transfer)];
+    REQUIRE(sr.transfer >= 0);
+    const sim::TransferTiming& x = r.transfers[size_t(sr.transfer)];
+    CHECK(x.queue == t.dma_queues);  // the ring after the target's 16 queues
+    CHECK(a.queue == 0);
+    CHECK(b.queue == 0);
+    CHECK(x.done_ns == doctest::Approx(a.done_ns + share).epsilon(1e-12));  // right after A's shares
+    CHECK(x.done_ns < b.done_ns);
+    CHECK(sr.end_ns == doctest::Approx(x.done_ns).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("LNC functional mode: a sendrecv the other core never reaches is a located deadlock") {
   std::vector<isa::Program> ps = exchange(0);
   isa::Instruction& s1 = ps[1].streams[size_t(Engine::GpSimd)][1];
