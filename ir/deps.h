@@ -41,7 +41,7 @@ uint8_t engines_without_compute(const Kernel& k, const std::vector<isa::Engine>&
 
 // On-chip memory is tracked per partition quadrant in granules of kChipGranule bytes, HBM per row in granules of
 // kHbmGranule bytes, or finer for a kernel whose accesses are not aligned to them (MemoryGranules).
-constexpr int64_t kChipGranule = 64, kMinChipGranule = 4, kHbmGranule = 512;
+constexpr int64_t kChipGranule = 64, kMinChipGranule = 1, kHbmGranule = 512;
 
 // The granules a kernel's dependency analyses use (MemoryGranules::value()).
 struct Granules {
@@ -49,7 +49,7 @@ struct Granules {
   int64_t hbm = kHbmGranule;
 };
 
-// The granules for a kernel's accesses (add() each one). On chip: the largest power of two from kMinChipGranule
+// The granules for a kernel's accesses (add() each one). On chip: the largest power of two from kMinChipGranule (1)
 // to kChipGranule that puts the end of every access's byte hull (per partition) and the nearest start of another
 // at or after it in different granules, so that accesses whose hulls do not overlap share no granule (partitions
 // aside). A coarser one would order them as if they overlapped: e.g. the loads into adjacent tiles of a tensor

@@ -109,13 +109,18 @@ TEST_CASE("RegionAnalysis: a write waits for the latest HBM read per stream, wit
   CHECK(w[5] == W{{S, 1}});
 }
 
-TEST_CASE("ChipGranule: the coarsest power of two from 4 to 64 bytes that separates each hull's end from the next start") {
+TEST_CASE("ChipGranule: the coarsest power of two from 1 to 64 bytes that separates each hull's end from the next start") {
   auto of = [](std::initializer_list<isa::AccessPattern> aps) { return granules_of(aps).chip; };
   CHECK(of({}) == 64);
   CHECK(of({sbuf(0, 1024), sbuf(1032, 1024)}) == 64);  // a gap across a 64-byte boundary
   CHECK(of({sbuf(0, 1032), sbuf(1032, 1024)}) == 8);   // adjacent at 1032 = 8 x 129
   CHECK(of({sbuf(0, 1000), sbuf(1016, 8)}) == 16);     // the gap [1000, 1016] holds 1008 = 16 x 63
-  CHECK(of({sbuf(0, 1026), sbuf(1026, 2)}) == 4);      // adjacent at 1026: no finer than 4
+  CHECK(of({sbuf(0, 1026), sbuf(1026, 2)}) == 2);      // adjacent at 1026 = 2 x 513 (bf16 tiles at 2-byte offsets)
+  isa::AccessPattern fp8a = sbuf(0, 1028), fp8b = sbuf(0, 2);  // fp8: bytes [0, 1027) and [1027, 1029)
+  fp8a.dtype = fp8b.dtype = isa::DType::float8_e4m3;
+  fp8a.dims[0].count = 1027;
+  fp8b.offset = 1027;
+  CHECK(of({fp8a, fp8b}) == 1);                        // adjacent at an odd byte
   CHECK(of({sbuf(0, 1024), sbuf(4, 8)}) == 64);        // overlapping hulls need no granule of their own
   CHECK(of({sbuf(0, 1032), tile(A, 258)}) == 64);      // HBM (ends at byte 1032) does not count
 }
