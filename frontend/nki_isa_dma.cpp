@@ -188,7 +188,8 @@ void dma_transpose_form(Interp& in, OpBuilder& b, const Value* v) {
   if (dge == kDgeSwdge)
     raise("ValueError", "dma_transpose: dge_mode.swdge is the indirect form; src needs .ap() with vector_offset or "
                         "scalar_offset");
-  if (dge == kDgeNone) raise("ValueError", "dma_transpose: dge_mode.none is not supported; use unknown or hwdge");
+  // dge_mode.none (host-built descriptors): the API page lists unknown and hwdge only, but the DGE deep-dive's
+  // table lists none for a static dma_transpose and nki-library's mlp_tkg uses it (docs/compatibility.md).
   // Direct-form shape rules (nki-isa.md §3.5, NKI 0.6.0): the docs give them for dge_mode.hwdge (the hardware
   // DGE transpose, isa::verify); with dge_mode.unknown the compiler picks how to lower it, so only the permutation
   // and the 16-bit dimension encoding apply (docs/compatibility.md).
