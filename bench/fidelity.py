@@ -47,7 +47,9 @@ latency, which "measures not only the device latency"):
     = 2 of 1 / 2 / unlimited), so they are no longer independent: printed as their own group.
   "validation", never used to set a number: aws-neuron-sdk at 12b81bee: general/nki/tutorials/layernorm.rst's NCLatency p50 of its two kernels ("measured on
     trn1"), 2311 and 1969 us, for general/nki/examples/layernorm/layernorm_nki_kernel.py at the script's default
-    shape [4096, 8192] fp32 (the text says "(300, 1000)", which would take a few tens of microseconds).
+    shape [4096, 8192] fp32 (the text says "(300, 1000)", which would take a few tens of microseconds); and (session
+    19) general/nki/tutorials/matrix_multiplication.rst's table of its four kernels' latencies on [4096, 8192] @
+    [8192, 8192] bf16, Trn1.32xlarge (51.80, 42.96, 22.07, 6.97 ms; nki.benchmark's p99).
 Then "library" (given --nki-library): nki-library's own test configurations with the tpbSgCyclesSum they record (the
 last column of test_attention_cte.py's and test_rmsnorm_quant.py's parameter lists, kept "until the framework
 supports" checking it): 126 attention_cte (40 plain, 86 with prior KV, a sink, a sliding window or GQA) and 7
@@ -149,6 +151,15 @@ VALIDATION = [
      {"x": ((4096, 8192), "float32"), "gamma": ((8192,), "float32"), "beta": ((8192,), "float32")},
      ["epsilon=1e-5"], {"total_us": us})
     for v, us in [("v1", 2311.0), ("v2", 1969.0)]
+] + [
+    # The same snapshot's matrix-multiplication tutorial (general/nki/tutorials/matrix_multiplication.rst): the
+    # nki.benchmark latencies of its four kernels on [4096, 8192] @ [8192, 8192] bf16, "Trn1.32xlarge" (session 19).
+    ("matmul trn1 bf16 %s" % step, "validation", "sdk_history",
+     "general/nki/examples/matrix_multiplication/matrix_multiplication_nki_kernels.py", kernel, "trn1",
+     {"lhsT": ((8192, 4096), "bfloat16"), "rhs": ((8192, 8192), "bfloat16")}, [], {"total_us": ms * 1000.0})
+    for step, kernel, ms in [("tiled", "nki_matmul_tiled_", 51.80), ("loads hoisted", "nki_matmul_hoist_load_", 42.96),
+                             ("M,N blocked", "nki_matmul_block_free_dimension_", 22.07),
+                             ("fully optimized", "nki_matmul_fully_optimized_", 6.97)]
 ] + [
     ("SD attention d=%d %s" % (d, dt.replace("float", "f")), "bounds", "samples_history", ATTENTION, "fused_self_attn_for_SD_small_head_size",
      "trn2", {"q": ((1, d, 4096), dt), "k": ((1, 4096, d), dt), "v": ((1, 4096, d), dt)}, [], {"total_us": us})
