@@ -54,8 +54,8 @@ isa::Program build(uint32_t iters, const std::string& target) {
   p.kernel_name = "bench_timing";
   p.num_semaphores = 8;
   const uint32_t F = 512;  // bf16 elements per partition per tile (1 KiB)
-  isa::HbmTensor x{"x", isa::HbmTensor::Kind::Input, DType::bfloat16, {128, int64_t(F) * 64}, 0, 128ull * F * 2 * 64, 0, -1};
-  isa::HbmTensor y{"y", isa::HbmTensor::Kind::Output, DType::bfloat16, {128, int64_t(F) * 64}, x.bytes, x.bytes, -1, 0};
+  isa::HbmTensor x{"x", isa::HbmTensor::Kind::Input, DType::bfloat16, {128, int64_t(F) * 64}, 0, 128ull * F * 2 * 64, 0, -1, {}};
+  isa::HbmTensor y{"y", isa::HbmTensor::Kind::Output, DType::bfloat16, {128, int64_t(F) * 64}, x.bytes, x.bytes, -1, 0, {}};
   p.hbm_tensors = {x, y};
   p.hbm_bytes = 2 * x.bytes;
   auto hbm_tile = [&](uint64_t base, uint32_t i) {

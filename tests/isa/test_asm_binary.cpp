@@ -251,8 +251,8 @@ Program small_program() {
   p.kernel_name = "tensor_add";
   p.num_semaphores = 7;
   p.hbm_bytes = 0x3000;
-  p.hbm_tensors.push_back({"a", HbmTensor::Kind::Input, DType::float32, {4, 256}, 0x0, 4096, 0, -1});
-  p.hbm_tensors.push_back({"out", HbmTensor::Kind::Output, DType::bfloat16, {4, 256}, 0x2000, 2048, -1, 0});
+  p.hbm_tensors.push_back({"a", HbmTensor::Kind::Input, DType::float32, {4, 256}, 0x0, 4096, 0, -1, {}});
+  p.hbm_tensors.push_back({"out", HbmTensor::Kind::Output, DType::bfloat16, {4, 256}, 0x2000, 2048, -1, 0, {}});
   const uint32_t l1 = p.add_location({"k.py", 10, 5});
   Instruction dma;
   dma.op = Opcode::dma_copy;

@@ -132,7 +132,7 @@ TEST_CASE("check_program_fits: addresses, sizes and counts within the target, ov
     }
   };
   Program p;
-  p.hbm_tensors.push_back({"t", HbmTensor::Kind::Input, DType::bfloat16, {2048}, 0, 4096, 0, -1});
+  p.hbm_tensors.push_back({"t", HbmTensor::Kind::Input, DType::bfloat16, {2048}, 0, 4096, 0, -1, {}});
   CHECK(fits(p) == "");
   p.hbm_tensors[0].address = 0xfffffffffffff000ull;  // address + bytes wraps past 2^64
   CHECK(fits(p).starts_with("tensor 't': address 18446744073709547520 + 4096 bytes is past the end of the target's HBM"));

@@ -50,13 +50,18 @@ std::vector<sim::HostArray> small_inputs() {
 }
 std::string stats_text(const sim::Result& r) {  // the stats of a one-core run whose core is r
   std::ostringstream os;
-  sim::write_stats_json(sim::RunResult{{r}, {}, {}, r.total_ns}, os);
+  sim::RunResult rr;
+  rr.cores = {r};
+  rr.total_ns = r.total_ns;
+  sim::write_stats_json(rr, os);
   return os.str();
 }
 std::string trace_text(const sim::Result& r) {
   std::ostringstream os;
   const isa::Program p = small_kernel();
-  sim::write_trace_json({&p, 1}, sim::RunResult{{r}}, os);
+  sim::RunResult rr;
+  rr.cores = {r};
+  sim::write_trace_json({&p, 1}, rr, os);
   return os.str();
 }
 }  // namespace
