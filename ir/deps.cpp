@@ -1,6 +1,8 @@
 // deps.cpp - the one dependency and semaphore analysis (ir/deps.h) for straight-line code and dynamic loops.
 #include "ir/deps.h"
 
+#include "isa/cost.h"
+
 #include <algorithm>
 #include <bit>
 #include <climits>
@@ -52,6 +54,13 @@ uint8_t engines_without_compute(const Kernel& k, const std::vector<isa::Engine>&
   for (size_t i = 0; i < k.ops.size() && i < engines.size(); ++i)
     if (!is_dma(k.ops[i].opcode)) busy |= 1u << unsigned(engines[i]);
   return uint8_t(~busy & ((1u << isa::kNumEngines) - 1));
+}
+
+uint8_t dma_trigger_engines(const isa::Instruction& ins, const isa::TargetDesc& t) {
+  const uint8_t e = isa::info(ins.op).engines;
+  if (isa::dge_mode(ins, t) != isa::DgeMode::hwdge) return e;
+  const uint8_t dge = isa::engine_bit(isa::Engine::Sync) | isa::engine_bit(isa::Engine::Scalar);
+  return (e & dge) ? uint8_t(e & dge) : e;
 }
 
 DmaQueues::DmaQueues(const isa::TargetDesc& t)

@@ -38,6 +38,10 @@ std::optional<isa::Engine> fixed_dma_trigger(const Op& op, bool in_loop);
 // The engines (bits) that run none of the kernel's instructions other than DMAs (`engines`: each op's engine):
 // where RegionAnalysis::set_trigger_engines may put DMA triggers.
 uint8_t engines_without_compute(const Kernel& k, const std::vector<isa::Engine>& engines);
+// The engines (bits) that may trigger DMA instruction `ins` on target `t`: its table row's, and only Sync or Scalar
+// when it runs as hardware DGE there ("The compute engine to initiate a DGE command (Sync Engine or ScalarE)",
+// SDK nki/guides/architecture/trainium2_arch.rst): dge_mode=hwdge, or an nki.jit kernel's unknown on trn2/trn3.
+uint8_t dma_trigger_engines(const isa::Instruction& ins, const isa::TargetDesc& t);
 
 // On-chip memory is tracked per partition quadrant in granules of kChipGranule bytes, HBM per row in granules of
 // kHbmGranule bytes, or finer for a kernel whose accesses are not aligned to them (MemoryGranules).

@@ -256,7 +256,7 @@ class LoopEmitter {
         d.stream = u->stream;
         d.dma = u->dma;
         d.choose_trigger = u->dma && !u->fixed_trigger;
-        if (u->instr >= 0) d.trigger_engines = isa::info(pool_[size_t(u->instr)].op).engines;
+        if (u->instr >= 0) d.trigger_engines = deps::dma_trigger_engines(pool_[size_t(u->instr)], t_);
         d.group = u->loop;
         const auto [trig, stream] = ra.add(d, u->acc);
         u->trigger = trig;

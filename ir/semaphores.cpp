@@ -40,7 +40,7 @@ void emit_with_semaphores(const Kernel& k, const std::vector<isa::Engine>& engin
       const std::optional<isa::Engine> fixed = deps::fixed_dma_trigger(op, false);
       if (fixed) u.trigger = uint8_t(*fixed);
       u.choose_trigger = !fixed;
-      u.trigger_engines = isa::info(ins.op).engines;
+      u.trigger_engines = deps::dma_trigger_engines(ins, t);
     }
     extra.clear();
     acc.clear();

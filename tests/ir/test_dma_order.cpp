@@ -177,3 +177,33 @@ TEST_CASE("a store of Vector's result stays on Vector when Scalar and GpSimd bot
   CHECK(p2.streams[size_t(Engine::GpSimd)][0].op == Opcode::dma_copy);
   CHECK(p2.streams[size_t(Engine::Vector)].size() == 1);
 }
+
+// trn2: an nki.jit kernel's dge_mode=unknown DMA (dge 4) runs as hardware DGE, which only Sync or Scalar triggers
+// (deps::dma_trigger_engines): the store of Vector's result leaves Vector, and with Scalar computing goes to Sync;
+// with host-built descriptors (dma_dge_mode_nki = 0, as on trn1), as above, it stays on Vector.
+TEST_CASE("a hardware-DGE store of Vector's result is triggered by Sync or Scalar, never Vector or GpSimd (trn2)") {
+  Kernel k;
+  k.name = "hwdge_trigger";
+  const int a = param(k, "a", {128, 64}), c = param(k, "c", {128, 64});
+  const int t = tensor(k, "t", {128, 64}, Buffer::sbuf), u = tensor(k, "u", {128, 64}, Buffer::sbuf);
+  const int w = tensor(k, "w", {128, 64}, Buffer::sbuf), x = tensor(k, "x", {128, 64}, Buffer::sbuf);
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(t), k.full_view(a)}, 1));
+  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(u), k.full_view(t)}, 2, Engine::Vector));
+  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(w), k.full_view(t)}, 3, Engine::Scalar));
+  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(x), k.full_view(t)}, 4, Engine::GpSimd));
+  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(c), k.full_view(u)}, 5));
+  k.ops[0].params.dge_mode = 4;
+  k.ops[4].params.dge_mode = 4;
+  const isa::Program p = lower(k, trn2());
+  CHECK(p.streams[size_t(Engine::Vector)].size() == 1);  // the copy only
+  CHECK(p.streams[size_t(Engine::GpSimd)].size() == 1);
+  const auto& sync = p.streams[size_t(Engine::Sync)];
+  REQUIRE(sync.size() == 2);  // the load and the store
+  CHECK(sync[1].op == Opcode::dma_copy);
+  CHECK(waits_for(sync[1], uint32_t(Engine::Vector), 1));
+  isa::TargetDesc host = trn2();  // --param dma_dge_mode_nki=0: host-built descriptors, the producer rule
+  host.dma_dge_mode_nki = 0;
+  const isa::Program p1 = lower(k, host);
+  REQUIRE(p1.streams[size_t(Engine::Vector)].size() == 2);
+  CHECK(p1.streams[size_t(Engine::Vector)][1].op == Opcode::dma_copy);
+}
