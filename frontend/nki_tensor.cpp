@@ -311,15 +311,20 @@ Value m_ap(MethodCtx& c) {
                             " of " + std::string(isa::dtype_name(cv.dtype)) + ", not a whole number of " +
                             std::string(isa::dtype_name(dt)) +
                             " elements");
-  const int64_t offset = cv.offset * view_es / es + (present(v[1]) ? c.in.to_index(v[1], "ap() offset") : 0);
+  int64_t offset = 0;
+  if (__builtin_mul_overflow(cv.offset, view_es, &offset) ||
+      __builtin_add_overflow(offset / es, present(v[1]) ? c.in.to_index(v[1], "ap() offset") : 0, &offset))
+    raise("ValueError", "ap: the offset overflows: the view of '" + c.t->base().name + "' starts at element " +
+                            std::to_string(cv.offset) + " and offset= adds " + c.in.repr(v[1]));
   if (present(v[2]) || present(v[3])) return ap_dynamic(c, v[2], v[3], indirect_dim, pattern, offset, dt);
   // On chip, a partition stride may also be the view's own elements per partition (what a helper that derives
   // strides from the view's shape passes): the partition dim has no stride in hardware.
   int64_t view_partition_stride = 0;
   if (c.on_chip) {
     int64_t bytes = view_es;
-    for (size_t k = 1; k < cv.dims.size(); ++k) bytes *= cv.dims[k].count;
-    if (bytes % es == 0) view_partition_stride = bytes / es;
+    bool ok = true;
+    for (size_t k = 1; k < cv.dims.size() && ok; ++k) ok = !__builtin_mul_overflow(bytes, cv.dims[k].count, &bytes);
+    if (ok && bytes % es == 0) view_partition_stride = bytes / es;  // (a broadcast view past 2^63 bytes has none)
   }
   std::string oob;
   Value r = with_view(c.t, ir::ap_view(c.t->base(), c.t->id, dt, pattern, offset, &oob, view_partition_stride));

@@ -383,7 +383,18 @@ View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<Vie
   // The element range the pattern touches.
   auto extent = [](const ViewDim* b, const ViewDim* e, int64_t* lo, int64_t* hi) {
     *lo = *hi = 0;
-    for (; b != e; ++b) (b->stride < 0 ? *lo : *hi) += b->stride * (b->count - 1);
+    for (; b != e; ++b) {
+      int64_t span = 0;
+      int64_t& side = b->stride < 0 ? *lo : *hi;
+      if (__builtin_mul_overflow(b->stride, b->count - 1, &span) || __builtin_add_overflow(side, span, &side))
+        fail("ap: the pattern's extent overflows (stride " + std::to_string(b->stride) + " x count " +
+             std::to_string(b->count) + ")");
+    }
+  };
+  auto reach = [](int64_t a, int64_t b) {  // a + b, or a located error past 64 bits
+    int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) fail("ap: the pattern's extent overflows (offset " + std::to_string(a) + ")");
+    return r;
   };
   int64_t lo, hi;
   if (is_on_chip(base.buffer)) {
@@ -398,17 +409,17 @@ View ap_view(const Tensor& base, int id, isa::DType dtype, const std::vector<Vie
            "), got " + std::to_string(pattern[0].stride));
     v.dims[0].stride = f;
     const int64_t p0 = offset / f, in_part = offset % f;
-    if (p0 + pattern[0].count > base.shape[0])
+    if (reach(p0, pattern[0].count) > base.shape[0])
       bounds("ap: partitions " + std::to_string(p0) + ".." + std::to_string(p0 + pattern[0].count - 1) +
            " are out of bounds for '" + base.name + "' with " + std::to_string(base.shape[0]) + " partitions");
     extent(v.dims.begin() + 1, v.dims.end(), &lo, &hi);
-    if (in_part + lo < 0 || in_part + hi >= f)
+    if (reach(in_part, lo) < 0 || reach(in_part, hi) >= f)
       bounds("ap: the pattern reaches element " + std::to_string(in_part + (in_part + lo < 0 ? lo : hi)) +
            " of a partition of " + std::to_string(f) + " " + dt + " elements of '" + base.name + "'");
     return v;
   }
   extent(v.dims.begin(), v.dims.end(), &lo, &hi);
-  if (offset + lo < 0 || offset + hi >= total)
+  if (reach(offset, lo) < 0 || reach(offset, hi) >= total)
     bounds("ap: the pattern reaches element " + std::to_string(offset + (offset + lo < 0 ? lo : hi)) + " of '" +
          base.name + "', which has " + std::to_string(total) + " " + dt + " elements");
   return v;

@@ -114,7 +114,8 @@ void check_control(const ExecContext& ctx, const isa::InstrInfo& inf, const Inst
     if (u.sem >= p.num_semaphores)
       ctx.fail(ins, std::string(inf.mnemonic) + ": updates semaphore " + std::to_string(u.sem) +
                         " but the program has " + std::to_string(p.num_semaphores));
-  if (isa::has_trait(ins.op, isa::Trait::DMA) && ins.params.dma_queue >= ctx.target.dma_queues)
+  if ((isa::has_trait(ins.op, isa::Trait::DMA) || ins.op == isa::Opcode::sendrecv) &&
+      ins.params.dma_queue >= ctx.target.dma_queues)
     ctx.fail(ins, std::string(inf.mnemonic) + ": DMA queue " + std::to_string(ins.params.dma_queue) +
                       " out of range [0, " + std::to_string(int(ctx.target.dma_queues)) + ")");
 }

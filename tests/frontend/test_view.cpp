@@ -123,6 +123,14 @@ TEST_CASE("view: reshape_dim, flatten_dims, reinterpret, ap") {
   CHECK(dims(ap_view(hb, 2, nkisim::isa::DType::float32, {{1, 32}, {32, 64}}, 0)) == Dims{{1, 32}, {32, 64}});
   CHECK(error_of([&] { ap_view(hb, 2, nkisim::isa::DType::float32, {{64, 33}}, 0); }) ==
         "ap: the pattern reaches element 2048 of '', which has 2048 float32 elements");
+  // 64-bit overflow is a located error, not undefined behaviour (fuzzing, session 19)
+  const int64_t big = int64_t(1) << 62, max = INT64_MAX;
+  CHECK(error_of([&] { ap_view(hb, 2, nkisim::isa::DType::float32, {{1, 32}, {big, 4}}, 0); }) ==
+        "ap: the pattern's extent overflows (stride 4611686018427387904 x count 4)");
+  CHECK(error_of([&] { ap_view(hb, 2, nkisim::isa::DType::float32, {{1, 4}}, max); }) ==
+        "ap: the pattern's extent overflows (offset 9223372036854775807)");
+  CHECK(error_of([&] { ap_view(t32, 0, nkisim::isa::DType::float32, {{64, max}, {1, 4}}, 64); }) ==
+        "ap: the pattern's extent overflows (offset 1)");
   // views keep at most kMaxViewDims dims inline
   CHECK(error_of([&] { reshape_view(h, {2, 2, 2, 2, 2, 2, 64}, false); }) ==
         "a tensor view has at most 6 dimensions (7 needed)");

@@ -226,3 +226,14 @@ TEST_CASE("sendrecv: in a single-core run it is an error") {
     CHECK(e.loc->line == 4);
   }
 }
+
+TEST_CASE("sendrecv: a queue= past the core's DMA queues is an error, as for a dma_copy") {
+  std::vector<isa::Program> ps = exchange(0);
+  ps[0].streams[size_t(Engine::GpSimd)][1].params.dma_queue = 16;  // trn2 has queues 0 .. 15 (16 is the ring's)
+  try {
+    sim::simulate(ps, {});
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "sendrecv: DMA queue 16 out of range [0, 16)");
+  }
+}
