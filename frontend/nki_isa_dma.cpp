@@ -6,16 +6,17 @@
 
 #include "frontend/isa_bindings.h"
 #include "ir/view.h"
+#include "isa/cost.h"
 
 namespace nkisim::frontend {
 namespace {
 using namespace isa_binding;
 
-constexpr int kDgeUnknown = 0, kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
-// dge 4: dge_mode.unknown in an nki.jit kernel, left to the Neuron compiler of NKI 0.3+ (timed by the target's
-// dma_dge_mode_nki: hardware DGE on trn2 and later; isa/target.cpp); legacy kernels keep 0.
-constexpr int kDgeUnknownNki = 4;
-int unknown_dge(const Interp& in) { return in.nki->current_api ? kDgeUnknownNki : kDgeUnknown; }
+constexpr int kDgeUnknown = int(isa::DgeMode::unknown), kDgeSwdge = int(isa::DgeMode::swdge),
+              kDgeHwdge = int(isa::DgeMode::hwdge), kDgeNone = int(isa::DgeMode::none);
+// dge_mode.unknown in an nki.jit kernel is left to the Neuron compiler of NKI 0.3+: DgeMode::unknown_nki (timed by
+// the target's dma_dge_mode_nki, hardware DGE on trn2 and later; isa/target.cpp); legacy kernels keep unknown.
+int unknown_dge(const Interp& in) { return int(in.nki->current_api ? isa::DgeMode::unknown_nki : isa::DgeMode::unknown); }
 
 int enum_value_or(const Value& v, int def) { return present(v) && v.is(VK::Enum) ? int(v.enum_value()) : def; }
 

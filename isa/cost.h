@@ -111,10 +111,10 @@ void dma_hbm_bytes(const isa::Instruction& ins, double& read, double& write);
 DmaLayout sendrecv_layout(const isa::Instruction& ins, const isa::TargetDesc& t);
 double sendrecv_transfer_ns(const isa::Instruction& ins, const isa::TargetDesc& t);
 
-// DGE modes (nki.isa.dge_mode values). An instruction's `dge` parameter; unknown resolves to swdge for an
-// indirect transfer, else to the target's dma_dge_mode (dge 0: legacy kernels, hand-written programs) or
-// dma_dge_mode_nki (dge 4: the unknown of an nki.jit kernel) (isa/cost_dma.cpp).
-enum class DgeMode : uint8_t { unknown = 0, swdge = 1, hwdge = 2, none = 3 };
+// DGE modes: an instruction's `dge` parameter (the nki.isa.dge_mode values, and unknown_nki). dge_mode() resolves
+// unknown to swdge for an indirect transfer, else to the target's dma_dge_mode (legacy kernels, hand-written
+// programs), and unknown_nki (the unknown of an nki.jit kernel) likewise to dma_dge_mode_nki (isa/cost_dma.cpp).
+enum class DgeMode : uint8_t { unknown = 0, swdge = 1, hwdge = 2, none = 3, unknown_nki = 4 };
 DgeMode dge_mode(const isa::Instruction& ins, const isa::TargetDesc& t);
 // Throughput of a transfer relative to a copy: dma_transpose_{hbm,sbuf}_factor, dma_compute_factor (or
 // dma_compute_sbuf_rmw_factor for an SBUF read-add-write), 1 for dma_copy.

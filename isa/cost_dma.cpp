@@ -18,10 +18,10 @@ using isa::Engine;
 using isa::Memory;
 
 DgeMode dge_mode(const isa::Instruction& ins, const isa::TargetDesc& t) {
-  const int p = ins.params.dge_mode;
-  if (p >= 1 && p <= 3) return DgeMode(p);
+  const DgeMode p = DgeMode(ins.params.dge_mode);
+  if (p == DgeMode::swdge || p == DgeMode::hwdge || p == DgeMode::none) return p;
   if (ins.params.ind_kind != 0) return DgeMode::swdge;  // the only mode with indirection (DGE)
-  const int m = int(p == 4 ? t.dma_dge_mode_nki : t.dma_dge_mode);
+  const int m = int(p == DgeMode::unknown_nki ? t.dma_dge_mode_nki : t.dma_dge_mode);
   return m >= 0 && m <= 3 ? DgeMode(m) : DgeMode::unknown;
 }
 

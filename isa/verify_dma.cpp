@@ -5,12 +5,14 @@
 #include <initializer_list>
 #include <sstream>
 
+#include "isa/cost.h"
 #include "isa/verify_rules.h"
 
 namespace nkisim::isa::rules {
 
 namespace {
-constexpr uint16_t kDgeSwdge = 1, kDgeHwdge = 2, kDgeNone = 3;
+constexpr uint16_t kDgeSwdge = uint16_t(DgeMode::swdge), kDgeHwdge = uint16_t(DgeMode::hwdge),
+                   kDgeNone = uint16_t(DgeMode::none);
 constexpr uint16_t kIndVector = 1, kIndScalar = 2, kIndRegister = 3;  // 3: scalar_offset from register rs0
 
 // The slot of the `idx` operand: before `base`, the last one in the table row.
@@ -19,7 +21,7 @@ int idx_slot(const Check& c) { return c.inf.num_operands - 2; }
 void dge(const Check& c) {
   const uint16_t m = c.pr.dge_mode, k = c.pr.ind_kind;
   const Engine e = c.ins.engine;
-  if (m > 4)
+  if (m > uint16_t(DgeMode::unknown_nki))
     c.fail("dge_mode " + std::to_string(m) + " is not 0 (unknown), 1 (swdge), 2 (hwdge), 3 (none) or 4 (unknown, nki.jit)");
   if (k > 3)
     c.fail("ind " + std::to_string(k) + " is not 0, 1 (vector_offset), 2 (scalar_offset) or 3 (scalar_offset from "

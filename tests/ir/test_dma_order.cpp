@@ -151,10 +151,8 @@ TEST_CASE("an independent load is not held behind a refill waiting for compute (
   CHECK(p1.streams[size_t(Engine::Scalar)].empty());
 }
 
-// trn2: the store of a compute engine's result moves to an engine with no compute work, never to Sync (there its
-// wait for the compute engine would hold back the loads behind it); with Scalar and GpSimd both computing, the
-// producer triggers it, as on trn1.
-TEST_CASE("a store of Vector's result stays on Vector when Scalar and GpSimd both compute (trn2)") {
+// A load, copies of it on Vector, Scalar and GpSimd, and a store of Vector's copy; both DMAs with DGE mode `dge`.
+Kernel vector_result_store(uint16_t dge) {
   Kernel k;
   k.name = "busy";
   const int a = param(k, "a", {128, 64}), c = param(k, "c", {128, 64});
@@ -165,6 +163,15 @@ TEST_CASE("a store of Vector's result stays on Vector when Scalar and GpSimd bot
   k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(w), k.full_view(t)}, 3, Engine::Scalar));
   k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(x), k.full_view(t)}, 4, Engine::GpSimd));
   k.ops.push_back(op(Opcode::dma_copy, {k.full_view(c), k.full_view(u)}, 5));
+  k.ops[0].params.dge_mode = k.ops[4].params.dge_mode = dge;
+  return k;
+}
+
+// trn2: the store of a compute engine's result moves to an engine with no compute work, never to Sync (there its
+// wait for the compute engine would hold back the loads behind it); with Scalar and GpSimd both computing, the
+// producer triggers it, as on trn1.
+TEST_CASE("a store of Vector's result stays on Vector when Scalar and GpSimd both compute (trn2)") {
+  Kernel k = vector_result_store(0);
   const isa::Program p = lower(k, trn2());
   const auto& vec = p.streams[size_t(Engine::Vector)];
   REQUIRE(vec.size() == 2);
@@ -182,18 +189,7 @@ TEST_CASE("a store of Vector's result stays on Vector when Scalar and GpSimd bot
 // (deps::dma_trigger_engines): the store of Vector's result leaves Vector, and with Scalar computing goes to Sync;
 // with host-built descriptors (dma_dge_mode_nki = 0, as on trn1), as above, it stays on Vector.
 TEST_CASE("a hardware-DGE store of Vector's result is triggered by Sync or Scalar, never Vector or GpSimd (trn2)") {
-  Kernel k;
-  k.name = "hwdge_trigger";
-  const int a = param(k, "a", {128, 64}), c = param(k, "c", {128, 64});
-  const int t = tensor(k, "t", {128, 64}, Buffer::sbuf), u = tensor(k, "u", {128, 64}, Buffer::sbuf);
-  const int w = tensor(k, "w", {128, 64}, Buffer::sbuf), x = tensor(k, "x", {128, 64}, Buffer::sbuf);
-  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(t), k.full_view(a)}, 1));
-  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(u), k.full_view(t)}, 2, Engine::Vector));
-  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(w), k.full_view(t)}, 3, Engine::Scalar));
-  k.ops.push_back(op(Opcode::tensor_copy, {k.full_view(x), k.full_view(t)}, 4, Engine::GpSimd));
-  k.ops.push_back(op(Opcode::dma_copy, {k.full_view(c), k.full_view(u)}, 5));
-  k.ops[0].params.dge_mode = 4;
-  k.ops[4].params.dge_mode = 4;
+  const Kernel k = vector_result_store(4);
   const isa::Program p = lower(k, trn2());
   CHECK(p.streams[size_t(Engine::Vector)].size() == 1);  // the copy only
   CHECK(p.streams[size_t(Engine::GpSimd)].size() == 1);
