@@ -209,7 +209,10 @@ TargetDesc make_trn2() {
   t.vector_fp8_factor = 2;
   // [conflict] the NC-v3 table gives VectorE 256 elements/cycle for "other dtypes" but the perf-mode text
   // grants 2x/4x only to BF16/FP16 (machine.md §3): FP32 stays at 128/cycle, as machine.md advises.
-  t.pe_throttle = 0;       // the dI/dt ramp exists on Trn2 (machine.md §4) but is off unless --param pe_throttle=1
+  // The dI/dt ramp on Trn2 and Trn3 (machine.md §4; SDK tools/neuron-explorer/overview-summary-page.rst,
+  // "Understanding throttling": the engine starts at ~50% of its maximum utilisation and ramps to full over ~3 us,
+  // re-engaging after any ~3 us window below 50%). It caps FLOP utilisation, so fp32 multiplies never feel it.
+  t.pe_throttle = 1;
   // NC-v3: DVE and ACT read PSUM at full rate unless they hit the same bank (machine.md §10, ARCH3).
   t.psum_bank_conflicts = 1;
   t.dma_hwdge_ns = 600;    // hardware-DGE DMA instruction ~600 ns on NC-v3 (machine.md §11, ARCH3 + DGE)

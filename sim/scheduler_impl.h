@@ -48,7 +48,8 @@ struct OpInfo {  // 40 bytes; no member initializers, so a big array of them can
   union {
     const Footprint* fps;        // Vector/Scalar/GpSimd: nread reads, then nwrite writes
     const DmaPlan* plan;         // DMA: its transfer
-    float aux;                   // load_stationary: stationary free size; multiply_moving: K x N of the moving
+    float aux;                   // load_stationary: stationary free size; multiply_moving: K x N of the moving;
+                                 // other (PE transpose): its MACs
   };
   uint16_t nwait, nupd;
   uint8_t nread, nwrite;
@@ -309,6 +310,7 @@ class Scheduler {
   void pe_constraint(PeRole role, StartCalc& c) const;
   double pe_started(const OpInfo& op, double start, uint32_t id, double& level);
   double throttle_level(double t);
+  double pe_utilisation(const OpInfo& op) const;
 
   // ---- scheduler_dma.cpp ----
   void dma_submit(int e, uint32_t i);
@@ -407,7 +409,8 @@ class Scheduler {
   double pe_stationary_m_ = 0;
   bool stationary_fp8_ = false;
   double pe_throttle_origin_ = -1;
-  std::deque<std::pair<double, double>> pe_hist_;  // recent multiply intervals (throttling window)
+  struct PeBusy { double start, end, density; };  // density: the interval's FLOP utilisation (0..1)
+  std::deque<PeBusy> pe_hist_;  // recent multiply intervals (throttling window)
   double pe_hist_busy_ = 0, pe_thr_weighted_ = 0, pe_thr_time_ = 0;
 
   // DMA.

@@ -136,23 +136,37 @@ void Scheduler::pe_constraint(PeRole role, StartCalc& c) const {
 }
 
 // Throttling level at time t (machine.md §4: starts at ~50% of peak, ramps to 100% over ~3 us, re-engages
-// when utilisation over a ~3 us window falls below 50%). The window ending at t is the least utilised
-// of those ending since the previous multiply, so checking it at each multiply suffices.
+// when utilisation over a ~3 us window falls below 50%). The level caps the Tensor Engine's FLOP utilisation, so
+// the window counts FLOP-weighted busy time. The window ending at t is the least utilised of those ending since
+// the previous multiply, so checking it at each multiply suffices.
 double Scheduler::throttle_level(double t) {
   if (t_.pe_throttle == 0) return 1;
   const double w = t_.pe_throttle_window_ns;
-  while (!pe_hist_.empty() && pe_hist_.front().second <= t - w) {
-    pe_hist_busy_ -= pe_hist_.front().second - pe_hist_.front().first;
+  while (!pe_hist_.empty() && pe_hist_.front().end <= t - w) {
+    pe_hist_busy_ -= (pe_hist_.front().end - pe_hist_.front().start) * pe_hist_.front().density;
     pe_hist_.pop_front();
   }
   double busy = pe_hist_busy_;
-  if (!pe_hist_.empty() && pe_hist_.front().first < t - w) busy -= (t - w) - pe_hist_.front().first;
+  if (!pe_hist_.empty() && pe_hist_.front().start < t - w)
+    busy -= ((t - w) - pe_hist_.front().start) * pe_hist_.front().density;
   if (pe_throttle_origin_ < 0) pe_throttle_origin_ = t;
   else if (t - pe_throttle_origin_ >= w && busy < t_.pe_throttle_threshold * w) pe_throttle_origin_ = t;
   const double ramp = t_.pe_throttle_ramp_ns;
   const double s0 = std::clamp(t_.pe_throttle_start, 0.01, 1.0);
   if (ramp <= 0) return 1;
   return std::min(1.0, s0 + (1.0 - s0) * (t - pe_throttle_origin_) / ramp);
+}
+
+// The FLOP utilisation an instruction of the PE array runs at unthrottled: its MACs over what the array does in
+// its cost at the BF16-adjusted peak (FP8 x FP8 counts half, as the profiler's adjusted FLOPs). A quarter-rate fp32
+// multiply or one using half the rows draws less than the limit allows and is not slowed (the matmul tutorial's
+// fp32 steps keep their Tensor active time under a throttled track; docs/cost-model.md, "Throttling").
+double Scheduler::pe_utilisation(const OpInfo& op) const {
+  const double macs = op.role == PeRole::multiply_moving ? double(op.aux) * pe_stationary_m_ *
+                                                               (stationary_fp8_ && op.fp8 ? 0.5 : 1.0)
+                                                         : double(op.aux);
+  const double peak = t_.pe_rows * t_.pe_cols * t_.tensor_ghz * op.cost_ns;
+  return peak > 0 ? std::clamp(macs / peak, 0.0, 1.0) : 1.0;
 }
 
 double Scheduler::pe_started(const OpInfo& op, double start, uint32_t id, double& level) {
@@ -169,11 +183,12 @@ double Scheduler::pe_started(const OpInfo& op, double start, uint32_t id, double
     return op.cost_ns;
   }
   level = throttle_level(start);
-  const double dur = op.cost_ns / level;
+  const double u = t_.pe_throttle != 0 ? pe_utilisation(op) : 1.0;
+  const double dur = u > level ? op.cost_ns * u / level : op.cost_ns;
   const double end = start + dur;
-  if (t_.pe_throttle != 0) {
-    pe_hist_.emplace_back(start, end);
-    pe_hist_busy_ += dur;
+  if (t_.pe_throttle != 0 && dur > 0) {
+    pe_hist_.push_back({start, end, u * op.cost_ns / dur});
+    pe_hist_busy_ += u * op.cost_ns;
   }
   pe_thr_weighted_ += level * dur;
   pe_thr_time_ += dur;

@@ -241,10 +241,12 @@ void Scheduler::prepare_chunk(int e, uint32_t c) {
         const isa::AccessPattern& in = ins.operands[s];
         if (inf.operands[s].written || !in.present()) continue;
         op.fp8 = is_fp8(in.dtype);
-        // MACs = K x M x N; in double-row mode both free sizes count the row pair (K = 2 x partitions).
-        op.aux = op.role == PeRole::load_stationary
-                     ? float(in.free_elements())
-                     : float(double(in.num_partitions) * double(in.free_elements()) / (ins.params.double_row ? 2 : 1));
+        // MACs = K x M x N; in double-row mode both free sizes count the row pair (K = 2 x partitions). A PE
+        // transpose of [P, F] (the data stationary, a P x P identity moving) does P x F x P.
+        const double pf = double(in.num_partitions) * double(in.free_elements());
+        op.aux = op.role == PeRole::load_stationary ? float(in.free_elements())
+                 : op.role == PeRole::multiply_moving ? float(pf / (ins.params.double_row ? 2 : 1))
+                                                      : float(pf * double(in.num_partitions));
         break;
       }
       continue;

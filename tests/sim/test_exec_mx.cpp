@@ -270,7 +270,7 @@ TEST_CASE("MX dtypes: copies are bit-exact, casts and arithmetic are located err
 
 TEST_CASE("MX cost: LS as load_stationary, MM = max(min(MM_INIT, M), N) x 4 / pe_mx_macs_per_cycle") {
   using namespace ttest;
-  auto t = target("trn3");
+  auto t = unthrottled("trn3");
   CHECK(t.pe_mx_macs_per_cycle == 4);
   auto ls = [](uint32_t m) {
     return make(Opcode::load_stationary_mx,

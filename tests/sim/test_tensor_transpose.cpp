@@ -185,6 +185,7 @@ TEST_CASE("Tensor Engine timing: back-to-back multiplies issue every max(min(64,
     for (int i = 0; i < 4; ++i) r.mm(psum(DType::float32, 0, c.M, 2048 * i, c.N), b);
     sim::Options o;
     o.target = trn2();
+    o.target->pe_throttle = 0;  // the unthrottled cost (throttling: test_timing_pe.cpp)
     o.timeline = true;
     auto res = r.k.run(r.inputs, o);
     const uint32_t base = res.instr_base[int(Engine::Tensor)];

@@ -33,7 +33,7 @@ isa::Program pairs(DType sd, uint32_t m, DType md, uint32_t n, int count) {
 
 TEST_CASE("back-to-back multiplies with a resident stationary: II = max(min(64, M), N), x4 for FP32") {
   for (const char* tn : kTargets) {
-    const auto t = target(tn);
+    const auto t = unthrottled(tn);
     for (uint32_t m : {1u, 32u, 128u})
       for (uint32_t n : {1u, 32u, 64u, 100u, 512u})
         for (bool fp32 : {false, true}) {
@@ -59,7 +59,7 @@ TEST_CASE("back-to-back multiplies with a resident stationary: II = max(min(64, 
 TEST_CASE("background LoadStationary: a pair costs max(LS, MM), without it LS + MM") {
   for (const char* tn : kTargets) {
     CAPTURE(tn);
-    auto t = target(tn);
+    auto t = unthrottled(tn);
     struct Case {
       DType sd;
       uint32_t m;
@@ -84,7 +84,7 @@ TEST_CASE("background LoadStationary: a pair costs max(LS, MM), without it LS + 
 }
 
 TEST_CASE("background LoadStationary: effects retire in program order, LS slices on their own track") {
-  const auto t = target("trn2");
+  const auto t = unthrottled("trn2");
   auto r = timed(pairs(DType::bfloat16, 128, DType::bfloat16, 512, 3), t, true);
   // LS #2 ends during MM #1 but retires after it.
   CHECK(rec(r, Engine::Tensor, 2).end_ns < rec(r, Engine::Tensor, 1).end_ns);
@@ -106,7 +106,7 @@ TEST_CASE("background LoadStationary: effects retire in program order, LS slices
 TEST_CASE("Tensor active time: a multiply's drain (pe_drain_ns) counts, hidden back to back, cut at the run's end") {
   for (const char* tn : kTargets) {
     CAPTURE(tn);
-    const auto t = target(tn);
+    const auto t = unthrottled(tn);
     const double ls = cyc(ls_cycles(t, 128), Engine::Tensor, t), mm = cyc(mm_cycles(t, 128, 512), Engine::Tensor, t);
     // A long Vector memset keeps the run going past the drain.
     auto program = [&](int multiplies) {
@@ -133,7 +133,7 @@ TEST_CASE("Tensor active time: a multiply's drain (pe_drain_ns) counts, hidden b
 
 TEST_CASE("PE transposes back to back: max(P, min(64, F)), x PE_FP32_T for 4-byte dtypes") {
   for (const char* tn : kTargets) {
-    const auto t = target(tn);
+    const auto t = unthrottled(tn);
     for (uint32_t P : {16u, 64u, 128u})
       for (uint32_t F : {8u, 32u, 128u})
         for (DType dt : {DType::bfloat16, DType::float32}) {
@@ -151,7 +151,7 @@ TEST_CASE("PE transposes back to back: max(P, min(64, F)), x PE_FP32_T for 4-byt
   }
 }
 
-TEST_CASE("throttling ramp (Trn2/Trn3, behind pe_throttle): 50% of peak, +50% over 3 us, re-engages after idling") {
+TEST_CASE("throttling ramp (on for Trn2/Trn3, none on Trn1): 50% of peak, +50% over 3 us, re-engages after idling") {
   auto t = target("trn2");
   Builder b;
   b.add(Engine::Tensor, load_stationary(DType::bfloat16, 128, 128));
@@ -162,11 +162,15 @@ TEST_CASE("throttling ramp (Trn2/Trn3, behind pe_throttle): 50% of peak, +50% ov
   auto& late = b.add(Engine::Tensor, multiply_moving(DType::bfloat16, 128, 128, 512));
   late.waits.push_back({0, 1});
   const double base = cyc(512, Engine::Tensor, t);
-  // Off by default: every multiply takes its base cost.
-  auto r0 = timed(b.p, t);
+  // Off (trn1, or --param pe_throttle=0): every multiply takes its base cost.
+  CHECK(target("trn1").pe_throttle == 0);
+  CHECK(target("trn3").pe_throttle == 1);
+  auto t0 = t;
+  t0.pe_throttle = 0;
+  auto r0 = timed(b.p, t0);
   CHECK(dur(rec(r0, Engine::Tensor, 1)) == doctest::Approx(base));
   CHECK(r0.pe_average_throttle == 1);
-  t.pe_throttle = 1;
+  REQUIRE(t.pe_throttle == 1);
   auto r = timed(b.p, t);
   const double t1 = rec(r, Engine::Tensor, 1).start_ns;
   CHECK(dur(rec(r, Engine::Tensor, 1)) == doctest::Approx(base / 0.5));
@@ -185,10 +189,58 @@ TEST_CASE("throttling ramp (Trn2/Trn3, behind pe_throttle): 50% of peak, +50% ov
   CHECK(r.pe_average_throttle > 0.5);
 }
 
+TEST_CASE("throttling caps FLOP utilisation: fp32, 64-row and short multiplies are not slowed; 96 rows are, by u / L") {
+  const auto t = target("trn2");
+  // Each case: one LS, then one multiply started at limit 0.5 (the first of the run); its utilisation u is
+  // K x M x N / (128 x 128 x cycles), and it lasts cost x max(1, u / 0.5).
+  struct Case {
+    DType dt;
+    uint32_t k, m, n;
+    double u;
+  };
+  for (Case c : {Case{DType::float32, 128, 128, 512, 0.25}, Case{DType::bfloat16, 64, 128, 512, 0.5},
+                 Case{DType::bfloat16, 128, 64, 512, 0.5}, Case{DType::bfloat16, 128, 128, 32, 0.25},
+                 Case{DType::bfloat16, 96, 128, 512, 0.75}, Case{DType::bfloat16, 128, 128, 512, 1.0}}) {
+    CAPTURE(c.k);
+    CAPTURE(c.m);
+    CAPTURE(c.n);
+    Builder b;
+    b.add(Engine::Tensor, load_stationary(c.dt, c.k, c.m));
+    b.add(Engine::Tensor, multiply_moving(c.dt, c.k, c.m, c.n));
+    const double base = cyc((c.dt == DType::float32 ? 4 : 1) * std::max<double>(std::min<double>(64, c.m), c.n),
+                            Engine::Tensor, t);
+    auto r = timed(b.p, t);
+    const auto& mm = rec(r, Engine::Tensor, 1);
+    CHECK(mm.throttle == 0.5);
+    CHECK(dur(mm) == doctest::Approx(base * std::max(1.0, c.u / 0.5)));
+  }
+  // A PE transpose of [128, 128] bf16 uses the whole array (u = 1): twice its cost at 0.5; of [128, 32], u = 0.25.
+  for (uint32_t f : {128u, 32u}) {
+    Builder b;
+    b.add(Engine::Tensor, make(Opcode::nc_transpose_pe, {psum(DType::bfloat16, 0, f, 0, 128), sbuf(DType::bfloat16, 0, 128, 0, f)}));
+    auto r = timed(b.p, t);
+    CHECK(dur(rec(r, Engine::Tensor, 0)) == doctest::Approx(cyc(128, Engine::Tensor, t) * (f == 128 ? 2 : 1)));
+  }
+  // 6 us of fp32 multiplies (u = 0.25 < 50%) keep the limit engaged: the bf16 multiply after them starts at 0.5.
+  Builder b;
+  b.add(Engine::Tensor, load_stationary(DType::float32, 128, 128));
+  const double fp32_ns = cyc(4 * 512, Engine::Tensor, t);
+  const int n32 = int(6000 / fp32_ns) + 1;
+  for (int i = 0; i < n32; ++i) b.add(Engine::Tensor, multiply_moving(DType::float32, 128, 128, 512, 65536, (i % 8) * 2048));
+  b.add(Engine::Tensor, load_stationary(DType::bfloat16, 128, 128));
+  b.add(Engine::Tensor, multiply_moving(DType::bfloat16, 128, 128, 512));
+  auto r = timed(b.p, t);
+  for (int i = 1; i <= n32; ++i) CHECK(dur(rec(r, Engine::Tensor, uint32_t(i))) == doctest::Approx(fp32_ns));
+  const auto& last = rec(r, Engine::Tensor, uint32_t(n32 + 2));
+  CHECK(last.start_ns > 6000);
+  CHECK(last.throttle == 0.5);
+  CHECK(dur(last) == doctest::Approx(2 * cyc(512, Engine::Tensor, t)));
+}
+
 TEST_CASE("MFU: 2 x MACs / (2 x PE count x tensor clock x total time)") {
   for (const char* tn : kTargets) {
     CAPTURE(tn);
-    const auto t = target(tn);
+    const auto t = unthrottled(tn);
     Builder b;
     b.add(Engine::Tensor, load_stationary(DType::bfloat16, 128, 128));
     for (int i = 0; i < 16; ++i) b.add(Engine::Tensor, multiply_moving(DType::bfloat16, 128, 128, 512, 65536, (i % 8) * 2048));
@@ -209,7 +261,7 @@ TEST_CASE("MFU: 2 x MACs / (2 x PE count x tensor clock x total time)") {
 TEST_CASE("FP8 double-row: a K=256 multiply takes a K=128 pass, MFU counts FP8 x FP8 work half") {
   for (const char* tn : {"trn2", "trn3"}) {
     CAPTURE(tn);
-    const auto t = target(tn);
+    const auto t = unthrottled(tn);
     Builder b;
     auto ls = make(Opcode::load_stationary, {onchip(isa::Memory::SBUF, DType::float8_e4m3, 0, 128, 0, {{128, 2}, {1, 128}})});
     ls.params.double_row = true;

@@ -11,6 +11,13 @@ using namespace simtest;
 inline const char* const kTargets[] = {"trn1", "trn2", "trn3"};
 
 inline isa::TargetDesc target(const char* name) { return *isa::find_target(name); }
+// The target without the Tensor Engine's dI/dt throttling (on for trn2/trn3): the closed forms of the PE costs
+// are its unthrottled costs; throttling has tests of its own (test_timing_pe.cpp).
+inline isa::TargetDesc unthrottled(const char* name) {
+  auto t = target(name);
+  t.pe_throttle = 0;
+  return t;
+}
 
 // A timing-only run with a timeline (and optionally a trace); no input data is needed.
 inline sim::Result timed(const isa::Program& p, const isa::TargetDesc& t, bool trace = false) {
