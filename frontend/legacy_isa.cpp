@@ -12,6 +12,7 @@ namespace nkisim::frontend {
 
 Value nl_matmul_tile(Interp& in, const Value& stationary, const Value& moving, const char* fname);  // nl_ops_more
 Value nl_pe_transpose(Interp& in, const Value& x, const char* fname);
+Value nl_sbuf_copy(Interp& in, const Value& x, isa::DType dt, const char* name);
 
 namespace {
 using isa::DType;
@@ -40,6 +41,9 @@ const LegacySig kSigs[] = {
      {{"op", true}, {"data", true}, {"reduce_op", true}, {"reduce_res", true}, {"bias"}, {"scale"}, {"mask"},
       {"dtype"}, {"name"}}},
     {"tensor_copy", {{"src", true}, {"mask"}, {"dtype"}, {"engine"}, {"name"}}},
+    {"scalar_tensor_tensor",
+     {{"data", true}, {"op0", true}, {"operand0", true}, {"op1", true}, {"operand1", true}, {"reverse0"},
+      {"reverse1"}, {"dtype"}, {"mask"}, {"engine"}, {"name"}}},
     {"tensor_reduce",
      {{"op", true}, {"data", true}, {"axis", true}, {"mask"}, {"dtype"}, {"negate"}, {"keepdims"}, {"name"}}},
     {"memset", {{"shape", true}, {"value", true}, {"dtype", true}, {"mask"}, {"engine"}, {"name"}}},
@@ -109,6 +113,13 @@ Value legacy_call(Interp& in, const BuiltinObj& b, CallArgs& a) {
     }
   }
   if (name == "nc_matmul") {
+    // The legacy compiler takes a PSUM operand (e.g. an nc_transpose result) and moves it to SBUF first, as
+    // nl.matmul does: nki-samples' flash_attn_bwd, whose hardware tests passed, feeds nc_transpose's PSUM result
+    // to nc_matmul as the stationary. The current API refuses it (the operands "must be SBUF tiles").
+    for (const char* op : {"stationary", "moving"}) {
+      const TensorObj* t = tile_arg(arg(op), fname, op);
+      if (t->base().buffer == ir::Buffer::psum) arg(op) = nl_sbuf_copy(in, arg(op), t->view.dtype, op);
+    }
     if ( present(arg("tile_position")) || present(arg("perf_mode")) ||
         (present(arg("is_transpose")) && in.truthy(arg("is_transpose")))) {
       // Uncommon options: a fresh PSUM tile and the current binding with every option.

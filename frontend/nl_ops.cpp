@@ -232,7 +232,12 @@ Value binary(Interp& in, isa::AluOp op, const Value& x_in, const Value& y_in, st
                               shape_str(vy->shape()) + " (the partition dimensions differ; use nl.broadcast_to)");
     if (free_elems(*vx) == free_elems(*vy)) {
       form = TT;
-      big = vx;
+      // [P] with [P, 1]: the free dims broadcast, partition first: [P, 1] (nki-samples' flash_attn_bwd reduces
+      // such a product over axis 1).
+      const auto sx = vx->shape(), sy = vy->shape();
+      const bool y_pads_x = sy.size() > sx.size() && std::equal(sx.begin(), sx.end(), sy.begin()) &&
+                            std::all_of(sy.begin() + long(sx.size()), sy.end(), [](int64_t d) { return d == 1; });
+      big = y_pads_x ? vy : vx;
     } else if (free_elems(*vy) == 1) {
       form = TS;
       big = vx;

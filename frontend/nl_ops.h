@@ -55,6 +55,18 @@ struct PredObj : Object {
   std::string repr() const override { return "<mask>"; }
 };
 
+// nl.loop_reduce(x, op, loop_indices): "the destination tile is also the rhs input to op", so its value is not a
+// tile but this record, which `t[...] = <it>` turns into t[...] = op(t[...], x) (nl_set_item). Any other use of
+// it is a type error.
+struct LoopReduceObj : Object {
+  Value x, mask;
+  isa::AluOp op;
+  std::optional<isa::DType> dtype;
+  LoopReduceObj() : Object(VK::Other) {}
+  std::string type_name() const override { return "loop_reduce result"; }
+  std::string repr() const override { return "<nl.loop_reduce result>"; }
+};
+
 // Per-kernel state of the nl layer.
 struct NlState {
   std::vector<NlIter> iters;

@@ -358,6 +358,11 @@ void nl_set_item(Interp& in, const Value& tensor, const Value& key, Value v) {
   // x[...] = <an op whose mask never holds>: the op is not emitted, so nothing is written (not even the
   // subscript's memset of a modulo-allocated PSUM block).
   if (is_masked_off(in, v)) return;
+  if (auto* r = v.is(VK::Other) ? dynamic_cast<const LoopReduceObj*>(v.obj()) : nullptr) {  // t[...] = loop_reduce
+    Value dst = nki_get_item(in, tensor, key);
+    binary(in, r->op, dst, r->x, r->dtype.value_or(dst.as<TensorObj>()->view.dtype), r->mask, "loop_reduce", &dst);
+    return;
+  }
   const size_t before = in.kernel.ops.size();
   Value dst = nki_get_item(in, tensor, key);  // may memset a modulo-allocated PSUM block (nl_blocks.cpp)
   NlState& st = nl_state(in);

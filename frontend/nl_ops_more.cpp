@@ -660,6 +660,29 @@ Value fn_trig(Interp& in, const BuiltinObj& b, CallArgs& a) {
   return binary(in, AluOp::divide, s, c, dt, v[2], fname);
 }
 
+// nl.loop_reduce(x, op, loop_indices, dtype=None, mask=None): a LoopReduceObj for `t[...] = <it>` (nl_set_item),
+// which reduces x into t with op on the Vector Engine, as the legacy docs spell it out (t = tensor_tensor(t, x, op)).
+// loop_indices only tells the Neuron compiler which loops the reduction runs over: the loops are unrolled here.
+Value fn_loop_reduce(Interp& in, const BuiltinObj&, CallArgs& a) {
+  static const ParamSpec ps[] = {{"x", true}, {"op", true}, {"loop_indices", true}, {"dtype"}, {"mask"}, {"name"}};
+  Value v[6];
+  bind_args("loop_reduce", ps, 6, a, v);
+  chip(v[0], "loop_reduce", "x");
+  const Value op = as_op_code(in, v[1]);
+  if (!op.is(VK::NkiOp) || !nki_ops()[op.nki_op_index()].alu)
+    raise("TypeError", "loop_reduce: op must be an arithmetic operator such as np.add or np.maximum, got " +
+                           in.repr(v[1]));
+  if (!v[2].is(VK::List) && !v[2].is(VK::Tuple))
+    raise("TypeError", "loop_reduce: loop_indices must be a list of loop variables, got '" + type_name(v[2]) + "'");
+  Value res = make<LoopReduceObj>();
+  LoopReduceObj* r = res.as<LoopReduceObj>();
+  r->x = v[0];
+  r->mask = v[4];
+  r->op = *nki_ops()[op.nki_op_index()].alu;
+  r->dtype = dtype_opt(v[3], "loop_reduce");
+  return res;
+}
+
 }  // namespace
 
 void install_nl_ops_more(Interp& in, ModuleObj* nl) {
@@ -671,6 +694,7 @@ void install_nl_ops_more(Interp& in, ModuleObj* nl) {
   def("rms_norm", fn_rms_norm);
   def("where", fn_where);
   def("broadcast_to", fn_broadcast_to);
+  def("loop_reduce", fn_loop_reduce);
   def("expand_dims", fn_expand_dims);
   def("dropout", fn_dropout);
   def("gather_flattened", fn_gather_flattened);
@@ -684,5 +708,6 @@ Value nl_matmul_tile(Interp& in, const Value& stationary, const Value& moving, c
   return matmul_tile(in, stationary, moving, fname);
 }
 Value nl_pe_transpose(Interp& in, const Value& x, const char* fname) { return pe_transpose(in, x, fname); }
+Value nl_sbuf_copy(Interp& in, const Value& x, DType dt, const char* name) { return sbuf_copy(in, x, dt, name); }
 
 }  // namespace nkisim::frontend
