@@ -781,6 +781,10 @@ def simulate(nki_sim, kernel_file, kernel, target, paths, folder, window, extra_
     for metric in span_metrics:
         ns = span_metric(trace, metric)
         got[metric] = None if ns is None else ns  # trace timestamps are in us
+    # What the run did, for the JSON rows (not a figure): core 0's instructions per engine and its DMA transfers.
+    got["_stats"] = {"instructions": {k: e["instructions"] for k, e in s["engines"].items()},
+                     "dma_transfers": s["dma"]["transfers"], "dma_bytes": s["dma"]["bytes"],
+                     "kernel_us": top["total_ns"] / 1e3}
     return got, None
 
 
@@ -832,6 +836,8 @@ def add_rows(rows, group, name, target, published, got, err):
         value = None if got is None else got.get(metric)
         row = {"group": group, "point": name, "target": target, "metric": metric, "published": want,
                "simulated": value, "error_pct": None, "note": err or ("" if value is not None else "no such figure")}
+        if got is not None and "_stats" in got:
+            row["run"] = got["_stats"]
         if value is not None:
             row["error_pct"] = 100.0 * (value - want) / want
         rows.append(row)
