@@ -342,6 +342,8 @@ Value nl_unary(Interp& in, UnaryKind k, const Value& v);
 Value nl_compare(Interp& in, CmpKind k, const Value& a, const Value& b);
 Value nl_augmented(Interp& in, BinKind k, const Value& cur, const Value& rhs);  // `tile op= rhs`, in place
 void nl_set_item(Interp& in, const Value& tensor, const Value& key, Value v);   // `t[key] = v`
+// `name = v`: v unchanged, or (nl.loop_reduce) the tile `old` after reducing into it (nl_ops_fns.cpp).
+Value nl_assign_name(Interp& in, const Value& old, const std::string& name, Value v);
 Value nl_call_op(Interp& in, int op, CallArgs& a);                             // nl.add(x, y), nl.exp(x), ...
 Value index_get_item(Interp& in, const Value& obj, const Value& key);            // nl.arange(n)[:, None]
 bool is_index(const Value& v);

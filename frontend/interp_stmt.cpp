@@ -25,9 +25,16 @@ Flow Interp::exec_body(const Body& body, FrameObj* f) {
 
 void Interp::assign(const Expr* t, Value v, FrameObj* f) {
   switch (t->kind) {
-    case NK::Name:
-      store_name(static_cast<const NameExpr*>(t), std::move(v), f);
+    case NK::Name: {
+      auto* n = static_cast<const NameExpr*>(t);
+      if (v.is(VK::Other)) {  // `b = nl.loop_reduce(a, ...)` reduces into b's tile
+        const Value* old = nullptr;
+        if (n->where == Where::Local) old = &f->slots[n->slot];
+        v = nl_assign_name(*this, old ? *old : Value::unbound(), sym_str(n->id), std::move(v));
+      }
+      store_name(n, std::move(v), f);
       return;
+    }
     case NK::Attribute: {
       auto* a = static_cast<const AttributeExpr*>(t);
       set_attr(eval(a->value, f), a->attr, std::move(v));

@@ -354,6 +354,15 @@ Value nl_augmented(Interp& in, BinKind k, const Value& cur, const Value& rhs) {
   return cur;
 }
 
+Value nl_assign_name(Interp& in, const Value& old, const std::string& name, Value v) {
+  if (!v.is(VK::Other) || !dynamic_cast<const LoopReduceObj*>(v.obj())) return v;
+  if (!old.is(VK::Tensor))
+    raise("TypeError", "loop_reduce: '" + name + "' must already hold the tile to reduce into (e.g. " + name +
+                           " = nl.zeros(...) before the loop), got '" + (old.is_unbound() ? std::string("nothing") : type_name(old)) + "'");
+  nl_set_item(in, old, Value::ellipsis(), std::move(v));
+  return old;
+}
+
 void nl_set_item(Interp& in, const Value& tensor, const Value& key, Value v) {
   // x[...] = <an op whose mask never holds>: the op is not emitted, so nothing is written (not even the
   // subscript's memset of a modulo-allocated PSUM block).
