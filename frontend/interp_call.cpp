@@ -625,6 +625,12 @@ Value Interp::get_item(const Value& obj, const Value& key) {
       raise("TypeError", "'" + type_name(obj) + "' object is not subscriptable");
     case VK::Builtin:
       return obj;  // typing: list[int], tuple[int, ...]
+    case VK::Function:
+      // `kernel[2](a, b)` in module-level host code: a launch on a grid, skipped like `kernel(a, b)` (run_module).
+      if (obj.as<FunctionObj>()->jit && !in_kernel)
+        throw PyError("HostValueError", "a launch of kernel " + obj.as<FunctionObj>()->code->qualname +
+                                            "[...] from host code is not evaluated by the NKI front end");
+      raise("TypeError", "'" + type_name(obj) + "' object is not subscriptable");
     default:
       raise("TypeError", "'" + type_name(obj) + "' object is not subscriptable");
   }

@@ -386,9 +386,13 @@ Value nl_ds(Interp& in, const BuiltinObj&, CallArgs& a) {
 Value nl_range(Interp& in, const BuiltinObj& b, CallArgs& a) {
   // range/affine_range/sequential_range/static_range(start, stop=None, step=1): plain unrolled ranges.
   // directives= (neuronxcc.nki.compiler.no_reorder(), or a list of directives): the body's ops keep their order.
-  static const ParamSpec ps[] = {{"start", true}, {"stop"}, {"step"}, {"directives"}};
-  Value args[4];
-  bind_args(b.name.c_str(), ps, 4, a, args);
+  // precise_schedule= (legacy; nki-samples' contributed pipelined_attention) is a scheduling hint the legacy
+  // signature (*args, **kwargs) took: accepted, no effect (loops are unrolled in program order here).
+  static const ParamSpec ps[] = {{"start", true}, {"stop"}, {"step"}, {"directives"}, {"precise_schedule"}};
+  Value args[5];
+  bind_args(b.name.c_str(), ps, 5, a, args);
+  if (!args[4].is_unbound() && !nl::legacy(in))
+    raise("TypeError", b.name + "() got an unexpected keyword argument 'precise_schedule'");
   int64_t start = in.to_index(args[0], (b.name + "() arguments").c_str());
   int64_t stop = 0, step = 1;
   if (args[1].is_unbound() || args[1].is_none()) {

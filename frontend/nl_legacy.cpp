@@ -112,7 +112,8 @@ void install_nl_legacy(Interp& in, ModuleObj* nl) {
       {"left_shift", "left_shift"}, {"right_shift", "right_shift"}, {"abs", "abs"}, {"absolute", "abs"},
       {"reciprocal", "reciprocal"}, {"square", "square"}, {"sqrt", "sqrt"}, {"exp", "exp"}, {"log", "log"},
       {"tanh", "tanh"}, {"sin", "sin"}, {"arctan", "arctan"}, {"sign", "sign"}, {"max", "maximum"},
-      {"amax", "maximum"}, {"min", "minimum"}, {"amin", "minimum"}, {"sum", "add"}, {"prod", "multiply"}};
+      {"amax", "maximum"}, {"min", "minimum"}, {"amin", "minimum"}, {"sum", "add"}, {"prod", "multiply"},
+      {"copy", "copy"}};  // np.copy as an activation: the identity (nki-samples contributed pipelined_attention)
   const auto& ops = nki_ops();
   for (auto [np_name, op] : kUfuncs) {
     int idx = -1;

@@ -208,6 +208,12 @@ k = kernel("sdk_add", SDK.replace("c = GRID(a, b)", "c = add_kernel[2, 2](a, b)\
 rc, so, se = run(k, "--inputs", save(d, "ga.npy", ga), save(d, "gb.npy", gb), "-q")
 check(rc == 1 and "sdk_add.py:28:24: error: the file launches add_kernel with two different grids ((2, 2) at line 27 "
       "and (4,) here); choose one with --grid" in se, f"two grids: {se!r}")
+# A legacy kernel[0] runs one instance, program_id 0 (nki-samples' contributed pipelined_attention launches
+# flash_fwd[0] and reads nl.program_id(0) as its batch).
+k = kernel("sdk_add", SDK.replace("GRID", "add_kernel[0, 0]"), header=False)
+ha, hb = ga[:128, :512].copy(), gb[:128, :512].copy()
+(o,) = outputs(k, [ha, hb])
+check(o is not None and np.array_equal(o, ha + hb), "a legacy kernel[0, 0] runs one instance")
 cur = SDK.replace("import neuronxcc.nki as nki", "import nki").replace("neuronxcc.nki.language", "nki.language")
 cur = cur.replace("from neuronxcc.nki import baremetal, simulate_kernel\n", "")
 k = kernel("sdk_add", cur.replace("GRID", "add_kernel[2]"), header=False)

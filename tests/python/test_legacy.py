@@ -66,3 +66,15 @@ def test_profile_writes_trace(tmp_path):
     k = nki.profile(working_directory=str(tmp_path), save_trace_name="p.json")(legacy.legacy_add)
     np.testing.assert_array_equal(k(a, b), a + b)
     assert (tmp_path / "p.json").read_text().startswith("{")
+
+
+def test_module_level_launches_and_zero_grid():
+    from kernels import self_launch as s
+    np.testing.assert_array_equal(s.GRID_1[0], s.X[0] * 2)
+    np.testing.assert_array_equal(s.GRID_0[0], s.X[0] * 2)
+
+
+def test_negative_grid_is_refused():
+    import pytest
+    with pytest.raises(ValueError, match="must not be negative"):
+        legacy.legacy_add[-1](rand(8, 8), rand(8, 8))
