@@ -550,11 +550,22 @@ Value index_tensor(Interp& in, const TensorObj* t, const Value& key) {
     if (lo >= 0 && hi < n) continue;
     const std::string what = "index tile values " + std::to_string(lo) + ".." + std::to_string(hi) +
                              " are out of bounds for dimension " + std::to_string(d) + " of size " + std::to_string(n);
-    const bool prefix = o->terms.size() == 1 && o->terms[0].second > 0 && o->constant >= 0;
+    // c + k1 * i1 + k2 * i2 + ... (c >= 0, every k > 0): one term bears the mask's restriction (the one on the
+    // partition axis if any: legacy masks bound the partition index, as nki-samples' maxpooling's `i_h < h_out`
+    // for `in[i_h + i_kh, i_w]`), the others at their largest value.
+    bool prefix = !o->terms.empty() && o->constant >= 0;
+    size_t j = 0;
+    for (size_t q = 0; q < o->terms.size(); ++q) {
+      prefix = prefix && o->terms[q].second > 0;
+      if (iters[size_t(o->terms[q].first)].axis == 0) j = q;
+    }
     if (!nl::legacy(in) || !prefix) raise("IndexError", what);
     if (oob.empty()) oob = what;
-    const int ax = iters[size_t(o->terms[0].first)].axis;
-    const int64_t valid = o->constant >= n ? 0 : (n - 1 - o->constant) / o->terms[0].second + 1;
+    int64_t room = n - 1 - o->constant;  // what the term j may reach
+    for (size_t q = 0; q < o->terms.size(); ++q)
+      if (q != j) room -= o->terms[q].second * (iters[size_t(o->terms[q].first)].extent - 1);
+    const int ax = iters[size_t(o->terms[j].first)].axis;
+    const int64_t valid = room < 0 ? 0 : room / o->terms[j].second + 1;
     axis_valid[size_t(ax)] = std::min(axis_valid[size_t(ax)], valid);
   }
   int64_t offset = v.offset;
