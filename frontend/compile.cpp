@@ -336,6 +336,20 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
           "kernel output '" + t.name + "' must be allocated in nl.shared_hbm, but it is in " + buffer_str(t.buffer),
           t.loc);
     if (private_ok) t.buffer = ir::Buffer::shared_hbm;  // one instance: its private HBM is the output
+    // `return out.reshape(shape)` (nki-samples' contributed interpolation kernels): a view of the whole tensor in
+    // row-major order has the same bytes, so the output takes the view's shape.
+    const ir::View& v = o.as<TensorObj>()->view;
+    if (t.role != ir::Tensor::Role::Param && v.shape() != t.shape && v.dtype == t.dtype && v.offset == 0 &&
+        v.num_elements() == t.num_elements()) {
+      bool row_major = true;
+      int64_t step = 1;
+      for (size_t d = v.dims.size(); d-- > 0;) {
+        if (v.dims[d].count == 1) continue;
+        row_major = row_major && v.dims[d].stride == step;
+        step *= v.dims[d].count;
+      }
+      if (row_major) t.shape = v.shape();
+    }
     in.kernel.outputs.push_back(o.as<TensorObj>()->id);
   }
   for (const Value& mv : in.loaded_modules) in.kernel.source_files.push_back(mv.as<ModuleObj>()->path);
