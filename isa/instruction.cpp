@@ -7,13 +7,13 @@
 namespace nkisim::isa {
 namespace {
 
-// Operand flags of instructions.def: required?, written?, may the write leave elements unchanged?
+// Operand flags of instructions.def: required?, written?, may the write leave elements unchanged?, only tracked?
 struct OperandFlags {
-  bool required, written, keeps = false;
+  bool required, written, keeps = false, tracking = false;
 };
 constexpr OperandFlags IN{true, false}, OUT{true, true}, OPT_IN{false, false}, OPT_OUT{false, true},
-    OUT_KEEP{true, true, true};
-#define OPND(n, mem, flags) OperandSpec{#n, uint8_t(mem), flags.required, flags.written, flags.keeps},
+    OUT_KEEP{true, true, true}, OPT_TRACK{false, true, false, true};
+#define OPND(n, mem, flags) OperandSpec{#n, uint8_t(mem), flags.required, flags.written, flags.keeps, flags.tracking},
 
 template <size_t N>
 constexpr uint8_t count_operands(const std::array<OperandSpec, N>& a) {

@@ -77,6 +77,7 @@ struct OperandSpec {
   bool required = false;
   bool written = false;  // the instruction writes this operand (all others are only read)
   bool keeps = false;    // written, but some elements may keep their value (a spill reloads it first)
+  bool tracking = false; // only for dependency tracking (an indirect DMA's base): never accessed as a whole
 };
 
 // What kind of instruction a row is: its TRAITS(...) item in instructions.def (a row without one has none).

@@ -185,8 +185,11 @@ void ExecContext::charge_work(const isa::Instruction& ins) {
   // them would also touch cache lines of the instruction that nothing else needs.
   uint64_t n = 1;
   const int nops = size_t(ins.op) < size_t(isa::kNumOpcodes) ? isa::info(ins.op).num_operands : isa::kMaxOperands;
+  // An indirect DMA's base is only tracked, not moved: a one-element gather from a large tensor is one element.
   for (int s = 0; s < nops; ++s)
-    if (ins.operands[s].present()) n = std::max(n, ins.operands[s].total_elements());
+    if (ins.operands[s].present() && !(s < isa::kMaxOperands && size_t(ins.op) < size_t(isa::kNumOpcodes) &&
+                                       isa::info(ins.op).operands[s].tracking))
+      n = std::max(n, ins.operands[s].total_elements());
   run_elements += n;
   if (run_elements > run_elements_budget)
     fail(ins, "run-time budget: the program executed more than " + std::to_string(run_elements_budget) +

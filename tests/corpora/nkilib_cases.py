@@ -830,6 +830,73 @@ def _moe_block_tkg(lnc, b, s, h, i_dim, e, k, h_actual=None, dtype="float16"):
                atol_scale=1e-2, lnc=lnc, post=post)
 
 
+# ---------------------------------------------------------------- experimental: conv1d
+
+CONV_IMPORTS = ("from nkilib.core.utils.common_types import ActFnType",)
+
+
+def _conv1d(lnc, b, cin, cout, length, k, stride, pad_l, pad_r, dil, use_bias, act, shard, dtype="float32"):
+    """test/integration/nkilib/experimental/conv/test_conv1d.py's parameters; its reference is torch's Conv1d
+    (x [B, C_in, L], filters [K, C_in, C_out], bias [C_out]) then the activation."""
+    def ref(i):
+        x = np.pad(i["x_in"].astype(np.float64), ((0, 0), (0, 0), (pad_l, pad_r)))
+        f = i["filters"].astype(np.float64)
+        l_out = (length + pad_l + pad_r - dil * (k - 1) - 1) // stride + 1
+        t = np.arange(l_out) * stride
+        out = sum(np.einsum("bcl,co->bol", x[:, :, t + kk * dil], f[kk]) for kk in range(k))
+        if use_bias:
+            out = out + i["bias"].astype(np.float64)[None, :, None]
+        return _act(out, act) if act else out
+    args = lambda r: {"x_in": randn(r, b, cin, length, dtype=dtype), "filters": randn(r, k, cin, cout, dtype=dtype),
+                      "bias": randn(r, cout, dtype=dtype) if use_bias else None, "stride": stride,
+                      "padding": (pad_l, pad_r), "dilation": dil,
+                      "activation_fn": Expr(f"ActFnType.{act}", CONV_IMPORTS) if act else None, "lnc_shard": shard}
+    # The test's tolerances (torch's fp32 against the device's fp32); against our float64 reference an fp32 sum of
+    # C_in x K products carries its own rounding, a few fp32 ulps of the largest output (atol_scale).
+    tol = 5e-2 if dtype == BF16 else 1e-5
+    return lib(f"conv1d/lnc{lnc}_b{b}_cin{cin}_cout{cout}_l{length}_k{k}_s{stride}_p{pad_l}-{pad_r}_d{dil}"
+               f"{'_bias' if use_bias else ''}{'_' + act if act else ''}{'_shard' if shard else ''}_{dtype}",
+               "nkilib.experimental.conv.conv1d", "conv1d", args, ref, atol=tol, rtol=tol,
+               atol_scale=0 if dtype == BF16 else 4e-7, lnc=lnc)
+
+
+def _depthwise_conv1d(b, ch, width, k, stride, pad, dtype=BF16):
+    """test_depthwise_conv1d.py's parameters (LNC=2); its reference is torch's conv2d with groups=C on
+    img [B, C, 1, W] and filters [C, 1, 1, S]."""
+    def ref(i):
+        x = np.pad(i["img_ref"][:, :, 0, :].astype(np.float64), ((0, 0), (0, 0), pad))
+        f = i["filter_ref"][:, 0, 0, :].astype(np.float64)
+        q = (width + pad[0] + pad[1] - k) // stride + 1
+        t = np.arange(q) * stride
+        out = sum(x[:, :, t + s] * f[None, :, s, None] for s in range(k))
+        return out[:, :, None, :]
+    args = lambda r: {"img_ref": randn(r, b, ch, 1, width, dtype=dtype), "filter_ref": randn(r, ch, 1, 1, k, dtype=dtype),
+                      "padding": ((0, 0), pad), "stride": (1, stride), "rhs_dilation": (1, 1), "lhs_dilation": (1, 1),
+                      "feature_group_count": ch, "batch_group_count": 1}
+    return lib(f"depthwise_conv1d/lnc2_b{b}_c{ch}_w{width}_k{k}_s{stride}_p{pad[0]}-{pad[1]}_{dtype}",
+               "nkilib.experimental.conv.depthwise_conv1d", "depthwise_conv1d_implicit_gemm", args, ref,
+               atol=1e-2, rtol=1e-2, lnc=2)
+
+
+def _cross_entropy_forward(b, t, v, dtype, pb, cs):
+    """test_cross_entropy_forward.py's [B, T, V, dtype, PB, CS] rows (default LNC, 2); its reference is torch's
+    cross_entropy (reduction none) and logsumexp, computed in the logits' dtype."""
+    n = b * t
+
+    def args(r):
+        return {"logits_hbm": randn(r, n, v, dtype=dtype), "targets_hbm": T(r.integers(0, v, n).astype(np.int32)),
+                "positions_per_batch": pb, "chunk_size": cs, "dtype": Expr(f"nl.{dtype}", ("import nki.language as nl",))}
+
+    def ref(i):
+        x = i["logits_hbm"].astype(np.float64)
+        m = x.max(1)
+        lse = m + np.log(np.exp(x - m[:, None]).sum(1))
+        return lse - x[np.arange(n), i["targets_hbm"]], lse
+    tol = 1e-2 if dtype == BF16 else 1e-5  # the test's
+    return lib(f"cross_entropy_forward/lnc2_b{b}_t{t}_v{v}_{dtype}_pb{pb}_cs{cs}",
+               "nkilib.experimental.loss.cross_entropy", "cross_entropy_forward", args, ref, atol=tol, rtol=tol, lnc=2)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -887,4 +954,14 @@ def cases():
         _rmsnorm_mx_quantize_tkg(256, 1, 3072, 2880, residual=True),
         _moe_block_tkg(2, 1, 1, 3072, 576, 16, 4), _moe_block_tkg(2, 1, 4, 3072, 192, 16, 4, 2880),
         _layernorm_tkg(1, 1, 8, 8192), _layernorm_tkg(2, 4, 8, 8192), _layernorm_tkg(2, 128, 1, 8192, True),
+        _conv1d(2, 1, 16, 32, 20, 3, 1, 0, 0, 1, False, None, False),
+        _conv1d(2, 2, 64, 128, 40, 5, 2, 2, 2, 2, True, "GELU", False),
+        _conv1d(2, 1, 64, 128, 150, 5, 2, 4, 6, 2, False, "SiLU", False),
+        _conv1d(2, 1, 48, 64, 128, 100, 1, 1, 1, 1, True, None, False),
+        _conv1d(2, 1, 128, 256, 200, 5, 2, 2, 2, 1, True, "GELU", True),
+        _conv1d(2, 1, 64, 128, 100, 5, 1, 2, 2, 1, True, "GELU", False, BF16),
+        _depthwise_conv1d(1, 16, 512, 64, 1, (0, 0)), _depthwise_conv1d(1, 256, 512, 64, 2, (5, 5)),
+        _depthwise_conv1d(1, 256, 512, 64, 1, (0, 0), "float32"), _depthwise_conv1d(1, 256, 129, 128, 1, (0, 0)),
+        _depthwise_conv1d(2, 256, 512, 64, 1, (5, 5)), _depthwise_conv1d(1, 16, 512, 200, 1, (10, 10)),
+        _cross_entropy_forward(8, 512, 32128, BF16, 64, 32128),
     ]
