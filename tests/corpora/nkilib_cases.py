@@ -897,6 +897,17 @@ def _cross_entropy_forward(b, t, v, dtype, pb, cs):
                "nkilib.experimental.loss.cross_entropy", "cross_entropy_forward", args, ref, atol=tol, rtol=tol, lnc=2)
 
 
+def _dynamic_elementwise_add(m, h):
+    """test_dynamic_elementwise_add.py's M x H sweep: bf16, num_m_tiles = M / 128 (a run-time trip count); its
+    reference is torch's bf16 add, compared with atol 1e-3."""
+    return lib(f"dynamic_elementwise_add/{m}x{h}", "nkilib.experimental.dynamic_shapes.dynamic_elementwise_add",
+               "dynamic_elementwise_add",
+               lambda r: {"input_a": randn(r, m, h, dtype=BF16), "input_b": randn(r, m, h, dtype=BF16),
+                          "num_m_tiles": T(np.array([[m // 128]], np.int32))},
+               lambda i: to_bf16(i["input_a"].astype(np.float32) + i["input_b"].astype(np.float32)),
+               atol=1e-3, rtol=0.0)
+
+
 def cases():
     return [
         _cumsum(1, 256, 0, "float32"), _cumsum(64, 1024, 4, BF16), _cumsum(128, 2048, 0, "float32"),
@@ -964,4 +975,5 @@ def cases():
         _depthwise_conv1d(1, 256, 512, 64, 1, (0, 0), "float32"), _depthwise_conv1d(1, 256, 129, 128, 1, (0, 0)),
         _depthwise_conv1d(2, 256, 512, 64, 1, (5, 5)), _depthwise_conv1d(1, 16, 512, 200, 1, (10, 10)),
         _cross_entropy_forward(8, 512, 32128, BF16, 64, 32128),
+        _dynamic_elementwise_add(128, 512), _dynamic_elementwise_add(1024, 2048),
     ]
