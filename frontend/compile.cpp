@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "frontend/host_args.h"
+#include "ir/view.h"
 #include "frontend/interp.h"
 #include "frontend/ndarray.h"
 #include "frontend/nki.h"
@@ -283,6 +284,14 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     }
     in.nki->lnc = lnc;
     if (launched_lnc) *launched_lnc = lnc;
+    // A legacy launch kernel[0] (in the file or from Python) runs one instance: nki-samples' contributed
+    // pipelined_attention launches flash_fwd[0] and reads nl.program_id(0) as its batch (docs/compatibility.md).
+    for (int64_t& g : grid) {
+      if (g < 0)
+        throw Error(kname + "[...]: launch grid sizes must not be negative, got " + std::to_string(g),
+                    SourceLoc{fn_module->path, code->line, code->col});
+      if (g == 0 && fn->legacy_jit) g = 1;
+    }
     for (int64_t g : grid) one_instance &= g == 1;
     launch_grid = grid;
     if (grid.empty()) {
@@ -340,16 +349,8 @@ ir::Kernel run(const std::string& path, const CompileOptions& opts, size_t stack
     // row-major order has the same bytes, so the output takes the view's shape.
     const ir::View& v = o.as<TensorObj>()->view;
     if (t.role != ir::Tensor::Role::Param && v.shape() != t.shape && v.dtype == t.dtype && v.offset == 0 &&
-        v.num_elements() == t.num_elements()) {
-      bool row_major = true;
-      int64_t step = 1;
-      for (size_t d = v.dims.size(); d-- > 0;) {
-        if (v.dims[d].count == 1) continue;
-        row_major = row_major && v.dims[d].stride == step;
-        step *= v.dims[d].count;
-      }
-      if (row_major) t.shape = v.shape();
-    }
+        v.num_elements() == t.num_elements() && ir::is_contiguous(v))
+      t.shape = v.shape();
     in.kernel.outputs.push_back(o.as<TensorObj>()->id);
   }
   for (const Value& mv : in.loaded_modules) in.kernel.source_files.push_back(mv.as<ModuleObj>()->path);

@@ -103,10 +103,9 @@ std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionOb
                         "[...]: nki-sim reads grids made of integer "
                         "literals, nl.spmd_dim and nl.nc; pass it with --grid N[,M...] instead",
                     in.loc_in(m, e));
-      // A legacy kernel[0] runs one instance, as the Python launch does (nki-samples' contributed
-      // pipelined_attention launches flash_fwd[0]; docs/compatibility.md).
-      if (k == 0 && fn->legacy_jit) k = 1;
-      if (k <= 0) throw Error("launch grid sizes must be positive, got " + std::to_string(k), in.loc_in(m, e));
+      // A legacy kernel[0] is kept: compile.cpp runs it as one instance, as the Python launch.
+      if (k < 0 || (k == 0 && !fn->legacy_jit))
+        throw Error("launch grid sizes must be positive, got " + std::to_string(k), in.loc_in(m, e));
       g.push_back(k);
     }
     if (g.size() > 4) throw Error("a launch grid has at most 4 dimensions, got " + std::to_string(g.size()), loc);

@@ -311,6 +311,7 @@ class Scheduler {
   double pe_started(const OpInfo& op, double start, uint32_t id, double& level);
   double throttle_level(double t);
   double pe_utilisation(const OpInfo& op) const;
+  double adjusted_macs(const OpInfo& op) const;
 
   // ---- scheduler_dma.cpp ----
   void dma_submit(int e, uint32_t i);

@@ -162,11 +162,15 @@ double Scheduler::throttle_level(double t) {
 // multiply or one using half the rows draws less than the limit allows and is not slowed (the matmul tutorial's
 // fp32 steps keep their Tensor active time under a throttled track; docs/cost-model.md, "Throttling").
 double Scheduler::pe_utilisation(const OpInfo& op) const {
-  const double macs = op.role == PeRole::multiply_moving ? double(op.aux) * pe_stationary_m_ *
-                                                               (stationary_fp8_ && op.fp8 ? 0.5 : 1.0)
-                                                         : double(op.aux);
   const double peak = t_.pe_rows * t_.pe_cols * t_.tensor_ghz * op.cost_ns;
-  return peak > 0 ? std::clamp(macs / peak, 0.0, 1.0) : 1.0;
+  return peak > 0 ? std::clamp(adjusted_macs(op) / peak, 0.0, 1.0) : 1.0;
+}
+
+// The MACs an instruction of the PE array does, BF16-adjusted: K x M x N for a multiply (FP8 x FP8 counts half,
+// the profiler's adjusted FLOPs, machine.md §13), P x F x P for a PE transpose.
+double Scheduler::adjusted_macs(const OpInfo& op) const {
+  return op.role == PeRole::multiply_moving ? double(op.aux) * pe_stationary_m_ * (stationary_fp8_ && op.fp8 ? 0.5 : 1.0)
+                                            : double(op.aux);
 }
 
 double Scheduler::pe_started(const OpInfo& op, double start, uint32_t id, double& level) {
@@ -199,9 +203,7 @@ double Scheduler::pe_started(const OpInfo& op, double start, uint32_t id, double
     }
     pe_mul_free_ = end;
     pe_last_mul_ = me;
-    // MACs for MFU: K (moving partitions) x M (stationary free size) x N (moving free size); FP8 x FP8
-    // counts half (profiler adjusted_flops, machine.md §13).
-    r_.pe_macs += double(op.aux) * pe_stationary_m_ * (stationary_fp8_ && op.fp8 ? 0.5 : 1.0);
+    r_.pe_macs += adjusted_macs(op);  // for MFU
   } else {
     pe_load_free_ = pe_mul_free_ = pe_shadow_free_ = end;
     pe_last_ls_ = pe_last_mul_ = me;

@@ -101,11 +101,7 @@ class Kernel:
                 raise ValueError(f"{self.__name__}[...]: an nki.jit kernel is launched as kernel[1] or kernel[2] "
                                  "(the logical NeuronCore size)")
             return sizes[0][0], []
-        if any(s < 0 for s, _ in sizes):
-            raise ValueError(f"{self.__name__}[...]: launch grid sizes must not be negative, got {self.launch!r}")
-        # A legacy launch kernel[0] runs one instance (program_id 0): nki-samples' contributed pipelined_attention
-        # launches flash_fwd[0] and reads nl.program_id(0) as its batch (docs/compatibility.md).
-        return None, [max(s, 1) for s, _ in sizes]
+        return None, [s for s, _ in sizes]  # the front end runs kernel[0] as one instance, refuses negative sizes
 
     def __call__(self, *args, **kwargs):
         timed = self.kind in ("benchmark", "profile")
