@@ -379,7 +379,7 @@ Value nl_ds(Interp& in, const BuiltinObj&, CallArgs& a) {
   bind_args("ds", ps, 2, a, args);
   int64_t start = in.to_index(args[0], "ds() start");
   int64_t size = in.to_index(args[1], "ds() size");
-  if (size <= 0) raise("ValueError", "ds(): size must be positive, got " + std::to_string(size));
+  if (size < 0) raise("ValueError", "ds(): size must not be negative, got " + std::to_string(size));
   return make<SliceObj>(Value::integer(start), Value::integer(start + size), Value());
 }
 

@@ -47,9 +47,12 @@ View slice_dim(const View& v, int dim, int64_t start, int64_t stop, int64_t step
   check_dim(v, dim, "slice");
   int64_t n = v.dims[dim].count;
   if (step <= 0) fail("slice step must be positive (got " + std::to_string(step) + ")");
-  if (start < 0 || stop > n || start >= stop)
+  // An empty slice (start == stop, as nl.ds(start, 0) gives) is a view of no elements: nki-library's
+  // cross_entropy_forward takes one for the core that gets no positions. An instruction on it is an error
+  // (ir/access.cpp); a reversed slice is one too.
+  if (start < 0 || stop > n || start > stop)
     fail("slice [" + std::to_string(start) + ":" + std::to_string(stop) + "] is " +
-         (start >= stop && start >= 0 && stop <= n ? std::string("empty") : "out of bounds") + " for dimension " +
+         (start > stop && start >= 0 && stop <= n ? std::string("reversed") : "out of bounds") + " for dimension " +
          std::to_string(dim) + " of size " + std::to_string(n));
   View r = v;
   r.offset += start * v.dims[dim].stride;
@@ -133,10 +136,10 @@ View index_view(const View& v, bool on_chip, const std::vector<IndexKey>& keys) 
       fail("the partition dimension cannot be sliced with a step (got step " + std::to_string(k.step) + ")");
     int64_t start = k.start ? (*k.start < 0 ? *k.start + n : *k.start) : 0;
     int64_t stop = k.stop ? (*k.stop < 0 ? *k.stop + n : *k.stop) : n;
-    if (start < 0 || stop > n || start >= stop) {
+    if (start < 0 || stop > n || start > stop) {  // start == stop: an empty view (see slice_dim)
       auto txt = [](std::optional<int64_t> x) { return x ? std::to_string(*x) : std::string(); };
       fail("slice [" + txt(k.start) + ":" + txt(k.stop) + "] is " +
-           (start >= stop && start >= 0 && stop <= n ? std::string("empty") : "out of bounds") + " for dimension " +
+           (start > stop && start >= 0 && stop <= n ? std::string("reversed") : "out of bounds") + " for dimension " +
            std::to_string(d) + " of size " + std::to_string(n));
     }
     out.offset += start * stride;

@@ -974,6 +974,6 @@ def cases():
         _depthwise_conv1d(1, 16, 512, 64, 1, (0, 0)), _depthwise_conv1d(1, 256, 512, 64, 2, (5, 5)),
         _depthwise_conv1d(1, 256, 512, 64, 1, (0, 0), "float32"), _depthwise_conv1d(1, 256, 129, 128, 1, (0, 0)),
         _depthwise_conv1d(2, 256, 512, 64, 1, (5, 5)), _depthwise_conv1d(1, 16, 512, 200, 1, (10, 10)),
-        _cross_entropy_forward(8, 512, 32128, BF16, 64, 32128),
+        _cross_entropy_forward(8, 512, 32128, BF16, 64, 32128), _cross_entropy_forward(1, 1, 32128, BF16, 1, 32128),
         _dynamic_elementwise_add(128, 512), _dynamic_elementwise_add(1024, 2048),
     ]

@@ -40,7 +40,11 @@ TEST_CASE("view: full view and slicing") {
   CHECK(dims(st) == Dims{{64, 128}, {2, 32}});
   CHECK(st.offset == 1);
   CHECK(error_of([&] { slice_dim(v, 1, 0, 65); }) == "slice [0:65] is out of bounds for dimension 1 of size 64");
-  CHECK(error_of([&] { slice_dim(v, 1, 5, 5); }) == "slice [5:5] is empty for dimension 1 of size 64");
+  CHECK(error_of([&] { slice_dim(v, 1, 6, 5); }) == "slice [6:5] is reversed for dimension 1 of size 64");
+  View e = slice_dim(v, 1, 5, 5);  // empty: a view of no elements (nl.ds(5, 0))
+  CHECK(dims(e) == Dims{{64, 128}, {1, 0}});
+  CHECK(e.offset == 5);
+  CHECK(dims(slice_dim(v, 1, 64, 64)) == Dims{{64, 128}, {1, 0}});
 }
 
 TEST_CASE("view: integer indexing on-chip keeps dims, HBM drops them") {
