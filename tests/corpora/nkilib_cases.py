@@ -432,6 +432,72 @@ def _mlp(lnc, b, s, h, i_dim, norm, act="SiLU", flags=""):
                atol_scale=1e-2, lnc=lnc, wrapper=_mlp_wrapper(tkg, names, norm, act, f))
 
 
+# ---------------------------------------------------------------- attention_tkg (through a wrapper of ours)
+# test_attention_tkg.py's configurations without RoPE, position ids, a block KV cache or a sink: its test kernel
+# builds an SBUF manager, loads q and k_active into SBUF (qk_in_sb), calls attention_tkg and stores an SBUF output;
+# the wrapper does the same. The mask is an input in its flat-cache layout [s_prior, b, n, s_active]: each batch
+# attends to a prefix of its cache and, causally, to the s_active new tokens at the end (attention_tkg_torch.py
+# writes k_active / v_active over the last s_active cache positions).
+
+def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb):
+    cfg = (f"AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={full}, d_head={d}, "
+           f"block_len=0, tp_k_prior={tp_k}, qk_in_sb=True, k_out_in_sb={out_in_sb}, out_in_sb={out_in_sb})")
+    out_shape = (d, bs * nq * sa) if out_in_sb else (bs, nq, d, sa)
+    lines = ["import nki", "import nki.isa as nisa", "import nki.language as nl",
+             "from nkilib.core.attention.attention_tkg import attention_tkg",
+             "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
+             "from nkilib.core.utils.allocator import SbufManager",
+             "from nkilib.core.utils.logging import Logger", "", "",
+             "@nki.jit", "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask):",
+             f"    cfg = {cfg}",
+             '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
+             "    sbm.open_scope()",
+             (f"    out = sbm.alloc_stack({out_shape}, dtype=q.dtype, buffer=nl.sbuf)" if out_in_sb else
+              f"    out = nl.ndarray({out_shape}, dtype=q.dtype, buffer=nl.shared_hbm)"),
+             "    q_sb = sbm.alloc_stack(q.shape, dtype=q.dtype, buffer=nl.sbuf)",
+             "    k_sb = sbm.alloc_stack(k_active.shape, dtype=k_active.dtype, buffer=nl.sbuf)",
+             "    nisa.dma_copy(q_sb, q)", "    nisa.dma_copy(k_sb, k_active)",
+             "    attn_out, _ = attention_tkg(q_sb, k_sb, v_active, k_prior, v_prior, mask, out, cfg, sbm)"]
+    if out_in_sb:
+        lines += ["    result = nl.ndarray(attn_out.shape, dtype=attn_out.dtype, buffer=nl.shared_hbm)",
+                  "    nisa.dma_copy(dst=result, src=attn_out)", "    attn_out = result"]
+    lines += ["    sbm.close_scope()", "    return attn_out"]
+    return "\n".join(lines) + "\n"
+
+
+def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False):
+    def args(r):
+        lens = r.integers(1, sp - sa + 1, bs)  # cache positions each batch attends to (a prefix)
+        mask = np.zeros((sp, bs, nq, sa), np.uint8)
+        for b in range(bs):
+            mask[:lens[b], b] = 1
+            mask[sp - sa:, b] = np.tril(np.ones((sa, sa), np.uint8))[None].transpose(2, 0, 1)  # [key, 1, query]
+        return {"q": randn(r, d, bs * nq * sa, dtype=BF16), "k_active": randn(r, d, bs * sa, dtype=BF16),
+                "v_active": randn(r, bs, 1, sa, d, dtype=BF16),
+                "k_prior": randn(r, bs, 1, full, d, dtype=BF16) if tp_k else randn(r, bs, 1, d, full, dtype=BF16),
+                "v_prior": randn(r, bs, 1, full, d, dtype=BF16), "mask": T(mask)}
+
+    def ref(i):
+        q = i["q"].astype(np.float64).reshape(d, bs, nq, sa).transpose(1, 2, 0, 3)          # [b, n, d, a]
+        ka = i["k_active"].astype(np.float64).reshape(d, 1, bs, sa).transpose(2, 1, 0, 3)   # [b, 1, d, a]
+        k = i["k_prior"].astype(np.float64)
+        k = (k[:, :, :sp, :].transpose(0, 1, 3, 2) if tp_k else k[..., :sp]).copy()         # [b, 1, d, s]
+        v = i["v_prior"].astype(np.float64)[:, :, :sp, :].copy()                            # [b, 1, s, d]
+        k[..., sp - sa:] = ka
+        v[:, :, sp - sa:, :] = i["v_active"]
+        score = np.einsum("bzds,bnda->bnsa", k, q)
+        score = np.where(i["mask"].transpose(1, 2, 0, 3) == 0, -np.inf, score)
+        p = np.exp(score - score.max(2, keepdims=True))
+        p /= p.sum(2, keepdims=True)
+        out = np.einsum("bnsa,bzsd->bnda", p, v)                                            # [b, n, d, a]
+        return out.transpose(2, 0, 1, 3).reshape(d, bs * nq * sa) if out_in_sb else out
+
+    name = (f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_full{full}_d{d}"
+            f"{'_tpk' if tp_k else ''}{'_out_sb' if out_in_sb else ''}")
+    return lib(name, "nkilib.core.attention.attention_tkg", "corpus_case", args, ref, atol=1e-5, rtol=2e-2,
+               atol_scale=1e-2, lnc=lnc, wrapper=_attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb))
+
+
 def _out_proj_cte(lnc, b, s, h, n, d, bias):
     def args(r):
         return {"attention": randn(r, b, n, d, s, dtype=BF16), "weight": randn(r, n * d, h, dtype=BF16),
@@ -939,6 +1005,10 @@ def cases():
         _mlp(2, 8, 5, 8192, 512, "RMS_NORM", flags="gate_b up_b down_b gate_col down_col"),
         _mlp(1, 4, 2, 4096, 832, "RMS_NORM", flags="add store gate_b up_b down_b gate_col down_col"),
         _mlp(2, 4, 1, 4096, 832, "NO_NORM", flags="skip_gate gate_col"), _mlp(2, 4, 1, 5120, 256, "NO_NORM"),
+        _attention_tkg(1, 1, 1, 1, 128, 256, 64, tp_k=True, out_in_sb=True),
+        _attention_tkg(2, 1, 1, 1, 128, 256, 64, tp_k=True, out_in_sb=True),
+        _attention_tkg(2, 8, 4, 4, 128, 256, 64, tp_k=True, out_in_sb=True),
+        _attention_tkg(2, 4, 1, 5, 10240, 10240, 128),
         _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
         _out_proj_cte(2, 1, 128, 3072, 16, 10, True),
         _attention_cte(2, 1, 128, 128, 128, 1.0, BF16, True, False, True),
