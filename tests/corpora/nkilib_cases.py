@@ -498,6 +498,66 @@ def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False):
                atol_scale=1e-2, lnc=lnc, wrapper=_attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb))
 
 
+def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
+    """test_attention_tkg.py's fast configurations: RoPE fused (inv_freqs, rope_pos_ids) and the mask built in the
+    kernel from the position ids (use_pos_id: a prefix of pos_id[b] cache positions plus the causal block of the new
+    tokens; the mask input is that causal block, [s_active, b, n, s_active]); q, k_active in HBM, k_prior
+    transposed on load; outputs the attention and the rotated k_active. Positions as the test makes them."""
+    pos = ((np.arange(bs) * 3 + (sp // 4 * 3)) % (sp - sa))[:, None]
+    wrapper = "\n".join([
+        "import nki", "import nki.language as nl", "from nkilib.core.attention.attention_tkg import attention_tkg",
+        "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
+        "from nkilib.core.utils.allocator import SbufManager", "from nkilib.core.utils.logging import Logger", "", "",
+        "@nki.jit",
+        "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask, inv_freqs, rope_pos_ids):",
+        f"    cfg = AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={full}, "
+        f"d_head={d}, block_len=0, tp_k_prior=True, use_pos_id=True, fuse_rope=True)",
+        '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
+        "    sbm.open_scope()",
+        f"    out = nl.ndarray(({bs}, {nq}, {d}, {sa}), dtype=q.dtype, buffer=nl.shared_hbm)",
+        f"    k_out = nl.ndarray(({bs}, 1, {d}, {sa}), dtype=q.dtype, buffer=nl.shared_hbm)",
+        "    attn_out, k_out = attention_tkg(q, k_active, v_active, k_prior, v_prior, mask, out, cfg, sbm,",
+        "                                    inv_freqs=inv_freqs, rope_pos_ids=rope_pos_ids, k_out=k_out)",
+        "    sbm.close_scope()", "    return attn_out, k_out"]) + "\n"
+
+    def args(r):
+        causal = np.tril(np.ones((sa, sa), np.uint8))  # [query, key]
+        mask = np.broadcast_to(causal.T[:, None, None, :], (sa, bs, nq, sa)).copy()  # [key, b, n, query]
+        return {"q": randn(r, bs, nq, sa, d, dtype=BF16), "k_active": randn(r, bs, 1, sa, d, dtype=BF16),
+                "v_active": randn(r, bs, 1, sa, d, dtype=BF16), "k_prior": randn(r, bs, 1, full, d, dtype=BF16),
+                "v_prior": randn(r, bs, 1, full, d, dtype=BF16), "mask": T(mask),
+                "inv_freqs": T(r.random((d // 2, 1)).astype(np.float32)),
+                "rope_pos_ids": T(np.broadcast_to(pos, (bs, sa)).astype(np.float32))}
+
+    def rope(x, cos, sin):  # x [b, n, d, a]; cos, sin [d, b, a]
+        xt = x.transpose(2, 0, 1, 3)
+        rot = np.concatenate([-xt[d // 2:], xt[:d // 2]])
+        return (xt * cos[:, :, None, :] + rot * sin[:, :, None, :]).transpose(1, 2, 0, 3)
+
+    def ref(i):
+        freqs = i["inv_freqs"].astype(np.float64)[:, 0, None, None] * i["rope_pos_ids"].astype(np.float64)[None]
+        emb = np.concatenate([freqs, freqs])  # [d, b, a]
+        cos, sin = np.cos(emb), np.sin(emb)
+        q = rope(i["q"].astype(np.float64).transpose(0, 1, 3, 2), cos, sin) / np.sqrt(d)
+        ka = rope(i["k_active"].astype(np.float64).transpose(0, 1, 3, 2), cos, sin)
+        k = i["k_prior"].astype(np.float64)[:, :, :sp, :].transpose(0, 1, 3, 2).copy()
+        v = i["v_prior"].astype(np.float64)[:, :, :sp, :].copy()
+        k[..., sp - sa:] = ka
+        v[:, :, sp - sa:, :] = i["v_active"]
+        keys = np.arange(sp)
+        mask = np.broadcast_to((keys[None, :, None] < pos[:, :, None]), (bs, sp, sa)).copy()  # [b, s, a]
+        mask[:, sp - sa:, :] = np.tril(np.ones((sa, sa), bool)).T[None]
+        score = np.einsum("bzds,bnda->bnsa", k, q)
+        score = np.where(mask[:, None], score, -np.inf)
+        p = np.exp(score - score.max(2, keepdims=True))
+        p /= p.sum(2, keepdims=True)
+        return np.einsum("bnsa,bzsd->bnda", p, v), ka
+
+    return lib(f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_full{full}_d{d}_rope_pos_id",
+               "nkilib.core.attention.attention_tkg", "corpus_case", args, ref, atol=1e-5, rtol=2e-2,
+               atol_scale=1e-2, lnc=lnc, wrapper=wrapper)
+
+
 def _out_proj_cte(lnc, b, s, h, n, d, bias):
     def args(r):
         return {"attention": randn(r, b, n, d, s, dtype=BF16), "weight": randn(r, n * d, h, dtype=BF16),
@@ -1009,6 +1069,7 @@ def cases():
         _attention_tkg(2, 1, 1, 1, 128, 256, 64, tp_k=True, out_in_sb=True),
         _attention_tkg(2, 8, 4, 4, 128, 256, 64, tp_k=True, out_in_sb=True),
         _attention_tkg(2, 4, 1, 5, 10240, 10240, 128),
+        _attention_tkg_rope(1, 4, 1, 5, 1024, 10240, 128), _attention_tkg_rope(2, 4, 1, 5, 3072, 10240, 128),
         _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
         _out_proj_cte(2, 1, 128, 3072, 16, 10, True),
         _attention_cte(2, 1, 128, 128, 128, 1.0, BF16, True, False, True),
