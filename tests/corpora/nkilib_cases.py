@@ -439,7 +439,7 @@ def _mlp(lnc, b, s, h, i_dim, norm, act="SiLU", flags=""):
 # attends to a prefix of its cache and, causally, to the s_active new tokens at the end (attention_tkg_torch.py
 # writes k_active / v_active over the last s_active cache positions).
 
-def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb):
+def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink):
     cfg = (f"AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={full}, d_head={d}, "
            f"block_len=0, tp_k_prior={tp_k}, qk_in_sb=True, k_out_in_sb={out_in_sb}, out_in_sb={out_in_sb})")
     out_shape = (d, bs * nq * sa) if out_in_sb else (bs, nq, d, sa)
@@ -448,7 +448,7 @@ def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb):
              "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
              "from nkilib.core.utils.allocator import SbufManager",
              "from nkilib.core.utils.logging import Logger", "", "",
-             "@nki.jit", "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask):",
+             "@nki.jit", f"def corpus_case(q, k_active, v_active, k_prior, v_prior, mask{', sink' if sink else ''}):",
              f"    cfg = {cfg}",
              '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
              "    sbm.open_scope()",
@@ -457,7 +457,8 @@ def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb):
              "    q_sb = sbm.alloc_stack(q.shape, dtype=q.dtype, buffer=nl.sbuf)",
              "    k_sb = sbm.alloc_stack(k_active.shape, dtype=k_active.dtype, buffer=nl.sbuf)",
              "    nisa.dma_copy(q_sb, q)", "    nisa.dma_copy(k_sb, k_active)",
-             "    attn_out, _ = attention_tkg(q_sb, k_sb, v_active, k_prior, v_prior, mask, out, cfg, sbm)"]
+             "    attn_out, _ = attention_tkg(q_sb, k_sb, v_active, k_prior, v_prior, mask, out, cfg, sbm"
+             + (", sink=sink)" if sink else ")")]
     if out_in_sb:
         lines += ["    result = nl.ndarray(attn_out.shape, dtype=attn_out.dtype, buffer=nl.shared_hbm)",
                   "    nisa.dma_copy(dst=result, src=attn_out)", "    attn_out = result"]
@@ -465,7 +466,7 @@ def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb):
     return "\n".join(lines) + "\n"
 
 
-def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False):
+def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False, sink=False):
     def args(r):
         lens = r.integers(1, sp - sa + 1, bs)  # cache positions each batch attends to (a prefix)
         mask = np.zeros((sp, bs, nq, sa), np.uint8)
@@ -475,7 +476,8 @@ def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False):
         return {"q": randn(r, d, bs * nq * sa, dtype=BF16), "k_active": randn(r, d, bs * sa, dtype=BF16),
                 "v_active": randn(r, bs, 1, sa, d, dtype=BF16),
                 "k_prior": randn(r, bs, 1, full, d, dtype=BF16) if tp_k else randn(r, bs, 1, d, full, dtype=BF16),
-                "v_prior": randn(r, bs, 1, full, d, dtype=BF16), "mask": T(mask)}
+                "v_prior": randn(r, bs, 1, full, d, dtype=BF16), "mask": T(mask),
+                **({"sink": T(r.uniform(10, 30, (nq, 1)).astype(np.float32))} if sink else {})}  # as large as the scores
 
     def ref(i):
         q = i["q"].astype(np.float64).reshape(d, bs, nq, sa).transpose(1, 2, 0, 3)          # [b, n, d, a]
@@ -487,15 +489,18 @@ def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False):
         v[:, :, sp - sa:, :] = i["v_active"]
         score = np.einsum("bzds,bnda->bnsa", k, q)
         score = np.where(i["mask"].transpose(1, 2, 0, 3) == 0, -np.inf, score)
+        if sink:  # one more key per head, its logit the sink value, no value vector (attention_tkg_torch.py)
+            score = np.concatenate([score, np.broadcast_to(i["sink"].astype(np.float64)[None, :, :, None],
+                                                           (bs, nq, 1, sa))], 2)
         p = np.exp(score - score.max(2, keepdims=True))
         p /= p.sum(2, keepdims=True)
-        out = np.einsum("bnsa,bzsd->bnda", p, v)                                            # [b, n, d, a]
+        out = np.einsum("bnsa,bzsd->bnda", p[:, :, :sp], v)                                # [b, n, d, a]
         return out.transpose(2, 0, 1, 3).reshape(d, bs * nq * sa) if out_in_sb else out
 
     name = (f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_full{full}_d{d}"
-            f"{'_tpk' if tp_k else ''}{'_out_sb' if out_in_sb else ''}")
+            f"{'_tpk' if tp_k else ''}{'_out_sb' if out_in_sb else ''}{'_sink' if sink else ''}")
     return lib(name, "nkilib.core.attention.attention_tkg", "corpus_case", args, ref, atol=1e-5, rtol=2e-2,
-               atol_scale=1e-2, lnc=lnc, wrapper=_attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb))
+               atol_scale=1e-2, lnc=lnc, wrapper=_attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink))
 
 
 def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
@@ -1067,7 +1072,7 @@ def cases():
         _mlp(2, 4, 1, 4096, 832, "NO_NORM", flags="skip_gate gate_col"), _mlp(2, 4, 1, 5120, 256, "NO_NORM"),
         _attention_tkg(1, 1, 1, 1, 128, 256, 64, tp_k=True, out_in_sb=True),
         _attention_tkg(2, 1, 1, 1, 128, 256, 64, tp_k=True, out_in_sb=True),
-        _attention_tkg(2, 8, 4, 4, 128, 256, 64, tp_k=True, out_in_sb=True),
+        _attention_tkg(2, 8, 4, 4, 128, 256, 64, tp_k=True, out_in_sb=True, sink=True),
         _attention_tkg(2, 4, 1, 5, 10240, 10240, 128),
         _attention_tkg_rope(1, 4, 1, 5, 1024, 10240, 128), _attention_tkg_rope(2, 4, 1, 5, 3072, 10240, 128),
         _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
