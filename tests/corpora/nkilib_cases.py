@@ -563,6 +563,69 @@ def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
                atol_scale=1e-2, lnc=lnc, wrapper=wrapper)
 
 
+def _attention_tkg_block(lnc, bs, nq, sa, sp, d, blk):
+    """test_attention_tkg.py's block-KV configurations with position ids (mask built in the kernel), q / k_active /
+    output in SBUF, a sink: k_prior / v_prior are [blocks, blk, d] caches that active_blocks_table [bs, sp / blk]
+    maps each batch onto (distinct blocks; those past a batch's context point at block 0, as the test makes them);
+    the reference gathers them flat as attention_tkg_torch.py does."""
+    pos = ((np.arange(bs) * 3 + (sp // 4 * 3)) % (sp - sa))[:, None]
+    nblk = bs * sp // blk
+    out_shape, k_shape = (d, bs * nq * sa), (d, bs * sa)
+    wrapper = "\n".join([
+        "import nki", "import nki.isa as nisa", "import nki.language as nl",
+        "from nkilib.core.attention.attention_tkg import attention_tkg",
+        "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
+        "from nkilib.core.utils.allocator import SbufManager", "from nkilib.core.utils.logging import Logger", "", "",
+        "@nki.jit",
+        "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask, rope_pos_ids, sink, active_blocks_table):",
+        f"    cfg = AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={sp}, d_head={d}, "
+        f"block_len={blk}, tp_k_prior=True, strided_mm1=False, use_pos_id=True, qk_in_sb=True, k_out_in_sb=True, "
+        "out_in_sb=True)",
+        '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
+        "    sbm.open_scope()",
+        f"    out = sbm.alloc_stack({out_shape}, dtype=q.dtype, buffer=nl.sbuf)",
+        "    q_sb = sbm.alloc_stack(q.shape, dtype=q.dtype, buffer=nl.sbuf)",
+        "    k_sb = sbm.alloc_stack(k_active.shape, dtype=k_active.dtype, buffer=nl.sbuf)",
+        "    nisa.dma_copy(q_sb, q)", "    nisa.dma_copy(k_sb, k_active)",
+        "    attn_out, _ = attention_tkg(q_sb, k_sb, v_active, k_prior, v_prior, mask, out, cfg, sbm,",
+        "                                rope_pos_ids=rope_pos_ids, sink=sink, active_blocks_table=active_blocks_table)",
+        "    result = nl.ndarray(attn_out.shape, dtype=attn_out.dtype, buffer=nl.shared_hbm)",
+        "    nisa.dma_copy(dst=result, src=attn_out)", "    sbm.close_scope()", "    return result"]) + "\n"
+
+    def args(r):
+        table = r.choice(nblk, size=(bs, sp // blk), replace=False).astype(np.uint32)
+        for b in range(bs):
+            table[b, -(-(int(pos[b, 0]) + sa) // blk):] = 0  # past the context: block 0
+        causal = np.tril(np.ones((sa, sa), np.uint8))
+        return {"q": randn(r, d, bs * nq * sa, dtype=BF16), "k_active": randn(r, d, bs * sa, dtype=BF16),
+                "v_active": randn(r, bs, 1, sa, d, dtype=BF16), "k_prior": randn(r, nblk, blk, d, dtype=BF16),
+                "v_prior": randn(r, nblk, blk, d, dtype=BF16),
+                "mask": T(np.broadcast_to(causal.T[:, None, None, :], (sa, bs, nq, sa)).copy()),
+                "rope_pos_ids": T(np.broadcast_to(pos, (bs, sa)).astype(np.float32)),
+                "sink": T(r.uniform(10, 30, (nq, 1)).astype(np.float32)), "active_blocks_table": T(table)}
+
+    def ref(i):
+        table = i["active_blocks_table"].astype(np.int64)
+        k = i["k_prior"].astype(np.float64)[table].reshape(bs, 1, sp, d).transpose(0, 1, 3, 2).copy()
+        v = i["v_prior"].astype(np.float64)[table].reshape(bs, 1, sp, d).copy()
+        q = i["q"].astype(np.float64).reshape(d, bs, nq, sa).transpose(1, 2, 0, 3)
+        k[..., sp - sa:] = i["k_active"].astype(np.float64).reshape(d, 1, bs, sa).transpose(2, 1, 0, 3)
+        v[:, :, sp - sa:, :] = i["v_active"]
+        mask = np.broadcast_to(np.arange(sp)[None, :, None] < pos[:, :, None], (bs, sp, sa)).copy()
+        mask[:, sp - sa:, :] = np.tril(np.ones((sa, sa), bool)).T[None]
+        score = np.where(mask[:, None], np.einsum("bzds,bnda->bnsa", k, q), -np.inf)
+        score = np.concatenate([score, np.broadcast_to(i["sink"].astype(np.float64)[None, :, :, None],
+                                                       (bs, nq, 1, sa))], 2)
+        p = np.exp(score - score.max(2, keepdims=True))
+        p /= p.sum(2, keepdims=True)
+        out = np.einsum("bnsa,bzsd->bnda", p[:, :, :sp], v)
+        return out.transpose(2, 0, 1, 3).reshape(d, bs * nq * sa)
+
+    return lib(f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_d{d}_block{blk}_pos_id_sink",
+               "nkilib.core.attention.attention_tkg", "corpus_case", args, ref, atol=1e-5, rtol=2e-2,
+               atol_scale=1e-2, lnc=lnc, wrapper=wrapper)
+
+
 def _out_proj_cte(lnc, b, s, h, n, d, bias):
     def args(r):
         return {"attention": randn(r, b, n, d, s, dtype=BF16), "weight": randn(r, n * d, h, dtype=BF16),
@@ -1075,6 +1138,7 @@ def cases():
         _attention_tkg(2, 8, 4, 4, 128, 256, 64, tp_k=True, out_in_sb=True, sink=True),
         _attention_tkg(2, 4, 1, 5, 10240, 10240, 128),
         _attention_tkg_rope(1, 4, 1, 5, 1024, 10240, 128), _attention_tkg_rope(2, 4, 1, 5, 3072, 10240, 128),
+        _attention_tkg_block(2, 4, 1, 5, 8192, 128, 16),
         _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
         _out_proj_cte(2, 1, 128, 3072, 16, 10, True),
         _attention_cte(2, 1, 128, 128, 128, 1.0, BF16, True, False, True),
