@@ -563,21 +563,25 @@ def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
                atol_scale=1e-2, lnc=lnc, wrapper=wrapper)
 
 
-def _attention_tkg_block(lnc, bs, nq, sa, sp, d, blk):
+def _attention_tkg_block(lnc, bs, nq, sa, sp, d, blk, window=0):
     """test_attention_tkg.py's block-KV configurations with position ids (mask built in the kernel), q / k_active /
     output in SBUF, a sink: k_prior / v_prior are [blocks, blk, d] caches that active_blocks_table [bs, sp / blk]
     maps each batch onto (distinct blocks; those past a batch's context point at block 0, as the test makes them);
-    the reference gathers them flat as attention_tkg_torch.py does."""
+    the reference gathers them flat as attention_tkg_torch.py does. With a sliding `window`, query i of batch b
+    (position pos_b + i) sees cache positions [max(0, pos_b + i - window + 1), pos_b + i), given as start_pos_ids
+    (the test's build_swa_positions for a block cache)."""
     pos = ((np.arange(bs) * 3 + (sp // 4 * 3)) % (sp - sa))[:, None]
     nblk = bs * sp // blk
-    out_shape, k_shape = (d, bs * nq * sa), (d, bs * sa)
+    qpos = pos + np.arange(sa)[None, :] if window else np.broadcast_to(pos, (bs, sa))  # rope_pos_ids
+    out_shape = (d, bs * nq * sa)
     wrapper = "\n".join([
         "import nki", "import nki.isa as nisa", "import nki.language as nl",
         "from nkilib.core.attention.attention_tkg import attention_tkg",
         "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
         "from nkilib.core.utils.allocator import SbufManager", "from nkilib.core.utils.logging import Logger", "", "",
         "@nki.jit",
-        "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask, rope_pos_ids, sink, active_blocks_table):",
+        "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask, rope_pos_ids, sink, active_blocks_table"
+        + (", start_pos_ids):" if window else "):"),
         f"    cfg = AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={sp}, d_head={d}, "
         f"block_len={blk}, tp_k_prior=True, strided_mm1=False, use_pos_id=True, qk_in_sb=True, k_out_in_sb=True, "
         "out_in_sb=True)",
@@ -588,7 +592,8 @@ def _attention_tkg_block(lnc, bs, nq, sa, sp, d, blk):
         "    k_sb = sbm.alloc_stack(k_active.shape, dtype=k_active.dtype, buffer=nl.sbuf)",
         "    nisa.dma_copy(q_sb, q)", "    nisa.dma_copy(k_sb, k_active)",
         "    attn_out, _ = attention_tkg(q_sb, k_sb, v_active, k_prior, v_prior, mask, out, cfg, sbm,",
-        "                                rope_pos_ids=rope_pos_ids, sink=sink, active_blocks_table=active_blocks_table)",
+        "                                rope_pos_ids=rope_pos_ids, sink=sink, active_blocks_table=active_blocks_table"
+        + (", start_pos_ids=start_pos_ids)" if window else ")"),
         "    result = nl.ndarray(attn_out.shape, dtype=attn_out.dtype, buffer=nl.shared_hbm)",
         "    nisa.dma_copy(dst=result, src=attn_out)", "    sbm.close_scope()", "    return result"]) + "\n"
 
@@ -601,8 +606,9 @@ def _attention_tkg_block(lnc, bs, nq, sa, sp, d, blk):
                 "v_active": randn(r, bs, 1, sa, d, dtype=BF16), "k_prior": randn(r, nblk, blk, d, dtype=BF16),
                 "v_prior": randn(r, nblk, blk, d, dtype=BF16),
                 "mask": T(np.broadcast_to(causal.T[:, None, None, :], (sa, bs, nq, sa)).copy()),
-                "rope_pos_ids": T(np.broadcast_to(pos, (bs, sa)).astype(np.float32)),
-                "sink": T(r.uniform(10, 30, (nq, 1)).astype(np.float32)), "active_blocks_table": T(table)}
+                "rope_pos_ids": T(qpos.astype(np.float32)),
+                "sink": T(r.uniform(10, 30, (nq, 1)).astype(np.float32)), "active_blocks_table": T(table),
+                **({"start_pos_ids": T(np.maximum(0, qpos - window + 1).astype(np.float32))} if window else {})}
 
     def ref(i):
         table = i["active_blocks_table"].astype(np.int64)
@@ -611,7 +617,10 @@ def _attention_tkg_block(lnc, bs, nq, sa, sp, d, blk):
         q = i["q"].astype(np.float64).reshape(d, bs, nq, sa).transpose(1, 2, 0, 3)
         k[..., sp - sa:] = i["k_active"].astype(np.float64).reshape(d, 1, bs, sa).transpose(2, 1, 0, 3)
         v[:, :, sp - sa:, :] = i["v_active"]
-        mask = np.broadcast_to(np.arange(sp)[None, :, None] < pos[:, :, None], (bs, sp, sa)).copy()
+        keys = np.arange(sp)[None, :, None]
+        mask = keys < qpos[:, None, :]                                                      # [b, s, a]
+        if window:
+            mask &= keys >= np.maximum(0, qpos - window + 1)[:, None, :]
         mask[:, sp - sa:, :] = np.tril(np.ones((sa, sa), bool)).T[None]
         score = np.where(mask[:, None], np.einsum("bzds,bnda->bnsa", k, q), -np.inf)
         score = np.concatenate([score, np.broadcast_to(i["sink"].astype(np.float64)[None, :, :, None],
@@ -621,7 +630,8 @@ def _attention_tkg_block(lnc, bs, nq, sa, sp, d, blk):
         out = np.einsum("bnsa,bzsd->bnda", p[:, :, :sp], v)
         return out.transpose(2, 0, 1, 3).reshape(d, bs * nq * sa)
 
-    return lib(f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_d{d}_block{blk}_pos_id_sink",
+    return lib(f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_d{d}_block{blk}_pos_id_sink"
+               f"{f'_window{window}' if window else ''}",
                "nkilib.core.attention.attention_tkg", "corpus_case", args, ref, atol=1e-5, rtol=2e-2,
                atol_scale=1e-2, lnc=lnc, wrapper=wrapper)
 
@@ -1138,7 +1148,7 @@ def cases():
         _attention_tkg(2, 8, 4, 4, 128, 256, 64, tp_k=True, out_in_sb=True, sink=True),
         _attention_tkg(2, 4, 1, 5, 10240, 10240, 128),
         _attention_tkg_rope(1, 4, 1, 5, 1024, 10240, 128), _attention_tkg_rope(2, 4, 1, 5, 3072, 10240, 128),
-        _attention_tkg_block(2, 4, 1, 5, 8192, 128, 16),
+        _attention_tkg_block(2, 4, 1, 5, 8192, 128, 16), _attention_tkg_block(2, 4, 1, 5, 8192, 128, 16, window=128),
         _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
         _out_proj_cte(2, 1, 128, 3072, 16, 10, True),
         _attention_cte(2, 1, 128, 128, 128, 1.0, BF16, True, False, True),
