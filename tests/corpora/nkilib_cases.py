@@ -439,9 +439,10 @@ def _mlp(lnc, b, s, h, i_dim, norm, act="SiLU", flags=""):
 # attends to a prefix of its cache and, causally, to the s_active new tokens at the end (attention_tkg_torch.py
 # writes k_active / v_active over the last s_active cache positions).
 
-def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink):
+def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink, strided=True):
     cfg = (f"AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={full}, d_head={d}, "
-           f"block_len=0, tp_k_prior={tp_k}, qk_in_sb=True, k_out_in_sb={out_in_sb}, out_in_sb={out_in_sb})")
+           f"block_len=0, tp_k_prior={tp_k}, strided_mm1={strided}, qk_in_sb=True, k_out_in_sb={out_in_sb}, "
+           f"out_in_sb={out_in_sb})")
     out_shape = (d, bs * nq * sa) if out_in_sb else (bs, nq, d, sa)
     lines = ["import nki", "import nki.isa as nisa", "import nki.language as nl",
              "from nkilib.core.attention.attention_tkg import attention_tkg",
@@ -452,8 +453,8 @@ def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink):
              f"    cfg = {cfg}",
              '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
              "    sbm.open_scope()",
-             (f"    out = sbm.alloc_stack({out_shape}, dtype=q.dtype, buffer=nl.sbuf)" if out_in_sb else
-              f"    out = nl.ndarray({out_shape}, dtype=q.dtype, buffer=nl.shared_hbm)"),
+             (f"    out = sbm.alloc_stack({out_shape}, dtype=nl.bfloat16, buffer=nl.sbuf)" if out_in_sb else
+              f"    out = nl.ndarray({out_shape}, dtype=nl.bfloat16, buffer=nl.shared_hbm)"),
              "    q_sb = sbm.alloc_stack(q.shape, dtype=q.dtype, buffer=nl.sbuf)",
              "    k_sb = sbm.alloc_stack(k_active.shape, dtype=k_active.dtype, buffer=nl.sbuf)",
              "    nisa.dma_copy(q_sb, q)", "    nisa.dma_copy(k_sb, k_active)",
@@ -466,17 +467,25 @@ def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink):
     return "\n".join(lines) + "\n"
 
 
-def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False, sink=False):
+def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False, sink=False, fp8=False):
+    """fp8: the test's FP8 KV cache (strided_mm1 off): q, k and v in float8_e4m3, q in [0, 1) and k, v in
+    [-240, 240] as its generators make them; the output stays bf16."""
+    kv = "float8_e4m3" if fp8 else BF16
+
+    def kv_t(r, *shape):
+        return T(r.uniform(-240, 240, shape).astype(np.float32), kv) if fp8 else randn(r, *shape, dtype=BF16)
+
     def args(r):
         lens = r.integers(1, sp - sa + 1, bs)  # cache positions each batch attends to (a prefix)
         mask = np.zeros((sp, bs, nq, sa), np.uint8)
         for b in range(bs):
             mask[:lens[b], b] = 1
             mask[sp - sa:, b] = np.tril(np.ones((sa, sa), np.uint8))[None].transpose(2, 0, 1)  # [key, 1, query]
-        return {"q": randn(r, d, bs * nq * sa, dtype=BF16), "k_active": randn(r, d, bs * sa, dtype=BF16),
-                "v_active": randn(r, bs, 1, sa, d, dtype=BF16),
-                "k_prior": randn(r, bs, 1, full, d, dtype=BF16) if tp_k else randn(r, bs, 1, d, full, dtype=BF16),
-                "v_prior": randn(r, bs, 1, full, d, dtype=BF16), "mask": T(mask),
+        return {"q": T(r.random((d, bs * nq * sa)).astype(np.float32), kv) if fp8 else
+                randn(r, d, bs * nq * sa, dtype=BF16),
+                "k_active": kv_t(r, d, bs * sa), "v_active": kv_t(r, bs, 1, sa, d),
+                "k_prior": kv_t(r, bs, 1, full, d) if tp_k else kv_t(r, bs, 1, d, full),
+                "v_prior": kv_t(r, bs, 1, full, d), "mask": T(mask),
                 **({"sink": T(r.uniform(10, 30, (nq, 1)).astype(np.float32))} if sink else {})}  # as large as the scores
 
     def ref(i):
@@ -498,9 +507,10 @@ def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False, si
         return out.transpose(2, 0, 1, 3).reshape(d, bs * nq * sa) if out_in_sb else out
 
     name = (f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_full{full}_d{d}"
-            f"{'_tpk' if tp_k else ''}{'_out_sb' if out_in_sb else ''}{'_sink' if sink else ''}")
-    return lib(name, "nkilib.core.attention.attention_tkg", "corpus_case", args, ref, atol=1e-5, rtol=2e-2,
-               atol_scale=1e-2, lnc=lnc, wrapper=_attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink))
+            f"{'_tpk' if tp_k else ''}{'_out_sb' if out_in_sb else ''}{'_sink' if sink else ''}{'_fp8kv' if fp8 else ''}")
+    return lib(name, "nkilib.core.attention.attention_tkg", "corpus_case", args, ref, atol=3e-2 if fp8 else 1e-5,
+               rtol=3e-2 if fp8 else 2e-2, atol_scale=1e-2, lnc=lnc,
+               wrapper=_attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink, strided=not fp8))
 
 
 def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
@@ -1147,6 +1157,8 @@ def cases():
         _attention_tkg(2, 1, 1, 1, 128, 256, 64, tp_k=True, out_in_sb=True),
         _attention_tkg(2, 8, 4, 4, 128, 256, 64, tp_k=True, out_in_sb=True, sink=True),
         _attention_tkg(2, 4, 1, 5, 10240, 10240, 128),
+        _attention_tkg(2, 4, 1, 5, 1024, 10240, 128, fp8=True),
+        _attention_tkg(2, 4, 2, 7, 4096, 16384, 128, tp_k=True, out_in_sb=True, fp8=True),
         _attention_tkg_rope(1, 4, 1, 5, 1024, 10240, 128), _attention_tkg_rope(2, 4, 1, 5, 3072, 10240, 128),
         _attention_tkg_block(2, 4, 1, 5, 8192, 128, 16), _attention_tkg_block(2, 4, 1, 5, 8192, 128, 16, window=128),
         _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
