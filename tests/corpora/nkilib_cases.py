@@ -513,18 +513,23 @@ def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False, si
                wrapper=_attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink, strided=not fp8))
 
 
-def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
+def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d, window=0):
     """test_attention_tkg.py's fast configurations: RoPE fused (inv_freqs, rope_pos_ids) and the mask built in the
     kernel from the position ids (use_pos_id: a prefix of pos_id[b] cache positions plus the causal block of the new
     tokens; the mask input is that causal block, [s_active, b, n, s_active]); q, k_active in HBM, k_prior
-    transposed on load; outputs the attention and the rotated k_active. Positions as the test makes them."""
+    transposed on load; outputs the attention and the rotated k_active. Positions as the test makes them. With a
+    sliding `window` over this flat (circular) cache, query i sits at pos_b + i and sees the positions from
+    (pos_b + i - window + 1) mod s_prior up to it, wrapping (start_pos_ids; the test's build_swa_positions)."""
     pos = ((np.arange(bs) * 3 + (sp // 4 * 3)) % (sp - sa))[:, None]
+    qpos = pos + np.arange(sa)[None, :] if window else np.broadcast_to(pos, (bs, sa))  # rope_pos_ids
+    start = (qpos - window + 1) % sp
     wrapper = "\n".join([
         "import nki", "import nki.language as nl", "from nkilib.core.attention.attention_tkg import attention_tkg",
         "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
         "from nkilib.core.utils.allocator import SbufManager", "from nkilib.core.utils.logging import Logger", "", "",
         "@nki.jit",
-        "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask, inv_freqs, rope_pos_ids):",
+        "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask, inv_freqs, rope_pos_ids"
+        + (", start_pos_ids):" if window else "):"),
         f"    cfg = AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={full}, "
         f"d_head={d}, block_len=0, tp_k_prior=True, use_pos_id=True, fuse_rope=True)",
         '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
@@ -532,7 +537,8 @@ def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
         f"    out = nl.ndarray(({bs}, {nq}, {d}, {sa}), dtype=q.dtype, buffer=nl.shared_hbm)",
         f"    k_out = nl.ndarray(({bs}, 1, {d}, {sa}), dtype=q.dtype, buffer=nl.shared_hbm)",
         "    attn_out, k_out = attention_tkg(q, k_active, v_active, k_prior, v_prior, mask, out, cfg, sbm,",
-        "                                    inv_freqs=inv_freqs, rope_pos_ids=rope_pos_ids, k_out=k_out)",
+        "                                    inv_freqs=inv_freqs, rope_pos_ids=rope_pos_ids, k_out=k_out"
+        + (", start_pos_ids=start_pos_ids)" if window else ")"),
         "    sbm.close_scope()", "    return attn_out, k_out"]) + "\n"
 
     def args(r):
@@ -542,7 +548,8 @@ def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
                 "v_active": randn(r, bs, 1, sa, d, dtype=BF16), "k_prior": randn(r, bs, 1, full, d, dtype=BF16),
                 "v_prior": randn(r, bs, 1, full, d, dtype=BF16), "mask": T(mask),
                 "inv_freqs": T(r.random((d // 2, 1)).astype(np.float32)),
-                "rope_pos_ids": T(np.broadcast_to(pos, (bs, sa)).astype(np.float32))}
+                "rope_pos_ids": T(qpos.astype(np.float32)),
+                **({"start_pos_ids": T(start.astype(np.float32))} if window else {})}
 
     def rope(x, cos, sin):  # x [b, n, d, a]; cos, sin [d, b, a]
         xt = x.transpose(2, 0, 1, 3)
@@ -559,8 +566,12 @@ def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
         v = i["v_prior"].astype(np.float64)[:, :, :sp, :].copy()
         k[..., sp - sa:] = ka
         v[:, :, sp - sa:, :] = i["v_active"]
-        keys = np.arange(sp)
-        mask = np.broadcast_to((keys[None, :, None] < pos[:, :, None]), (bs, sp, sa)).copy()  # [b, s, a]
+        keys = np.arange(sp)[None, :, None]
+        end = qpos[:, None, :]
+        mask = keys < end                                                                   # [b, s, a]
+        if window:
+            first = start[:, None, :]
+            mask = np.where(first <= end, (keys >= first) & (keys < end), (keys >= first) | (keys < end))
         mask[:, sp - sa:, :] = np.tril(np.ones((sa, sa), bool)).T[None]
         score = np.einsum("bzds,bnda->bnsa", k, q)
         score = np.where(mask[:, None], score, -np.inf)
@@ -568,7 +579,8 @@ def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d):
         p /= p.sum(2, keepdims=True)
         return np.einsum("bnsa,bzsd->bnda", p, v), ka
 
-    return lib(f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_full{full}_d{d}_rope_pos_id",
+    return lib(f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_full{full}_d{d}_rope_pos_id"
+               f"{f'_window{window}' if window else ''}",
                "nkilib.core.attention.attention_tkg", "corpus_case", args, ref, atol=1e-5, rtol=2e-2,
                atol_scale=1e-2, lnc=lnc, wrapper=wrapper)
 
@@ -1160,6 +1172,7 @@ def cases():
         _attention_tkg(2, 4, 1, 5, 1024, 10240, 128, fp8=True),
         _attention_tkg(2, 4, 2, 7, 4096, 16384, 128, tp_k=True, out_in_sb=True, fp8=True),
         _attention_tkg_rope(1, 4, 1, 5, 1024, 10240, 128), _attention_tkg_rope(2, 4, 1, 5, 3072, 10240, 128),
+        _attention_tkg_rope(2, 4, 1, 5, 1024, 10240, 128, window=128),
         _attention_tkg_block(2, 4, 1, 5, 8192, 128, 16), _attention_tkg_block(2, 4, 1, 5, 8192, 128, 16, window=128),
         _out_proj_cte(2, 1, 16, 5120, 10, 128, True), _out_proj_cte(2, 1, 1024, 3072, 16, 64, True),
         _out_proj_cte(2, 1, 128, 3072, 16, 10, True),
