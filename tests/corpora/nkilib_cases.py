@@ -439,20 +439,42 @@ def _mlp(lnc, b, s, h, i_dim, norm, act="SiLU", flags=""):
 # attends to a prefix of its cache and, causally, to the s_active new tokens at the end (attention_tkg_torch.py
 # writes k_active / v_active over the last s_active cache positions).
 
+def _attn_tkg_head(params, cfg):
+    """The wrapper's imports, signature, config and SBUF manager (as test_attention_tkg.py's test kernel makes it)."""
+    return ["import nki", "import nki.isa as nisa", "import nki.language as nl",
+            "from nkilib.core.attention.attention_tkg import attention_tkg",
+            "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
+            "from nkilib.core.utils.allocator import SbufManager", "from nkilib.core.utils.logging import Logger", "", "",
+            "@nki.jit", f"def corpus_case({', '.join(params)}):", f"    cfg = AttnTKGConfig({cfg})",
+            '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
+            "    sbm.open_scope()"]
+
+
+def _attn_tkg_positions(bs, sa, sp, window):
+    """The test's position ids: pos [bs, 1] of each batch's first new token, and rope_pos_ids [bs, sa] (with a
+    sliding window each new token has its own, pos + i; without, all are pos)."""
+    pos = ((np.arange(bs) * 3 + (sp // 4 * 3)) % (sp - sa))[:, None]
+    return pos, (pos + np.arange(sa)[None, :] if window else np.broadcast_to(pos, (bs, sa)))
+
+
+def _attn_tkg_core(k, q, v, keep, sink=None):
+    """softmax(k^T q over keys where `keep`, plus a sink logit per head) applied to v: k [b, 1, d, s],
+    q [b, n, d, a], v [b, 1, s, d], keep [b, 1 or n, s, a], sink [n, 1] -> [b, n, d, a] (attention_tkg_torch.py)."""
+    score = np.where(keep, np.einsum("bzds,bnda->bnsa", k, q), -np.inf)
+    if sink is not None:  # one more key per head, its logit the sink value, no value vector
+        b, n, _, a = score.shape
+        score = np.concatenate([score, np.broadcast_to(sink.astype(np.float64)[None, :, :, None], (b, n, 1, a))], 2)
+    p = np.exp(score - score.max(2, keepdims=True))
+    p /= p.sum(2, keepdims=True)
+    return np.einsum("bnsa,bzsd->bnda", p[:, :, :k.shape[3]], v)
+
+
 def _attn_tkg_wrapper(bs, nq, sa, sp, full, d, tp_k, out_in_sb, sink, strided=True):
-    cfg = (f"AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={full}, d_head={d}, "
-           f"block_len=0, tp_k_prior={tp_k}, strided_mm1={strided}, qk_in_sb=True, k_out_in_sb={out_in_sb}, "
-           f"out_in_sb={out_in_sb})")
+    cfg = (f"bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={full}, d_head={d}, block_len=0, "
+           f"tp_k_prior={tp_k}, strided_mm1={strided}, qk_in_sb=True, k_out_in_sb={out_in_sb}, out_in_sb={out_in_sb}")
     out_shape = (d, bs * nq * sa) if out_in_sb else (bs, nq, d, sa)
-    lines = ["import nki", "import nki.isa as nisa", "import nki.language as nl",
-             "from nkilib.core.attention.attention_tkg import attention_tkg",
-             "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
-             "from nkilib.core.utils.allocator import SbufManager",
-             "from nkilib.core.utils.logging import Logger", "", "",
-             "@nki.jit", f"def corpus_case(q, k_active, v_active, k_prior, v_prior, mask{', sink' if sink else ''}):",
-             f"    cfg = {cfg}",
-             '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
-             "    sbm.open_scope()",
+    params = ["q", "k_active", "v_active", "k_prior", "v_prior", "mask"] + (["sink"] if sink else [])
+    lines = _attn_tkg_head(params, cfg) + [
              (f"    out = sbm.alloc_stack({out_shape}, dtype=nl.bfloat16, buffer=nl.sbuf)" if out_in_sb else
               f"    out = nl.ndarray({out_shape}, dtype=nl.bfloat16, buffer=nl.shared_hbm)"),
              "    q_sb = sbm.alloc_stack(q.shape, dtype=q.dtype, buffer=nl.sbuf)",
@@ -496,14 +518,7 @@ def _attention_tkg(lnc, bs, nq, sa, sp, full, d, tp_k=False, out_in_sb=False, si
         v = i["v_prior"].astype(np.float64)[:, :, :sp, :].copy()                            # [b, 1, s, d]
         k[..., sp - sa:] = ka
         v[:, :, sp - sa:, :] = i["v_active"]
-        score = np.einsum("bzds,bnda->bnsa", k, q)
-        score = np.where(i["mask"].transpose(1, 2, 0, 3) == 0, -np.inf, score)
-        if sink:  # one more key per head, its logit the sink value, no value vector (attention_tkg_torch.py)
-            score = np.concatenate([score, np.broadcast_to(i["sink"].astype(np.float64)[None, :, :, None],
-                                                           (bs, nq, 1, sa))], 2)
-        p = np.exp(score - score.max(2, keepdims=True))
-        p /= p.sum(2, keepdims=True)
-        out = np.einsum("bnsa,bzsd->bnda", p[:, :, :sp], v)                                # [b, n, d, a]
+        out = _attn_tkg_core(k, q, v, i["mask"].transpose(1, 2, 0, 3) != 0, i["sink"] if sink else None)
         return out.transpose(2, 0, 1, 3).reshape(d, bs * nq * sa) if out_in_sb else out
 
     name = (f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_full{full}_d{d}"
@@ -520,20 +535,12 @@ def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d, window=0):
     transposed on load; outputs the attention and the rotated k_active. Positions as the test makes them. With a
     sliding `window` over this flat (circular) cache, query i sits at pos_b + i and sees the positions from
     (pos_b + i - window + 1) mod s_prior up to it, wrapping (start_pos_ids; the test's build_swa_positions)."""
-    pos = ((np.arange(bs) * 3 + (sp // 4 * 3)) % (sp - sa))[:, None]
-    qpos = pos + np.arange(sa)[None, :] if window else np.broadcast_to(pos, (bs, sa))  # rope_pos_ids
+    pos, qpos = _attn_tkg_positions(bs, sa, sp, window)
     start = (qpos - window + 1) % sp
-    wrapper = "\n".join([
-        "import nki", "import nki.language as nl", "from nkilib.core.attention.attention_tkg import attention_tkg",
-        "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
-        "from nkilib.core.utils.allocator import SbufManager", "from nkilib.core.utils.logging import Logger", "", "",
-        "@nki.jit",
-        "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask, inv_freqs, rope_pos_ids"
-        + (", start_pos_ids):" if window else "):"),
-        f"    cfg = AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={full}, "
-        f"d_head={d}, block_len=0, tp_k_prior=True, use_pos_id=True, fuse_rope=True)",
-        '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
-        "    sbm.open_scope()",
+    params = ["q", "k_active", "v_active", "k_prior", "v_prior", "mask", "inv_freqs", "rope_pos_ids"]
+    wrapper = "\n".join(_attn_tkg_head(params + (["start_pos_ids"] if window else []),
+                                        f"bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={full}, "
+                                        f"d_head={d}, block_len=0, tp_k_prior=True, use_pos_id=True, fuse_rope=True") + [
         f"    out = nl.ndarray(({bs}, {nq}, {d}, {sa}), dtype=q.dtype, buffer=nl.shared_hbm)",
         f"    k_out = nl.ndarray(({bs}, 1, {d}, {sa}), dtype=q.dtype, buffer=nl.shared_hbm)",
         "    attn_out, k_out = attention_tkg(q, k_active, v_active, k_prior, v_prior, mask, out, cfg, sbm,",
@@ -573,11 +580,7 @@ def _attention_tkg_rope(lnc, bs, nq, sa, sp, full, d, window=0):
             first = start[:, None, :]
             mask = np.where(first <= end, (keys >= first) & (keys < end), (keys >= first) | (keys < end))
         mask[:, sp - sa:, :] = np.tril(np.ones((sa, sa), bool)).T[None]
-        score = np.einsum("bzds,bnda->bnsa", k, q)
-        score = np.where(mask[:, None], score, -np.inf)
-        p = np.exp(score - score.max(2, keepdims=True))
-        p /= p.sum(2, keepdims=True)
-        return np.einsum("bnsa,bzsd->bnda", p, v), ka
+        return _attn_tkg_core(k, q, v, mask[:, None]), ka
 
     return lib(f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_full{full}_d{d}_rope_pos_id"
                f"{f'_window{window}' if window else ''}",
@@ -592,23 +595,14 @@ def _attention_tkg_block(lnc, bs, nq, sa, sp, d, blk, window=0):
     the reference gathers them flat as attention_tkg_torch.py does. With a sliding `window`, query i of batch b
     (position pos_b + i) sees cache positions [max(0, pos_b + i - window + 1), pos_b + i), given as start_pos_ids
     (the test's build_swa_positions for a block cache)."""
-    pos = ((np.arange(bs) * 3 + (sp // 4 * 3)) % (sp - sa))[:, None]
+    pos, qpos = _attn_tkg_positions(bs, sa, sp, window)
     nblk = bs * sp // blk
-    qpos = pos + np.arange(sa)[None, :] if window else np.broadcast_to(pos, (bs, sa))  # rope_pos_ids
     out_shape = (d, bs * nq * sa)
-    wrapper = "\n".join([
-        "import nki", "import nki.isa as nisa", "import nki.language as nl",
-        "from nkilib.core.attention.attention_tkg import attention_tkg",
-        "from nkilib.core.attention.attention_tkg_utils import AttnTKGConfig",
-        "from nkilib.core.utils.allocator import SbufManager", "from nkilib.core.utils.logging import Logger", "", "",
-        "@nki.jit",
-        "def corpus_case(q, k_active, v_active, k_prior, v_prior, mask, rope_pos_ids, sink, active_blocks_table"
-        + (", start_pos_ids):" if window else "):"),
-        f"    cfg = AttnTKGConfig(bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={sp}, d_head={d}, "
-        f"block_len={blk}, tp_k_prior=True, strided_mm1=False, use_pos_id=True, qk_in_sb=True, k_out_in_sb=True, "
-        "out_in_sb=True)",
-        '    sbm = SbufManager(0, nl.tile_size.total_available_sbuf_size - 16 * 1024, Logger("SBM"))',
-        "    sbm.open_scope()",
+    params = ["q", "k_active", "v_active", "k_prior", "v_prior", "mask", "rope_pos_ids", "sink", "active_blocks_table"]
+    wrapper = "\n".join(_attn_tkg_head(params + (["start_pos_ids"] if window else []),
+                                        f"bs={bs}, q_head={nq}, s_active={sa}, curr_sprior={sp}, full_sprior={sp}, "
+                                        f"d_head={d}, block_len={blk}, tp_k_prior=True, strided_mm1=False, "
+                                        "use_pos_id=True, qk_in_sb=True, k_out_in_sb=True, out_in_sb=True") + [
         f"    out = sbm.alloc_stack({out_shape}, dtype=q.dtype, buffer=nl.sbuf)",
         "    q_sb = sbm.alloc_stack(q.shape, dtype=q.dtype, buffer=nl.sbuf)",
         "    k_sb = sbm.alloc_stack(k_active.shape, dtype=k_active.dtype, buffer=nl.sbuf)",
@@ -644,12 +638,7 @@ def _attention_tkg_block(lnc, bs, nq, sa, sp, d, blk, window=0):
         if window:
             mask &= keys >= np.maximum(0, qpos - window + 1)[:, None, :]
         mask[:, sp - sa:, :] = np.tril(np.ones((sa, sa), bool)).T[None]
-        score = np.where(mask[:, None], np.einsum("bzds,bnda->bnsa", k, q), -np.inf)
-        score = np.concatenate([score, np.broadcast_to(i["sink"].astype(np.float64)[None, :, :, None],
-                                                       (bs, nq, 1, sa))], 2)
-        p = np.exp(score - score.max(2, keepdims=True))
-        p /= p.sum(2, keepdims=True)
-        out = np.einsum("bnsa,bzsd->bnda", p[:, :, :sp], v)
+        out = _attn_tkg_core(k, q, v, mask[:, None], i["sink"])
         return out.transpose(2, 0, 1, 3).reshape(d, bs * nq * sa)
 
     return lib(f"attention_tkg/lnc{lnc}_b{bs}_n{nq}_a{sa}_s{sp}_d{d}_block{blk}_pos_id_sink"
