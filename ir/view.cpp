@@ -265,12 +265,13 @@ static void resolve_shape(std::vector<int64_t>& shape, int64_t total, const std:
     if (shape[i] == -1) {
       if (unknown >= 0) fail(what + ": only one dimension can be -1");
       unknown = int(i);
-    } else if (shape[i] <= 0) {
+    } else if (shape[i] < 0 || (shape[i] == 0 && total != 0)) {
       fail(what + ": dimensions must be positive, got " + shape_string(shape));
     } else {
-      known *= shape[i];
+      known *= shape[i];  // a 0 only for an empty view (numpy reshapes an empty array to any shape of 0 elements)
     }
   }
+  if (unknown >= 0 && known == 0) fail("cannot reshape " + from + " into shape " + shape_string(asked));
   if (unknown >= 0 && total % known == 0) shape[unknown] = total / known;
   int64_t n = 1;
   for (auto s : shape) n *= s;
@@ -281,6 +282,17 @@ static void resolve_shape(std::vector<int64_t>& shape, int64_t total, const std:
 View reshape_view(const View& v, std::vector<int64_t> shape, bool on_chip) {
   resolve_shape(shape, v.num_elements(), "reshape", "tensor of shape " + shape_string(v.shape()));
   View r = v;
+  if (v.num_elements() == 0 && !(on_chip && (shape.empty() || v.dims.empty() || shape[0] != v.dims[0].count))) {
+    // An empty view (an empty slice) has no layout to keep: any shape of 0 elements, row-major strides.
+    r.dims.resize(shape.size());
+    int64_t stride = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+      r.dims[i] = ViewDim{stride, shape[i]};
+      stride *= std::max<int64_t>(shape[i], 1);
+    }
+    if (on_chip) r.dims[0] = v.dims[0];
+    return r;
+  }
   if (on_chip) {
     if (shape.empty() || v.dims.empty() || shape[0] != v.dims[0].count)
       fail("reshape of an on-chip tensor must keep the partition dimension (" +

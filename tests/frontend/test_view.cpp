@@ -45,6 +45,15 @@ TEST_CASE("view: full view and slicing") {
   CHECK(dims(e) == Dims{{64, 128}, {1, 0}});
   CHECK(e.offset == 5);
   CHECK(dims(slice_dim(v, 1, 64, 64)) == Dims{{64, 128}, {1, 0}});
+  // An empty view reshapes to any shape of 0 elements (numpy's rule), with row-major strides; a -1 beside a 0 is
+  // ambiguous; a non-empty view keeps positive dimensions.
+  View h = full_view(tensor({128, 64}, Buffer::hbm), 0);
+  View eh = slice_dim(h, 0, 8, 8);
+  CHECK(reshape_view(eh, {0, 64}, false).shape() == std::vector<int64_t>{0, 64});
+  CHECK(reshape_view(eh, {-1, 64}, false).shape() == std::vector<int64_t>{0, 64});
+  CHECK(dims(reshape_view(eh, {2, 0, 32}, false)) == Dims{{32, 2}, {32, 0}, {1, 32}});
+  CHECK(error_of([&] { reshape_view(eh, {-1, 0}, false); }) == "cannot reshape tensor of shape (0, 64) into shape (-1, 0)");
+  CHECK(error_of([&] { reshape_view(h, {0, 64}, false); }) == "reshape: dimensions must be positive, got (0, 64)");
 }
 
 TEST_CASE("view: integer indexing on-chip keeps dims, HBM drops them") {
