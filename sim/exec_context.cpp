@@ -183,12 +183,13 @@ void ExecContext::add_instruction_note(const isa::Instruction& ins, Error& err) 
 void ExecContext::charge_work(const isa::Instruction& ins) {
   // Slots past the row's operands are not part of the instruction (validation ignores them too): reading
   // them would also touch cache lines of the instruction that nothing else needs.
+  // An operand only tracked (an indirect DMA's base) is not moved: a one-element gather from a large tensor is one
+  // element.
   uint64_t n = 1;
-  const int nops = size_t(ins.op) < size_t(isa::kNumOpcodes) ? isa::info(ins.op).num_operands : isa::kMaxOperands;
-  // An indirect DMA's base is only tracked, not moved: a one-element gather from a large tensor is one element.
+  const isa::InstrInfo* inf = size_t(ins.op) < size_t(isa::kNumOpcodes) ? &isa::info(ins.op) : nullptr;
+  const int nops = inf ? inf->num_operands : isa::kMaxOperands;
   for (int s = 0; s < nops; ++s)
-    if (ins.operands[s].present() && !(s < isa::kMaxOperands && size_t(ins.op) < size_t(isa::kNumOpcodes) &&
-                                       isa::info(ins.op).operands[s].tracking))
+    if (ins.operands[s].present() && !(inf && inf->operands[s].tracking))
       n = std::max(n, ins.operands[s].total_elements());
   run_elements += n;
   if (run_elements > run_elements_budget)

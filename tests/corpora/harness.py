@@ -8,32 +8,9 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from common import to_bf16  # noqa: E402  (float32 -> float32 holding the nearest bfloat16, RNE)
+from common import to_bf16, to_fp8_e4m3  # noqa: E402  (float32 -> float32 holding the nearest value, RNE)
 
 SEED = 1234
-
-
-def _fp8_e4m3_values():
-    """The 127 finite non-negative float8_e4m3 values in code order (IEEE-like: exponent bias 7, exponent 15 for
-    inf / NaN, so the largest is 240)."""
-    codes = np.arange(0x78)
-    exp, man = codes >> 3, codes & 7
-    return np.where(exp == 0, man / 8.0 * 2.0 ** -6, (1 + man / 8.0) * 2.0 ** (exp - 7.0))
-
-
-_FP8_E4M3 = _fp8_e4m3_values()
-
-
-def to_fp8_e4m3(x):
-    """float32 -> float32 holding the nearest float8_e4m3 (round to nearest, ties to the even code; past the largest
-    value's rounding range: inf)."""
-    a = np.abs(np.asarray(x, np.float64))
-    hi = np.clip(np.searchsorted(_FP8_E4M3, a), 1, len(_FP8_E4M3) - 1)
-    lo_v, hi_v = _FP8_E4M3[hi - 1], _FP8_E4M3[hi]
-    pick_hi = (a - lo_v > hi_v - a) | ((a - lo_v == hi_v - a) & (hi % 2 == 0))
-    v = np.where(pick_hi, hi_v, lo_v)
-    v = np.where(a >= 248.0, np.inf, np.where(a >= _FP8_E4M3[-1], _FP8_E4M3[-1], v))  # 248: halfway to 256
-    return (np.sign(x) * v).astype(np.float32)
 
 
 @dataclasses.dataclass

@@ -77,6 +77,26 @@ def to_bf16(x):
     return np.where(np.isnan(x), np.float32(np.nan), out)
 
 
+def rne_float(x, mbits, emin, maxval):
+    """Round fp32 values to a binary float format with `mbits` mantissa bits, minimum normal exponent `emin`,
+    largest finite `maxval` (values rounding beyond it become inf), round half to even; exact in float64."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty_like(x)
+    fin = np.isfinite(x) & (x != 0)
+    e = np.floor(np.log2(np.abs(np.where(fin, x, 1.0))))
+    q = np.exp2(np.maximum(e, emin) - mbits)
+    r = np.rint(np.where(fin, x, 0) / q) * q
+    r = np.where(np.abs(r) > maxval, np.copysign(np.inf, x), r)
+    out[:] = np.where(fin, r, x)
+    return out.astype(np.float32)
+
+
+def to_fp8_e4m3(x):
+    """float32 -> float32 holding the nearest float8_e4m3 (IEEE-like: 3 mantissa bits, smallest normal 2^-6,
+    largest 240; ties to even, beyond it inf)."""
+    return rne_float(x, 3, -6, 240.0)
+
+
 def check(cond, what):
     global _passes
     if cond:

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from common import SRC, check, finish, run, save, scratch_dir, to_bf16
+from common import SRC, check, finish, rne_float, run, save, scratch_dir, to_bf16, to_fp8_e4m3
 
 KERNELS = os.path.join(SRC, "tests", "e2e", "kernels", "isa_goldens.py")
 rng = np.random.default_rng(11)
@@ -82,20 +82,6 @@ def rne_int(x, dtype):
     r = np.rint(np.asarray(x, dtype=np.float64))
     r = np.where(np.isnan(r), 0, r)
     return np.clip(r, info.min, info.max).astype(dtype)
-
-
-def rne_float(x, mbits, emin, maxval):
-    """Round fp32 values to a binary float format with `mbits` mantissa bits, minimum normal exponent `emin`,
-    largest finite `maxval` (values rounding beyond it become inf), round half to even; exact in float64."""
-    x = np.asarray(x, dtype=np.float64)
-    out = np.empty_like(x)
-    fin = np.isfinite(x) & (x != 0)
-    e = np.floor(np.log2(np.abs(np.where(fin, x, 1.0))))
-    q = np.exp2(np.maximum(e, emin) - mbits)
-    r = np.rint(np.where(fin, x, 0) / q) * q
-    r = np.where(np.abs(r) > maxval, np.copysign(np.inf, x), r)
-    out[:] = np.where(fin, r, x)
-    return out.astype(np.float32)
 
 
 # ---- tensor_tensor: arithmetic in fp32 over dtypes, bitvec ops on integers, comparisons -> 1.0/0.0 ------------
@@ -179,6 +165,11 @@ with np.errstate(over="ignore"):
     same(o and o[0], c.astype(np.float16).astype(np.float32), "tensor_copy fp32 -> fp16 (numpy RNE, overflow to inf)")
 o = sim("k_tensor_copy", [c / 300], out_dtype="float8_e5m2")
 same(o and o[0], rne_float(c / 300, 2, -14, 57344.0), "tensor_copy fp32 -> float8_e5m2 RNE")
+# float8_e4m3 (IEEE-like, largest 240): c / 2 spans normals, ties and values rounding to inf (c holds +-1e10 and
+# values up to 300); c / 2**12 the subnormals. to_fp8_e4m3 is also what the corpus harness rounds fp8 inputs with.
+for scale in (2.0, 2.0**12):
+    o = sim("k_tensor_copy", [c / scale], out_dtype="float8_e4m3")
+    same(o and o[0], to_fp8_e4m3(c / scale), f"tensor_copy fp32 -> float8_e4m3 RNE (c / {scale:g})")
 big = np.array([[2**24 + 1, -(2**31), 2**31 - 1, 7]], dtype=np.int32).repeat(2, 0)
 o = sim("k_tensor_copy", [big], in_dtype="int32", out_dtype="int32")
 same(o and o[0], big, "tensor_copy int32 -> int32 is bit-exact on Vector")
