@@ -57,7 +57,8 @@ rmsnorm_quant rows on trn2, read as picoseconds of device time (see LIBRARY_ATTE
 30 rows of test_qkv_tkg.py's performance list (cyclesQoR, read the same way; LIBRARY_QKV), and the bf16 rows of
 test_mlp_cte.py and test_mlp_tkg.py (tpbSgCyclesSum; LIBRARY_MLP_CTE, 62 rows, and LIBRARY_MLP_TKG, 51: the
 figures that look measured, through a wrapper of ours, MLP_WRAPPER).
-None of them set a number of the model.
+None of them set a number of the model. After their rows, a table by kernel and LNC: each family's median |error|,
+signed median and figures within 10%.
 Then "sweep": the fused Mamba tutorial's table of measured mamba_v2 / mamba_v3 latencies over seq_len 512 ... 8192
 (C=4096, trn1; the --no-trend runs skip it), 18 figures of which the 512 and 8192 ones repeat calibration points.
 And "thresholds (bounds, not counted)": the same nki-samples suite's latency thresholds for SD attention (p1 since
@@ -862,6 +863,26 @@ def print_group(rows, title):
     print()
 
 
+# The library rows by kernel and LNC (qkv_tkg and rmsnorm_quant rows run at LNC=2; the others name theirs): where
+# the model's error sits, which a median over all 276 rows hides.
+def print_families(rows):
+    groups = {}
+    for r in rows:
+        if r["error_pct"] is None:
+            continue
+        words = r["point"].split()
+        lnc = words[1] if len(words) > 1 and words[1] in ("lnc1", "lnc2") else "lnc2"
+        groups.setdefault("%s %s" % (words[0], lnc), []).append(r["error_pct"])
+    if not groups:
+        return
+    print("%-30s %8s %14s %14s %12s" % ("library by kernel", "figures", "median |error|", "signed median", "within 10%"))
+    for key in sorted(groups):
+        e = groups[key]
+        print("%-30s %8d %13.1f%% %+13.1f%% %12d" % (key, len(e), statistics.median(abs(x) for x in e),
+                                                    statistics.median(e), sum(abs(x) <= 10 for x in e)))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", help="checkout of aws-neuron/nki-samples")
@@ -925,6 +946,7 @@ def main():
     print_group([r for r in rows if r["group"] == "validation"], "validation point")
     print_group([r for r in rows if r["group"] == "sweep"], "sweep (tutorial table)")
     print_group([r for r in rows if r["group"] == "library"], "library (recorded tpbSgCyclesSum)")
+    print_families([r for r in rows if r["group"] == "library"])
     print_group([r for r in rows if r["group"] == "bounds"], "threshold (bound, not counted)")
     if a.json:
         with open(a.json, "w") as f:
