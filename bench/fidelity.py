@@ -66,6 +66,8 @@ And "thresholds (bounds, not counted)": the same nki-samples suite's latency thr
 attention (350 -> 380 in 3a99c91 "Relax flaky latency checks"), allocated_fused_rms_norm_qkv (25, 40, 28 us; the
 fourth, commented out as flaky, written "301 * 1.02"), quantized_double_row_matmul (max_p99_latency 320 us for
 M=512, K=16384, N=1024, blocks 2/2/16; the test runs on trn2 only) and select_and_scatter (4500 us, its p50).
+Last, one line per group (figures, median |error|, within 10%, the largest error): the table docs/cost-model.md
+keeps under "Where the model stands".
 """
 import argparse
 import json
@@ -883,6 +885,29 @@ def print_families(rows):
     print()
 
 
+# One line per group, as docs/cost-model.md's "Where the model stands" table: figures, median |error|, within 10%,
+# the largest error and where.
+GROUPS = [("calibration", "calibration"), ("extended", "extended"), ("targets", "targets (not counted)"),
+          ("pooling", "pooling"), ("validation", "validation"), ("sweep", "sweep (seq_len)"),
+          ("library", "library (held out)"), ("bounds", "bounds (not counted)")]
+
+
+def print_summary(rows):
+    lines = []
+    for group, title in GROUPS:
+        rs = [r for r in rows if r["group"] == group and r["error_pct"] is not None]
+        if not rs:
+            continue
+        worst = max(rs, key=lambda r: abs(r["error_pct"]))
+        lines.append("%-24s %7d %13.1f%% %10d   %s %s %+.1f%%" % (
+            title, len(rs), statistics.median(abs(r["error_pct"]) for r in rs),
+            sum(abs(r["error_pct"]) <= 10 for r in rs), worst["point"], worst["metric"], worst["error_pct"]))
+    if lines:
+        print("%-24s %7s %14s %10s   %s" % ("group", "figures", "median |error|", "within 10%", "largest"))
+        print("\n".join(lines))
+        print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", help="checkout of aws-neuron/nki-samples")
@@ -948,6 +973,7 @@ def main():
     print_group([r for r in rows if r["group"] == "library"], "library (recorded tpbSgCyclesSum)")
     print_families([r for r in rows if r["group"] == "library"])
     print_group([r for r in rows if r["group"] == "bounds"], "threshold (bound, not counted)")
+    print_summary(rows)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
