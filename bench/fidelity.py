@@ -846,6 +846,11 @@ def add_rows(rows, group, name, target, published, got, err):
         rows.append(row)
 
 
+def error_stats(errors):
+    """(median |error|, how many within 10%) of signed percent errors."""
+    return statistics.median(abs(e) for e in errors), sum(abs(e) <= 10 for e in errors)
+
+
 def print_group(rows, title):
     if not rows:
         return
@@ -857,10 +862,11 @@ def print_group(rows, title):
         else:
             print("%-30s %-6s %-38s %10.2f %10.2f %+7.1f%%" % (r["point"], r["target"], r["metric"], r["published"],
                                                               r["simulated"], r["error_pct"]))
-    errors = [abs(r["error_pct"]) for r in rows if r["error_pct"] is not None]
+    errors = [r["error_pct"] for r in rows if r["error_pct"] is not None]
     if errors:
+        median, within = error_stats(errors)
         print("median |error| %.1f%%, max |error| %.1f%% over %d figures, %d within 10%% (%d points failed to run)" %
-              (statistics.median(errors), max(errors), len(errors), sum(e <= 10 for e in errors),
+              (median, max(abs(e) for e in errors), len(errors), within,
                len({r["point"] for r in rows if r["simulated"] is None})))
     print()
 
@@ -880,28 +886,31 @@ def print_families(rows):
     print("%-30s %8s %14s %14s %12s" % ("library by kernel", "figures", "median |error|", "signed median", "within 10%"))
     for key in sorted(groups):
         e = groups[key]
-        print("%-30s %8d %13.1f%% %+13.1f%% %12d" % (key, len(e), statistics.median(abs(x) for x in e),
-                                                    statistics.median(e), sum(abs(x) <= 10 for x in e)))
+        median, within = error_stats(e)
+        print("%-30s %8d %13.1f%% %+13.1f%% %12d" % (key, len(e), median, statistics.median(e), within))
     print()
 
 
-# One line per group, as docs/cost-model.md's "Where the model stands" table: figures, median |error|, within 10%,
-# the largest error and where.
-GROUPS = [("calibration", "calibration"), ("extended", "extended"), ("targets", "targets (not counted)"),
-          ("pooling", "pooling"), ("validation", "validation"), ("sweep", "sweep (seq_len)"),
-          ("library", "library (held out)"), ("bounds", "bounds (not counted)")]
+# The groups in print order: (group, title of its rows, title in the summary). The summary is one line per group,
+# as docs/cost-model.md's "Where the model stands" table: figures, median |error|, within 10%, the largest error.
+GROUPS = [("calibration", "calibration point", "calibration"), ("extended", "extended point", "extended"),
+          ("targets", "published target (not counted)", "targets (not counted)"),
+          ("pooling", "pooling point (inferred from)", "pooling"), ("validation", "validation point", "validation"),
+          ("sweep", "sweep (tutorial table)", "sweep (seq_len)"),
+          ("library", "library (recorded tpbSgCyclesSum)", "library (held out)"),
+          ("bounds", "threshold (bound, not counted)", "bounds (not counted)")]
 
 
 def print_summary(rows):
     lines = []
-    for group, title in GROUPS:
+    for group, _, title in GROUPS:
         rs = [r for r in rows if r["group"] == group and r["error_pct"] is not None]
         if not rs:
             continue
         worst = max(rs, key=lambda r: abs(r["error_pct"]))
+        median, within = error_stats([r["error_pct"] for r in rs])
         lines.append("%-24s %7d %13.1f%% %10d   %s %s %+.1f%%" % (
-            title, len(rs), statistics.median(abs(r["error_pct"]) for r in rs),
-            sum(abs(r["error_pct"]) <= 10 for r in rs), worst["point"], worst["metric"], worst["error_pct"]))
+            title, len(rs), median, within, worst["point"], worst["metric"], worst["error_pct"]))
     if lines:
         print("%-24s %7s %14s %10s   %s" % ("group", "figures", "median |error|", "within 10%", "largest"))
         print("\n".join(lines))
@@ -964,15 +973,10 @@ def main():
             library_rows(a.nki_sim, a.nki_library, tmp, params, rows)
         if not a.no_trend and a.samples and a.only in (None, "mamba"):
             trend(a.nki_sim, a.samples, tmp, params, rows)
-    print_group([r for r in rows if r["group"] == "calibration"], "calibration point")
-    print_group([r for r in rows if r["group"] == "extended"], "extended point")
-    print_group([r for r in rows if r["group"] == "targets"], "published target (not counted)")
-    print_group([r for r in rows if r["group"] == "pooling"], "pooling point (inferred from)")
-    print_group([r for r in rows if r["group"] == "validation"], "validation point")
-    print_group([r for r in rows if r["group"] == "sweep"], "sweep (tutorial table)")
-    print_group([r for r in rows if r["group"] == "library"], "library (recorded tpbSgCyclesSum)")
-    print_families([r for r in rows if r["group"] == "library"])
-    print_group([r for r in rows if r["group"] == "bounds"], "threshold (bound, not counted)")
+    for group, title, _ in GROUPS:
+        print_group([r for r in rows if r["group"] == group], title)
+        if group == "library":
+            print_families([r for r in rows if r["group"] == group])
     print_summary(rows)
     if a.json:
         with open(a.json, "w") as f:

@@ -12,11 +12,11 @@
 #include <sstream>
 
 #include "frontend/host_args.h"
-#include "ir/view.h"
 #include "frontend/interp.h"
 #include "frontend/ndarray.h"
 #include "frontend/nki.h"
 #include "frontend/nl_ops.h"
+#include "ir/view.h"
 
 namespace nkisim::frontend {
 namespace {
