@@ -52,7 +52,8 @@ latency, which "measures not only the device latency"):
     [8192, 8192] bf16, Trn1.32xlarge (51.80, 42.96, 22.07, 6.97 ms; nki.benchmark's p99).
 Then "library" (given --nki-library): nki-library's own test configurations with the tpbSgCyclesSum they record (the
 last column of test_attention_cte.py's and test_rmsnorm_quant.py's parameter lists, kept "until the framework
-supports" checking it): 126 attention_cte (40 plain, 86 with prior KV, a sink, a sliding window or GQA) and 7
+supports" checking it; the harness records the slowest physical core's profiled CycleCount, test/utils/
+metrics_collector.py, as device_ns is the latest core's end): 126 attention_cte (40 plain, 86 with prior KV, a sink, a sliding window or GQA) and 7
 rmsnorm_quant rows on trn2, read as picoseconds of device time (see LIBRARY_ATTENTION, LIBRARY_ATTENTION_PRIOR),
 30 rows of test_qkv_tkg.py's performance list (cyclesQoR, read the same way; LIBRARY_QKV), and the bf16 rows of
 test_mlp_cte.py and test_mlp_tkg.py (tpbSgCyclesSum; LIBRARY_MLP_CTE, 62 rows, and LIBRARY_MLP_TKG, 51: the
