@@ -34,13 +34,19 @@ Value fn_spmd_dim(Interp& in, const BuiltinObj&, CallArgs& a) {
   return Value::integer(n);
 }
 
-// A grid subscript evaluated statically: integer literals, tuples, `*`, nl.nc(n) and nl.spmd_dim(...).
+// A grid subscript evaluated statically: integer literals (negated too), tuples, `*`, nl.nc(n) and nl.spmd_dim(...).
 bool static_int(const Expr* e, int64_t* out) {
   switch (e->kind) {
     case NK::Constant: {
       auto* c = static_cast<const ConstantExpr*>(e);
       if (c->ck != ConstKind::Int || c->overflow) return false;
       *out = c->ival;
+      return true;
+    }
+    case NK::UnaryOp: {  // -k: read so that a negative size is refused at the size, not as unreadable
+      auto* u = static_cast<const UnaryOpExpr*>(e);
+      if (u->op != UnaryKind::Neg || !static_int(u->operand, out)) return false;
+      *out = -*out;
       return true;
     }
     case NK::BinOp: {
@@ -103,9 +109,12 @@ std::vector<int64_t> file_launch_grid(Interp& in, ModuleObj* m, const FunctionOb
                         "[...]: nki-sim reads grids made of integer "
                         "literals, nl.spmd_dim and nl.nc; pass it with --grid N[,M...] instead",
                     in.loc_in(m, e));
-      // A legacy kernel[0] is kept: compile.cpp runs it as one instance, as the Python launch.
-      if (k < 0 || (k == 0 && !fn->legacy_jit))
-        throw Error("launch grid sizes must be positive, got " + std::to_string(k), in.loc_in(m, e));
+      // A legacy kernel[0] is kept: compile.cpp runs it as one instance, as the Python launch (and refuses a
+      // negative size there too; here the error points at the size).
+      if (k < 0)
+        throw Error(kname + "[...]: launch grid sizes must not be negative, got " + std::to_string(k), in.loc_in(m, e));
+      if (k == 0 && !fn->legacy_jit)
+        throw Error(kname + "[...]: an nki.jit launch grid size must be positive, got 0", in.loc_in(m, e));
       g.push_back(k);
     }
     if (g.size() > 4) throw Error("a launch grid has at most 4 dimensions, got " + std::to_string(g.size()), loc);

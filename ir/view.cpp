@@ -282,8 +282,12 @@ static void resolve_shape(std::vector<int64_t>& shape, int64_t total, const std:
 View reshape_view(const View& v, std::vector<int64_t> shape, bool on_chip) {
   resolve_shape(shape, v.num_elements(), "reshape", "tensor of shape " + shape_string(v.shape()));
   View r = v;
-  if (v.num_elements() == 0 && !(on_chip && (shape.empty() || v.dims.empty() || shape[0] != v.dims[0].count))) {
-    // An empty view (an empty slice) has no layout to keep: any shape of 0 elements, row-major strides.
+  if (on_chip && (shape.empty() || v.dims.empty() || shape[0] != v.dims[0].count))
+    fail("reshape of an on-chip tensor must keep the partition dimension (" +
+         std::to_string(v.dims.empty() ? 0 : v.dims[0].count) + "), got shape " + shape_string(shape));
+  if (v.num_elements() == 0) {
+    // An empty view (an empty slice) has no layout to keep: any shape of 0 elements, row-major strides (an
+    // on-chip one keeps its partition dimension).
     r.dims.resize(shape.size());
     int64_t stride = 1;
     for (size_t i = shape.size(); i-- > 0;) {
@@ -294,9 +298,6 @@ View reshape_view(const View& v, std::vector<int64_t> shape, bool on_chip) {
     return r;
   }
   if (on_chip) {
-    if (shape.empty() || v.dims.empty() || shape[0] != v.dims[0].count)
-      fail("reshape of an on-chip tensor must keep the partition dimension (" +
-           std::to_string(v.dims.empty() ? 0 : v.dims[0].count) + "), got shape " + shape_string(shape));
     std::vector<int64_t> free_shape(shape.begin() + 1, shape.end());
     ViewDims free_new;
     if (!nocopy_reshape(v.dims.begin() + 1, v.dims.end(), free_shape, free_new))
